@@ -32,11 +32,19 @@ from storage.models import Approval, DecisionRow, Task
 from wilson.kernel import faults
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.bounds import MAX_ID
-from wilson.kernel.messages import (ApprovalSettled, Decision, DecisionRecorded, Deliver, InboxReady, ProposalCreated,
-                                    Recover)
+from wilson.kernel.messages import (
+    ApprovalSettled,
+    Decision,
+    DecisionRecorded,
+    Deliver,
+    InboxReady,
+    ProposalCreated,
+    Recover,
+)
 
-DECISION_BROKE = ("Sorry, something went wrong on my side with your answer to proposal {}, so nothing changed. "
-                  "Could you try again?")
+DECISION_BROKE = (
+    "Sorry, something went wrong on my side with your answer to proposal {}, so nothing changed. Could you try again?"
+)
 
 
 def describe_quiet(result: DecisionResult) -> str:
@@ -47,8 +55,15 @@ def describe_quiet(result: DecisionResult) -> str:
 
 
 def decision_of(row: DecisionRow) -> Decision:
-    return Decision(approval_id=row.approval_id, action=row.action, user_id=row.user_id, channel=row.channel,
-                    text=row.text, items=tuple(row.items or ()), nonce=row.nonce)
+    return Decision(
+        approval_id=row.approval_id,
+        action=row.action,
+        user_id=row.user_id,
+        channel=row.channel,
+        text=row.text,
+        items=tuple(row.items or ()),
+        nonce=row.nonce,
+    )
 
 
 class ApprovalActor(WilsonActor):
@@ -98,11 +113,17 @@ class ApprovalActor(WilsonActor):
             row = DecisionRow.get_or_none(DecisionRow.id == decision_id)
             if row is None or not decisions.claim(row.id, now):
                 return
-            box = outbox.add(channel=row.channel, text=DECISION_BROKE.format(row.approval_id),
-                             trace_id=trace.new_trace_id(), at=now, key=f"decision:{row.id}",
-                             payload={"decision": {"approval_id": row.approval_id, "action": row.action}})
-            trace.record(box.trace_id, "error", self.name, f"decision {row.id} on proposal {row.approval_id}: {error}",
-                         now)
+            box = outbox.add(
+                channel=row.channel,
+                text=DECISION_BROKE.format(row.approval_id),
+                trace_id=trace.new_trace_id(),
+                at=now,
+                key=f"decision:{row.id}",
+                payload={"decision": {"approval_id": row.approval_id, "action": row.action}},
+            )
+            trace.record(
+                box.trace_id, "error", self.name, f"decision {row.id} on proposal {row.approval_id}: {error}", now
+            )
         self.tell(row.channel, Deliver(box.id))
 
     def sweep(self) -> None:
@@ -110,15 +131,26 @@ class ApprovalActor(WilsonActor):
         now = self.now()
         if not rules.sweep_due(now):
             return
-        for (approval_id,) in Approval.select(Approval.id).where(
-                Approval.status.in_(OPEN) & (Approval.expires_at <= now)).tuples():
+        for (approval_id,) in (
+            Approval.select(Approval.id).where(Approval.status.in_(OPEN) & (Approval.expires_at <= now)).tuples()
+        ):
             self.expire(approval_id)
-        for (approval_id,) in Approval.select(Approval.id).where(
-                (Approval.status == "expired") & Approval.expired_notice_at.is_null()).tuples():
+        for (approval_id,) in (
+            Approval.select(Approval.id)
+            .where((Approval.status == "expired") & Approval.expired_notice_at.is_null())
+            .tuples()
+        ):
             self.expire(approval_id)
-        for (approval_id,) in Approval.select(Approval.id).where(
-                Approval.status.in_(OPEN) & Approval.reminded_at.is_null() & (Approval.remind_at <= now)
-                & Approval.presented_at.is_null(False)).tuples():
+        for (approval_id,) in (
+            Approval.select(Approval.id)
+            .where(
+                Approval.status.in_(OPEN)
+                & Approval.reminded_at.is_null()
+                & (Approval.remind_at <= now)
+                & Approval.presented_at.is_null(False)
+            )
+            .tuples()
+        ):
             self.remind(approval_id)
 
     def expire(self, approval_id: int) -> None:
@@ -156,9 +188,16 @@ class ApprovalActor(WilsonActor):
 
     def record(self, decision: Decision) -> DecisionRow:
         approval_id = decision.approval_id if 0 <= decision.approval_id <= MAX_ID else 0
-        return decisions.record(approval_id=approval_id, action=decision.action, user_id=decision.user_id,
-                                channel=decision.channel, text=decision.text, items=decision.items,
-                                nonce=decision.nonce, at=self.now())
+        return decisions.record(
+            approval_id=approval_id,
+            action=decision.action,
+            user_id=decision.user_id,
+            channel=decision.channel,
+            text=decision.text,
+            items=decision.items,
+            nonce=decision.nonce,
+            at=self.now(),
+        )
 
     def present(self, approval_id: int, again_for: int | None = None) -> None:
         shown = make.present(approval_id, again_for, self.now(), self.config, self.name)
@@ -179,16 +218,27 @@ class ApprovalActor(WilsonActor):
             decision = decision_of(row)
             approval, result = self.decide(decision, now)
             trace_id = approval.trace_id if approval else trace.new_trace_id()
-            trace.record(trace_id, result.stage, self.name,
-                         f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
-                         f"{result.text.splitlines()[0] if result.text else describe_quiet(result)}", now)
+            trace.record(
+                trace_id,
+                result.stage,
+                self.name,
+                f"proposal {decision.approval_id} {decision.action} by {decision.user_id}: "
+                f"{result.text.splitlines()[0] if result.text else describe_quiet(result)}",
+                now,
+            )
             box = None
             if result.text:
                 payload = {"decision": {"approval_id": decision.approval_id, "action": decision.action, "id": row.id}}
                 if result.undoable:  # a receipt of changes offers to put them back (an Undo button)
                     payload["undo"] = {"id": approval.id, "nonce": approval.nonce}
-                box = outbox.add(channel=decision.channel, text=result.text, trace_id=trace_id, at=now,
-                                 key=f"decision:{row.id}", payload=payload)
+                box = outbox.add(
+                    channel=decision.channel,
+                    text=result.text,
+                    trace_id=trace_id,
+                    at=now,
+                    key=f"decision:{row.id}",
+                    payload=payload,
+                )
         faults.point("approval:after-decision-commit")
         if result.made:
             if box is not None:  # the answer comes before the proposal it brings (what an undo can't put back)
@@ -244,12 +294,14 @@ class ApprovalActor(WilsonActor):
             return approval, self.take(decision, approval, now)
         except NoLongerOpen:
             fresh = Approval.get_by_id(approval.id)
-            return approval, DecisionResult(rules.check(decision, fresh, now, tz, owner)
-                                            or f"Proposal {approval.id} changed just now, so I did nothing; "
-                                               "have a look at it again.")
+            return approval, DecisionResult(
+                rules.check(decision, fresh, now, tz, owner)
+                or f"Proposal {approval.id} changed just now, so I did nothing; have a look at it again."
+            )
 
-    def undo_now(self, decision: Decision, approval: Approval | None, now: datetime,
-                 owner: str | None) -> tuple[Approval | None, DecisionResult]:
+    def undo_now(
+        self, decision: Decision, approval: Approval | None, now: datetime, owner: str | None
+    ) -> tuple[Approval | None, DecisionResult]:
         """Undo is the user's own clear command (a press, or "undo 3"): what would put the change back is
         recorded as a proposal made by code and approved in the same transaction, so it is traced, and can
         itself be undone (a redo), but never asked for twice."""
@@ -257,11 +309,22 @@ class ApprovalActor(WilsonActor):
         if asked.made is None:
             return approval, asked
         made = Approval.get_by_id(asked.made)
-        trace.record(made.trace_id, "command", self.name,
-                     f"proposal {made.id} undoes proposal {made.summary.rsplit(' ', 1)[-1]}: your undo is its approval",
-                     now)
-        done = proposals_decide.approve(made, (), now, self.config.timezone, self.plan_task,
-                                        owner=self.config.get("core", "owner"), config=self.config)
+        trace.record(
+            made.trace_id,
+            "command",
+            self.name,
+            f"proposal {made.id} undoes proposal {made.summary.rsplit(' ', 1)[-1]}: your undo is its approval",
+            now,
+        )
+        done = proposals_decide.approve(
+            made,
+            (),
+            now,
+            self.config.timezone,
+            self.plan_task,
+            owner=self.config.get("core", "owner"),
+            config=self.config,
+        )
         done.text = "\n".join(t for t in (asked.text, done.text.replace("Done:", "Put back:", 1)) if t)
         done.stage = "undone"
         return made, done
@@ -270,11 +333,26 @@ class ApprovalActor(WilsonActor):
         if decision.action == "confirm":  # per-item toggles: the chosen items, and not the others
             if not decision.items:
                 return DecisionResult("Choose at least one item, or reject the proposal.")
-            return proposals_decide.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
-                                     rest="reject", owner=self.config.get("core", "owner"), config=self.config)
+            return proposals_decide.approve(
+                approval,
+                decision.items,
+                now,
+                self.config.timezone,
+                self.plan_task,
+                rest="reject",
+                owner=self.config.get("core", "owner"),
+                config=self.config,
+            )
         if decision.action == "approve":
-            return proposals_decide.approve(approval, decision.items, now, self.config.timezone, self.plan_task,
-                                     owner=self.config.get("core", "owner"), config=self.config)
+            return proposals_decide.approve(
+                approval,
+                decision.items,
+                now,
+                self.config.timezone,
+                self.plan_task,
+                owner=self.config.get("core", "owner"),
+                config=self.config,
+            )
         if decision.action == "reject":
             return proposals_decide.reject(approval, decision.items, now)
         if decision.action == "modify":

@@ -22,6 +22,9 @@ the briefing is dropped when the last of them is over before it may go (`over_at
 
 The count lives in the database: surfaced rows keyed `surface:`/`followups:` that went,
 or will go, to the user, by the local day of `deliver_after` (else `created_at`).
+
+Size: one budget: placing a surfacing, bundling it, holding it for the briefing and dropping it when stale
+share the same counters and windows, and each is a short function over them.
 """
 
 from __future__ import annotations
@@ -76,10 +79,14 @@ def interruptions_on(day: date, tz) -> int:
     keyed = Outbox.idempotency_key.startswith(PROACTIVE_KEYS[0])
     for prefix in PROACTIVE_KEYS[1:]:
         keyed |= Outbox.idempotency_key.startswith(prefix)
-    when = ((Outbox.deliver_after.is_null() & (Outbox.created_at >= start) & (Outbox.created_at < end))
-            | (Outbox.deliver_after.is_null(False) & (Outbox.deliver_after >= start) & (Outbox.deliver_after < end)))
-    return (Outbox.select().where(keyed & when & Outbox.status.in_(COUNTED) & (Outbox.surfaced == True)
-                                  & (Outbox.channel != "silent")).count())
+    when = (Outbox.deliver_after.is_null() & (Outbox.created_at >= start) & (Outbox.created_at < end)) | (
+        Outbox.deliver_after.is_null(False) & (Outbox.deliver_after >= start) & (Outbox.deliver_after < end)
+    )
+    return (
+        Outbox.select()
+        .where(keyed & when & Outbox.status.in_(COUNTED) & (Outbox.surfaced == True) & (Outbox.channel != "silent"))
+        .count()
+    )
 
 
 @dataclass(frozen=True)
@@ -90,8 +97,16 @@ class Placement:
     by_cap: bool = False  # held because the day's interruptions are spent, not for quiet
 
 
-def place(*, urgent: bool, over_cap_ok: bool, quiet_end: datetime | None, spent: int, cap: int,
-          briefing: bool = True, next_morning: datetime | None = None) -> Placement:
+def place(
+    *,
+    urgent: bool,
+    over_cap_ok: bool,
+    quiet_end: datetime | None,
+    spent: int,
+    cap: int,
+    briefing: bool = True,
+    next_morning: datetime | None = None,
+) -> Placement:
     """Where one proactive message goes. `spent`: interruptions already on the day it would arrive
     (the day of `quiet_end` when quiet, else today); `over_cap_ok`: the cap does not apply to it."""
     if urgent:
@@ -99,8 +114,9 @@ def place(*, urgent: bool, over_cap_ok: bool, quiet_end: datetime | None, spent:
     if spent >= cap and not over_cap_ok:
         if briefing:
             return Placement("waiting", None, f"the day's {cap} interruption(s) are spent; kept for the briefing")
-        return Placement("held", next_morning, f"the day's {cap} interruption(s) are spent; held until tomorrow",
-                         by_cap=True)
+        return Placement(
+            "held", next_morning, f"the day's {cap} interruption(s) are spent; held until tomorrow", by_cap=True
+        )
     if quiet_end is not None:
         return Placement("held", quiet_end, f"quiet hours until {quiet_end:%H:%M} UTC")
     return Placement("now", None, "")
@@ -111,8 +127,15 @@ def placement_for(now: datetime, config, quiet_end: datetime | None, *, urgent: 
     arrives = quiet_end or now
     day = as_utc(arrives).astimezone(tz).date()
     next_morning = quiet_end_of_next_night(now, config)
-    return place(urgent=urgent, over_cap_ok=pressing, quiet_end=quiet_end, spent=interruptions_on(day, tz),
-                 cap=max_per_day(config), briefing=briefing_enabled(config), next_morning=next_morning)
+    return place(
+        urgent=urgent,
+        over_cap_ok=pressing,
+        quiet_end=quiet_end,
+        spent=interruptions_on(day, tz),
+        cap=max_per_day(config),
+        briefing=briefing_enabled(config),
+        next_morning=next_morning,
+    )
 
 
 def quiet_end_of_next_night(now: datetime, config) -> datetime:
@@ -125,17 +148,22 @@ def quiet_end_of_next_night(now: datetime, config) -> datetime:
 
 # Acknowledgement ----------------------------------------------------------------
 
+
 def acknowledged(task_ids, since: datetime | None) -> set[int]:
     """Of these tasks, those the user acknowledged: closed or snoozed now, or a ✅ or an "on it" on a
     follow-up of them since `since`."""
     task_ids = {int(t) for t in task_ids if t is not None}
     if not task_ids:
         return set()
-    done = {t.id for t in Task.select(Task.id, Task.status).where(Task.id.in_(sorted(task_ids)))
-            if t.status in ("done", "cancelled", "snoozed")}
+    done = {
+        t.id
+        for t in Task.select(Task.id, Task.status).where(Task.id.in_(sorted(task_ids)))
+        if t.status in ("done", "cancelled", "snoozed")
+    }
     done |= task_ids - {t.id for t in Task.select(Task.id).where(Task.id.in_(sorted(task_ids)))}
     query = Feedback.select(Feedback.outbox_id, Feedback.kind, Feedback.value).where(
-        Feedback.kind.in_(("reaction", "ack")) & Feedback.outbox_id.is_null(False))
+        Feedback.kind.in_(("reaction", "ack")) & Feedback.outbox_id.is_null(False)
+    )
     if since is not None:
         query = query.where(Feedback.at >= since)
     reacted = [f.outbox_id for f in query if f.kind == "ack" or f.value in ACK_REACTIONS]
@@ -154,9 +182,16 @@ def acknowledged_followup(row: Inbox, now: datetime) -> Outbox | None:
     if replied is not None:
         box = Outbox.get_or_none(Outbox.id == int(replied))
         return box if box is not None and (box.payload or {}).get("tasks") else None
-    for box in (Outbox.select().where((Outbox.status == "delivered") & (Outbox.delivered_at <= now)
-                                      & (Outbox.delivered_at >= as_utc(now) - ACK_AFTER))
-                .order_by(Outbox.delivered_at.desc(), Outbox.id.desc()).limit(20)):
+    for box in (
+        Outbox.select()
+        .where(
+            (Outbox.status == "delivered")
+            & (Outbox.delivered_at <= now)
+            & (Outbox.delivered_at >= as_utc(now) - ACK_AFTER)
+        )
+        .order_by(Outbox.delivered_at.desc(), Outbox.id.desc())
+        .limit(20)
+    ):
         if box.idempotency_key.startswith(PROACTIVE_KEYS):
             # only right after a follow-up: a later message Wilson sent unasked is what "on it" answers
             return box if (box.payload or {}).get("tasks") else None
@@ -170,11 +205,19 @@ def record_ack(row: Inbox, now: datetime) -> int | None:
     if box is None:
         return None
     value = f"inbox:{row.id}"  # one acknowledgement per message, however often its run is redone
-    if not Feedback.select().where((Feedback.outbox_id == box.id) & (Feedback.kind == "ack")
-                                   & (Feedback.value == value)).exists():
+    if (
+        not Feedback.select()
+        .where((Feedback.outbox_id == box.id) & (Feedback.kind == "ack") & (Feedback.value == value))
+        .exists()
+    ):
         Feedback.create(outbox_id=box.id, kind="ack", value=value, at=now)
-        trace.record(row.trace_id, "acknowledged", "attention",
-                     f"follow-up {box.id} (tasks {(box.payload or {}).get('tasks')}): {row.text.strip()[:40]!r}", now)
+        trace.record(
+            row.trace_id,
+            "acknowledged",
+            "attention",
+            f"follow-up {box.id} (tasks {(box.payload or {}).get('tasks')}): {row.text.strip()[:40]!r}",
+            now,
+        )
     return box.id
 
 
@@ -196,8 +239,10 @@ def _reminder_of(row: Inbox) -> dict:
 
 # Surfacing ----------------------------------------------------------------------
 
-def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, channel: str,
-            base_payload: dict) -> list[tuple[str, int]]:
+
+def surface(
+    row: Inbox, items: list, now: datetime, config, quiet_until, *, channel: str, base_payload: dict
+) -> list[tuple[str, int]]:
     """Write one run's surfaced messages (`items`: (text, why, urgent), already presented), in the
     caller's transaction. Returns the (channel, outbox id) pairs to deliver now."""
     deliver: list[tuple[str, int]] = []
@@ -216,8 +261,13 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
         return join_briefing(gathering, row, items, channel, base_payload, tasks, now)
     over = None if user_run else over_at(row, config.timezone)
     for index, (text, why, urgent) in enumerate(items):
-        payload = dict(base_payload, why=why, **({"tasks": tasks} if tasks else {}), **_reminder_of(row),
-                       **({"over_at": over.isoformat()} if over else {}))
+        payload = dict(
+            base_payload,
+            why=why,
+            **({"tasks": tasks} if tasks else {}),
+            **_reminder_of(row),
+            **({"over_at": over.isoformat()} if over else {}),
+        )
         key = f"surface:{row.id}:{index}"
         if user_run:
             box = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=key, at=now, payload=payload)
@@ -225,15 +275,24 @@ def surface(row: Inbox, items: list, now: datetime, config, quiet_until, *, chan
             deliver.append((channel, box.id))
             continue
         if bundle is not None:
-            box = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=key, at=now, surfaced=False,
-                             payload=dict(payload, bundle=bundle, urgent=bool(urgent)))
+            box = outbox.add(
+                channel=channel,
+                text=text,
+                trace_id=row.trace_id,
+                key=key,
+                at=now,
+                surfaced=False,
+                payload=dict(payload, bundle=bundle, urgent=bool(urgent)),
+            )
             Outbox.update(status=BUNDLING).where((Outbox.id == box.id) & (Outbox.status == "pending")).execute()
             trace.record(row.trace_id, "surfaced", "cortex", f"{why} (bundled with the follow-ups of this hour)", now)
             continue
-        placement = placement_for(now, config, None if urgent else quiet_until(now), urgent=bool(urgent),
-                                  pressing=row.priority <= 1)
-        deliver += _write(placement, channel=channel, text=text, trace_id=row.trace_id, key=key, now=now,
-                          payload=payload, why=why)
+        placement = placement_for(
+            now, config, None if urgent else quiet_until(now), urgent=bool(urgent), pressing=row.priority <= 1
+        )
+        deliver += _write(
+            placement, channel=channel, text=text, trace_id=row.trace_id, key=key, now=now, payload=payload, why=why
+        )
     if bundle is not None:
         deliver += flush_bundle(bundle, now, config, quiet_until, finishing=row.id)
     return deliver
@@ -243,25 +302,43 @@ def _write(placement: Placement, *, channel, text, trace_id, key, now, payload, 
     held = placement.until if placement.action == "held" else None
     if held is not None and placement.by_cap:  # not the quiet's to shorten: lifting a mute leaves it be
         payload = dict(payload, held_by=mute.HELD_BY_CAP)
-    box = outbox.add(channel=channel, text=text, trace_id=trace_id, key=key, at=now, payload=payload,
-                     deliver_after=held)
+    box = outbox.add(
+        channel=channel, text=text, trace_id=trace_id, key=key, at=now, payload=payload, deliver_after=held
+    )
     if placement.action == "waiting":
         Outbox.update(status=WAITING).where((Outbox.id == box.id) & (Outbox.status == "pending")).execute()
-    trace.record(trace_id, "surfaced" if placement.action != "waiting" else "waiting", "cortex",
-                 why + (f" ({placement.reason})" if placement.reason else ""), now)
+    trace.record(
+        trace_id,
+        "surfaced" if placement.action != "waiting" else "waiting",
+        "cortex",
+        why + (f" ({placement.reason})" if placement.reason else ""),
+        now,
+    )
     return [(channel, box.id)] if placement.action == "now" else []
 
 
-def flush_bundle(bundle: str, now: datetime, config, quiet_until, finishing: int | None = None) -> list[tuple[str, int]]:
+def flush_bundle(
+    bundle: str, now: datetime, config, quiet_until, finishing: int | None = None
+) -> list[tuple[str, int]]:
     """When every run of a bundle has ended, its follow-ups go out as one message (placed like any other)."""
     fired_at = as_utc(datetime.fromisoformat(bundle))
-    members = [f.inbox_id for f in TaskFiring.select(TaskFiring.inbox_id).where(TaskFiring.fired_at == fired_at)
-               if f.inbox_id is not None]
-    if members and Inbox.select().where(Inbox.id.in_(members) & (Inbox.id != (finishing or 0))
-                                        & Inbox.status.in_(("pending", "claimed"))).exists():
+    members = [
+        f.inbox_id
+        for f in TaskFiring.select(TaskFiring.inbox_id).where(TaskFiring.fired_at == fired_at)
+        if f.inbox_id is not None
+    ]
+    if (
+        members
+        and Inbox.select()
+        .where(Inbox.id.in_(members) & (Inbox.id != (finishing or 0)) & Inbox.status.in_(("pending", "claimed")))
+        .exists()
+    ):
         return []  # a run of this hour is still thinking: the bundle waits for it
-    rows = [r for r in Outbox.select().where(Outbox.status == BUNDLING).order_by(Outbox.id)
-            if (r.payload or {}).get("bundle") == bundle]
+    rows = [
+        r
+        for r in Outbox.select().where(Outbox.status == BUNDLING).order_by(Outbox.id)
+        if (r.payload or {}).get("bundle") == bundle
+    ]
     if not rows:
         return []
     acked = acknowledged([t for r in rows for t in (r.payload or {}).get("tasks") or []], fired_at)
@@ -277,11 +354,23 @@ def flush_bundle(bundle: str, now: datetime, config, quiet_until, finishing: int
     tasks = sorted({t for r in keep for t in (r.payload or {}).get("tasks") or []})
     placement = placement_for(now, config, None if urgent else quiet_until(now), urgent=urgent, pressing=False)
     first = keep[0]
-    payload = {"topic_id": (first.payload or {}).get("topic_id") if len(keep) == 1 else None,
-               "why": "; ".join(sorted({(r.payload or {}).get("why") or "" for r in keep})),
-               "tasks": tasks, "bundle": bundle, "members": [r.id for r in keep]}
-    return _write(placement, channel=first.channel, text=text, trace_id=first.trace_id, key=f"followups:{bundle}",
-                  now=now, payload=payload, why=f"{len(keep)} follow-up(s) of one hour")
+    payload = {
+        "topic_id": (first.payload or {}).get("topic_id") if len(keep) == 1 else None,
+        "why": "; ".join(sorted({(r.payload or {}).get("why") or "" for r in keep})),
+        "tasks": tasks,
+        "bundle": bundle,
+        "members": [r.id for r in keep],
+    }
+    return _write(
+        placement,
+        channel=first.channel,
+        text=text,
+        trace_id=first.trace_id,
+        key=f"followups:{bundle}",
+        now=now,
+        payload=payload,
+        why=f"{len(keep)} follow-up(s) of one hour",
+    )
 
 
 def awaiting_briefing(row_id: int) -> Outbox | None:
@@ -292,8 +381,9 @@ def awaiting_briefing(row_id: int) -> Outbox | None:
     return None
 
 
-def join_briefing(box: Outbox, row: Inbox, items: list, channel: str, base_payload: dict, tasks: list,
-                  now: datetime) -> list[tuple[str, int]]:
+def join_briefing(
+    box: Outbox, row: Inbox, items: list, channel: str, base_payload: dict, tasks: list, now: datetime
+) -> list[tuple[str, int]]:
     """What a run of the morning's sync tells, as lines of the briefing, in the caller's
     transaction. Each is still an outbox row (status briefed, naming the briefing), so "what did I miss?" and
     the told-before check find it as told, without a second message at the same minute."""
@@ -302,8 +392,14 @@ def join_briefing(box: Outbox, row: Inbox, items: list, channel: str, base_paylo
         if not text.strip():
             continue
         key = f"surface:{row.id}:{index}"
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=key, at=now,
-                          payload=dict(base_payload, why=why, in_briefing=box.id, **({"tasks": tasks} if tasks else {})))
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=row.trace_id,
+            key=key,
+            at=now,
+            payload=dict(base_payload, why=why, in_briefing=box.id, **({"tasks": tasks} if tasks else {})),
+        )
         Outbox.update(status=BRIEFED).where(Outbox.id == told.id).execute()
         entry = {"row": row.id, "text": text.strip(), "urgent": bool(urgent)}
         joined = [e for e in joined if e.get("row") != row.id or e.get("text") != entry["text"]] + [entry]
@@ -320,7 +416,9 @@ def joined_text(payload: dict) -> str:
 
 
 def pending_bundles() -> set[str]:
-    return {(r.payload or {}).get("bundle") for r in Outbox.select(Outbox.payload).where(Outbox.status == BUNDLING)} - {None}
+    return {(r.payload or {}).get("bundle") for r in Outbox.select(Outbox.payload).where(Outbox.status == BUNDLING)} - {
+        None
+    }
 
 
 def keep_words(box_id, texts: list[str]) -> bool:

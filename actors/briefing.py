@@ -32,8 +32,7 @@ from actors.shared.windows import due_date, window_times, windows_config
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
-from storage.models import (Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, TokenUsage, Topic,
-                            Trace)
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, TokenUsage, Topic, Trace
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
@@ -77,8 +76,16 @@ class Day:
         # Heads-ups (`soon`) ride along too: on their own they keep their follow-up's hour.
         # A proposal still waiting earns the morning of its one reminder (actors/proposals/lapse.py); on the
         # mornings before, it rides along, or the user would hear of it every day until it expires.
-        return bool(self.events or self.fresh_due or self.asks_again or self.plans or self.waiting
-                    or self.new_overdue or self.new_in_calendar or self.raises)
+        return bool(
+            self.events
+            or self.fresh_due
+            or self.asks_again
+            or self.plans
+            or self.waiting
+            or self.new_overdue
+            or self.new_in_calendar
+            or self.raises
+        )
 
 
 def _short_day(day: date) -> str:
@@ -117,14 +124,22 @@ def todays_events(now: datetime, tz) -> list[str]:
     today = now.astimezone(tz).date()
     events = [event for event in calendar_days.events_on(today, tz) if event.first_day(tz) == today]
     # the working week's meetings are in the user's calendar already: named, they would bury what needs the user
-    routine = [e for e in events if not e.all_day and routine_meeting(e.title, e.start, e.end, tz) is not None
-               and not _WITH_SOMEONE.search(e.title)]
+    routine = [
+        e
+        for e in events
+        if not e.all_day
+        and routine_meeting(e.title, e.start, e.end, tz) is not None
+        and not _WITH_SOMEONE.search(e.title)
+    ]
     lines = [(as_utc(event.start), _event_line(event, today, tz)) for event in events if event not in routine]
     titles = {e.title.casefold() for e in events}
     spans = {(as_utc(e.start), as_utc(e.end) if e.end else None) for e in events}
     midnight = datetime.combine(today, datetime.min.time(), tzinfo=tz)
-    for topic in Topic.select().where((Topic.status == "active") & (Topic.starts >= midnight)
-                                      & (Topic.starts < midnight + timedelta(days=1))).order_by(Topic.starts):
+    for topic in (
+        Topic.select()
+        .where((Topic.status == "active") & (Topic.starts >= midnight) & (Topic.starts < midnight + timedelta(days=1)))
+        .order_by(Topic.starts)
+    ):
         start, ends = as_utc(topic.starts), as_utc(topic.ends) if topic.ends else None
         if topic.title.casefold() in titles or any(start == s and ends in (None, e) for s, e in spans):
             continue  # the topic a calendar event grew into: the event's line says it
@@ -142,8 +157,9 @@ def _task_line(task: Task, tz, *, overdue: bool) -> str:
     if task.due_is_date:
         return f"{task.title}{topic}" + (f", was due {_short_day(due_date(task.due, tz))}" if overdue else "")
     local = task.due.astimezone(tz)
-    return f"{task.title}{topic}" + (f", was due {_short_day(local.date())} {local:%H:%M}" if overdue
-                                     else f" at {local:%H:%M}")
+    return f"{task.title}{topic}" + (
+        f", was due {_short_day(local.date())} {local:%H:%M}" if overdue else f" at {local:%H:%M}"
+    )
 
 
 def _windows(task: Task, config) -> list[str]:
@@ -158,8 +174,10 @@ def _soon_line(task: Task, due_on: date, today: date) -> str:
 
 def _shown_alone(approval_ids: list[int]) -> set[int]:
     keys = [f"proposal:{i}" for i in approval_ids]
-    return {int(r.idempotency_key.split(":")[1]) for r in
-            Outbox.select(Outbox.idempotency_key).where(Outbox.idempotency_key.in_(keys or [""]))}
+    return {
+        int(r.idempotency_key.split(":")[1])
+        for r in Outbox.select(Outbox.idempotency_key).where(Outbox.idempotency_key.in_(keys or [""]))
+    }
 
 
 LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned events
@@ -169,15 +187,20 @@ NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counte
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
     briefing yet and not planned since: (lines, their trace ids). Today's are in the briefing's "Today"."""
-    seen = {r.trace_id for r in Trace.select(Trace.trace_id).where(
-        (Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))}
+    seen = {
+        r.trace_id
+        for r in Trace.select(Trace.trace_id).where((Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))
+    }
     if not seen:
         return [], []
-    seen -= {r.trace_id for r in Trace.select(Trace.trace_id).where(
-        (Trace.stage == LISTED) & Trace.trace_id.in_(list(seen)))}
+    seen -= {
+        r.trace_id for r in Trace.select(Trace.trace_id).where((Trace.stage == LISTED) & Trace.trace_id.in_(list(seen)))
+    }
     planned = {t.title.strip().lower() for t in Topic.select(Topic.title)}
-    planned |= {str((i.args or {}).get("title") or "").strip().lower()
-                for i in ApprovalItem.select().where(ApprovalItem.tool == "create_topic")}
+    planned |= {
+        str((i.args or {}).get("title") or "").strip().lower()
+        for i in ApprovalItem.select().where(ApprovalItem.tool == "create_topic")
+    }
     today = now.astimezone(tz).date()
     lines, traces = [], []
     for row in Inbox.select().where(Inbox.trace_id.in_(list(seen)) & (Inbox.kind == "event")).order_by(Inbox.id):
@@ -209,8 +232,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     raised = {t.id for r in day.raises for t in r.tasks}
     day.raise_lines = [escalation.raise_text(r, today, tz) for r in day.raises]
     day.task_ids = sorted(raised)
-    for task in (Task.select().where((Task.status == "open") & Task.due.is_null(False))
-                 .order_by(Task.due, Task.id)):
+    for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)).order_by(Task.due, Task.id):
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
         windows, fired = _windows(task, config), {f.window for f in task.firings if f.due == task.due}
         if on == today:
@@ -239,16 +261,22 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             day.task_ids.append(task.id)
         elif task.due_is_date:
             # a heads-up ("due in 7 days") whose follow-up would come later today is said now instead
-            later = [name for name, moment in window_times(task.due, True, windows, tz)
-                     if name not in ("due", "overdue") and name not in fired and moment > now
-                     and moment.astimezone(tz).date() == today]
+            later = [
+                name
+                for name, moment in window_times(task.due, True, windows, tz)
+                if name not in ("due", "overdue")
+                and name not in fired
+                and moment > now
+                and moment.astimezone(tz).date() == today
+            ]
             if later:
                 day.soon.append(_soon_line(task, on, today))
                 day.soon_told.extend((task.id, name) for name in later)
     if day.overdue_before:
         day.overdue_line = escalation.overdue_summary(day.overdue_before, today, tz)
-    waiting = list(Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > now))
-                   .order_by(Approval.id))
+    waiting = list(
+        Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > now)).order_by(Approval.id)
+    )
     ids = [a.id for a in waiting]
     oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
     untold = set(ids) - _shown_alone(ids) - briefed_before(ids, oldest)
@@ -264,11 +292,15 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         day.proposals.append(f"Proposal {approval.id}: {headline(items[0].description)}{more}")
         nudged = approval.reminded_at is not None or approval.remind_at is None  # done, or none to give
-        day.asks_again = day.asks_again or (not nudged and as_utc(now) >= remind_moment(
-            as_utc(approval.created_at), as_utc(approval.expires_at), before))
+        day.asks_again = day.asks_again or (
+            not nudged
+            and as_utc(now) >= remind_moment(as_utc(approval.created_at), as_utc(approval.expires_at), before)
+        )
         # one that waits for weeks (a plan for an event) is listed again once a week, not every morning
-        day.asks_again = day.asks_again or (as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
-                                            and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN))
+        day.asks_again = day.asks_again or (
+            as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
+            and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN)
+        )
     covered = _due_or_overdue_ids(now, tz)
     for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
         tasks = set((row.payload or {}).get("tasks") or [])
@@ -284,13 +316,22 @@ def _closing(now: datetime) -> dict[int, datetime]:
     """Topics whose event is over and whose closing (the tick proposes it at the end) waits for the user's
     answer, with their ends: the answer settles their unfinished preparation, which is not "overdue" meanwhile.
     Rejected or let go, the tasks are listed again."""
-    ended = {t.id: as_utc(t.ends) for t in Topic.select(Topic.id, Topic.ends)
-             .where(Topic.ends.is_null(False) & (Topic.ends <= now))}
+    ended = {
+        t.id: as_utc(t.ends)
+        for t in Topic.select(Topic.id, Topic.ends).where(Topic.ends.is_null(False) & (Topic.ends <= now))
+    }
     if not ended:
         return {}
-    asked = (ApprovalItem.select(ApprovalItem.args).join(Approval)
-             .where((ApprovalItem.tool == "close_topic") & (ApprovalItem.status == "pending")
-                    & Approval.status.in_(OPEN) & (Approval.expires_at > now)))
+    asked = (
+        ApprovalItem.select(ApprovalItem.args)
+        .join(Approval)
+        .where(
+            (ApprovalItem.tool == "close_topic")
+            & (ApprovalItem.status == "pending")
+            & Approval.status.in_(OPEN)
+            & (Approval.expires_at > now)
+        )
+    )
     topics = {str((item.args or {}).get("topic_id")) for item in asked}  # a model may quote an id: "7"
     return {topic_id: ends for topic_id, ends in ended.items() if str(topic_id) in topics}
 
@@ -310,10 +351,15 @@ def render_day(day: Day, extra: str = "") -> str:
     overdue = list(day.overdue)
     if day.overdue_line:
         overdue.append(("and " if overdue else "") + day.overdue_line)
-    sections = [("Today", day.events), ("Due today", day.due), ("Overdue", overdue),
-                ("Coming up", day.soon), ("New in your calendar (no plan from me: ask if one needs it)",
-                                          day.new_in_calendar), ("Waiting for your answer", day.proposals),
-                ("Kept for this morning", day.waiting)]
+    sections = [
+        ("Today", day.events),
+        ("Due today", day.due),
+        ("Overdue", overdue),
+        ("Coming up", day.soon),
+        ("New in your calendar (no plan from me: ask if one needs it)", day.new_in_calendar),
+        ("Waiting for your answer", day.proposals),
+        ("Kept for this morning", day.waiting),
+    ]
     body = [f"{title}:\n" + "\n".join(f"• {line}" for line in lines) for title, lines in sections if lines]
     body += day.raise_lines
     body += day.plans
@@ -327,20 +373,28 @@ def render_day(day: Day, extra: str = "") -> str:
 NOTHING_TODAY = "Good morning! Nothing on your calendar and nothing due today."
 
 
-MODEL_FAILED = ("Your model ignored the tool protocol in {failed} of {runs} runs yesterday ({roles}); the offline "
-                "rules handled them: `wilson doctor` says more.")
+MODEL_FAILED = (
+    "Your model ignored the tool protocol in {failed} of {runs} runs yesterday ({roles}); the offline "
+    "rules handled them: `wilson doctor` says more."
+)
 
 
 def model_line(day: date) -> str:
     """One line when most of the day before `day`'s runs of a role's model broke the protocol (the rules took
     them over, wilson/model/synapse.py): said by the one briefing after that day, so said once."""
     before = (day - timedelta(days=1)).isoformat()
-    failing = [row for row in TokenUsage.select().where(TokenUsage.day == before).order_by(TokenUsage.role)
-               if (row.failed or 0) >= 2 and (row.failed or 0) * 2 > (row.runs or 0)]
+    failing = [
+        row
+        for row in TokenUsage.select().where(TokenUsage.day == before).order_by(TokenUsage.role)
+        if (row.failed or 0) >= 2 and (row.failed or 0) * 2 > (row.runs or 0)
+    ]
     if not failing:
         return ""
-    return MODEL_FAILED.format(failed=sum(r.failed for r in failing), runs=sum(max(r.runs, r.failed) for r in failing),
-                               roles=", ".join(f"{r.role} role" for r in failing))
+    return MODEL_FAILED.format(
+        failed=sum(r.failed for r in failing),
+        runs=sum(max(r.runs, r.failed) for r in failing),
+        roles=", ".join(f"{r.role} role" for r in failing),
+    )
 
 
 def _text_for(day: Day, config, extra: str = "") -> str:
@@ -375,9 +429,11 @@ def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
 
 
 def _summary(day: Day) -> str:
-    return (f"{len(day.events)} event(s), {len(day.new_in_calendar)} new without a plan, {len(day.due)} due, "
-            f"{len(day.overdue)} overdue, {len(day.soon)} coming up, "
-            f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back")
+    return (
+        f"{len(day.events)} event(s), {len(day.new_in_calendar)} new without a plan, {len(day.due)} due, "
+        f"{len(day.overdue)} overdue, {len(day.soon)} coming up, "
+        f"{len(day.plans)} new plan(s), {len(day.proposals)} waiting, {len(day.waiting)} kept back"
+    )
 
 
 def muted(now: datetime, config) -> tuple[bool, datetime | None]:
@@ -405,25 +461,38 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
         if Outbox.select().where(Outbox.idempotency_key == key).exists():
             return None
         # a briefing from an earlier day still waiting is out of date
-        Outbox.update(status=attention.DROPPED).where((Outbox.status == attention.COMPOSE)
-                                                      & (Outbox.created_at < now)).execute()
+        Outbox.update(status=attention.DROPPED).where(
+            (Outbox.status == attention.COMPOSE) & (Outbox.created_at < now)
+        ).execute()
         day = gather_day(now, tz, config)
         text = "" if compose else _text_for(day, config)
         skip, held = muted(now, config)
         if not compose and skip and text:
-            trace.record(trace.new_trace_id(), "held back", "thalamus", "morning briefing: the user's quiet "
-                         "lasts the day", now)
+            trace.record(
+                trace.new_trace_id(), "held back", "thalamus", "morning briefing: the user's quiet lasts the day", now
+            )
             return None
         if not compose and not text:
             _commit_day(day, now, config, sent=False)
             return None
         trace_id = trace.new_trace_id()
-        payload = {"why": "morning briefing", "briefing": today.isoformat(), "proposals": day.proposal_ids,
-                   "tasks": day.task_ids}
+        payload = {
+            "why": "morning briefing",
+            "briefing": today.isoformat(),
+            "proposals": day.proposal_ids,
+            "tasks": day.task_ids,
+        }
         if compose:
             payload.update(awaits=[], gathering=True)
-        box = outbox.add(channel=config.primary_channel, text=text, trace_id=trace_id, key=key, at=now,
-                         payload=payload, deliver_after=None if compose else held)
+        box = outbox.add(
+            channel=config.primary_channel,
+            text=text,
+            trace_id=trace_id,
+            key=key,
+            at=now,
+            payload=payload,
+            deliver_after=None if compose else held,
+        )
         if compose:
             Outbox.update(status=attention.COMPOSE).where(Outbox.id == box.id).execute()
             box.status = attention.COMPOSE
@@ -493,10 +562,17 @@ def settle(now: datetime, config) -> Outbox | None:
                 trace.record(box.trace_id, "held back", "briefing", "the user's quiet lasts the day", now)
                 continue
             payload.update(proposals=day.proposal_ids, tasks=day.task_ids, gathering=False)
-            Outbox.update(status="held" if held else "pending", text=text, payload=payload,
-                          deliver_after=held).where(Outbox.id == box.id).execute()
+            Outbox.update(status="held" if held else "pending", text=text, payload=payload, deliver_after=held).where(
+                Outbox.id == box.id
+            ).execute()
             _commit_day(day, now, config, sent=True)
-            trace.record(box.trace_id, "surfaced", "briefing", f"morning briefing: {_summary(day)}"
-                         + (" (sent after waiting too long)" if late and not _ready(box) else ""), now)
+            trace.record(
+                box.trace_id,
+                "surfaced",
+                "briefing",
+                f"morning briefing: {_summary(day)}"
+                + (" (sent after waiting too long)" if late and not _ready(box) else ""),
+                now,
+            )
             return Outbox.get_by_id(box.id)
     return None

@@ -29,7 +29,12 @@ DEADLINE_PRIORITY = 4
 JUST_SEEN = timedelta(hours=12)
 OPEN_STATUSES = ("open", "snoozed")
 EVE = timedelta(days=2)
-BUILT_IN = ["7d", "1d", "due", "overdue"]  # the default `[tick] windows` (wilson/kernel/config.py)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
+BUILT_IN = [
+    "7d",
+    "1d",
+    "due",
+    "overdue",
+]  # the default `[tick] windows` (wilson/kernel/config.py)  # preparation due this close to its event's start is told on the event's eve  # snoozed tasks carry their wake-up time in next_fire_at
 SCAN_BATCH = 500  # tasks per scan; the rest come on the next scan (next_due says "now")
 
 
@@ -70,8 +75,7 @@ def thinned_by(task: Task) -> dict | None:
     if isinstance(task.escalation, list) and task.escalation:
         return None
     if "_thinned_by" not in task.__dict__:
-        task.__dict__["_thinned_by"] = advice.reminder_advice(task.title,
-                                                                   task.topic.title if task.topic_id else None)
+        task.__dict__["_thinned_by"] = advice.reminder_advice(task.title, task.topic.title if task.topic_id else None)
     return task.__dict__["_thinned_by"]
 
 
@@ -95,12 +99,17 @@ def _is_overdue(task: Task, now: datetime, tz: ZoneInfo) -> bool:
 def _fired_windows(task: Task) -> set[str]:
     if task.id is None:
         return set()
-    return {f.window for f in TaskFiring.select(TaskFiring.window).where(
-        (TaskFiring.task == task.id) & (TaskFiring.due == as_utc(task.due)))}
+    return {
+        f.window
+        for f in TaskFiring.select(TaskFiring.window).where(
+            (TaskFiring.task == task.id) & (TaskFiring.due == as_utc(task.due))
+        )
+    }
 
 
-def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo,
-                 seen: bool = False) -> tuple[datetime | None, str | None]:
+def _next_window(
+    task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo, seen: bool = False
+) -> tuple[datetime | None, str | None]:
     if task.due is None or task.status in ("done", "cancelled"):
         return None, None
     if task.status == "snoozed":
@@ -113,8 +122,11 @@ def _next_window(task: Task, now: datetime, default_windows: Windows, tz: ZoneIn
     # windows the user chose for this task are theirs: kept even when they have just read its date
     own = isinstance(task.escalation, list) and bool(task.escalation)
     quiet_until = now + JUST_SEEN if seen and not own else now
-    upcoming = [(moment, name) for name, moment in window_times(task.due, task.due_is_date, windows, tz)
-                if name not in fired and moment > now]
+    upcoming = [
+        (moment, name)
+        for name, moment in window_times(task.due, task.due_is_date, windows, tz)
+        if name not in fired and moment > now
+    ]
     for moment, name in upcoming:
         if moment >= quiet_until or name in ("due", "overdue"):
             return moment, name
@@ -138,8 +150,11 @@ def plan_task(task: Task, now: datetime, default_windows: Windows, tz: ZoneInfo,
 
 
 def _deadline_text(task: Task, window: str, tz: ZoneInfo) -> str:
-    when = due_date(task.due, tz).isoformat() if task.due_is_date else \
-        f"{as_utc(task.due).astimezone(tz):%Y-%m-%d %H:%M} ({tz.key})"
+    when = (
+        due_date(task.due, tz).isoformat()
+        if task.due_is_date
+        else f"{as_utc(task.due).astimezone(tz):%Y-%m-%d %H:%M} ({tz.key})"
+    )
     if window == "overdue":
         return f"Follow-up: '{task.title}' is overdue (it was due {when})."
     if window == "due":
@@ -152,14 +167,19 @@ def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: Windows) -> lis
     now = as_utc(now)
     written: list[int] = []
     # Only next_fire_at in the WHERE: SQLite without statistics would otherwise walk the status index.
-    found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= now)
-                 .order_by(Task.next_fire_at).limit(SCAN_BATCH))
+    found = list(
+        Task.select(Task.id, Task.status).where(Task.next_fire_at <= now).order_by(Task.next_fire_at).limit(SCAN_BATCH)
+    )
     horizon = now
     if any(t.status in OPEN_STATUSES for t in found):
         # Follow-ups falling due later in this local hour come along now: one bundle, one message.
         horizon = max(now, hour_end(now, tz) - timedelta(microseconds=1))
-        found = list(Task.select(Task.id, Task.status).where(Task.next_fire_at <= horizon)
-                     .order_by(Task.next_fire_at).limit(SCAN_BATCH))
+        found = list(
+            Task.select(Task.id, Task.status)
+            .where(Task.next_fire_at <= horizon)
+            .order_by(Task.next_fire_at)
+            .limit(SCAN_BATCH)
+        )
     stale = [t.id for t in found if t.status not in OPEN_STATUSES]
     if stale:  # closed by a writer that did not re-plan: nothing can fire for them
         Task.update(next_fire_at=None, next_window=None).where(Task.id.in_(stale)).execute()
@@ -181,8 +201,9 @@ def hour_end(now: datetime, tz: ZoneInfo) -> datetime:
     return local.replace(minute=0, second=0, microsecond=0).astimezone(UTC) + timedelta(hours=1)
 
 
-def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows,
-               horizon: datetime | None = None) -> int | None:
+def _fire_task(
+    task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows, horizon: datetime | None = None
+) -> int | None:
     horizon = now if horizon is None else horizon
     if task.status == "snoozed":
         return _wake(task, now, tz, default_windows)
@@ -191,9 +212,11 @@ def _fire_task(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows
         return None
     fired = _fired_windows(task)
     planned_at = as_utc(task.next_fire_at)
-    passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
-                                                              task_windows(task, default_windows), tz)
-              if name not in fired and moment <= horizon and (moment >= planned_at or name == task.next_window)]
+    passed = [
+        (name, moment)
+        for name, moment in window_times(task.due, task.due_is_date, task_windows(task, default_windows), tz)
+        if name not in fired and moment <= horizon and (moment >= planned_at or name == task.next_window)
+    ]
     if not passed and task.next_window == "overdue" and "overdue" not in fired:
         passed = [("overdue", planned_at)]  # planned for "now" because it was already overdue
     inbox_id = None
@@ -209,15 +232,23 @@ def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows) -> 
     task.status, task.snoozed_until = "open", None
     fired = _fired_windows(task)
     created = as_utc(task.created_at) if task.created_at else None
-    passed = [(name, moment) for name, moment in window_times(task.due, task.due_is_date,
-                                                              task_windows(task, default_windows), tz)
-              if name not in fired and moment <= now and (created is None or moment >= created)] if task.due else []
+    passed = (
+        [
+            (name, moment)
+            for name, moment in window_times(task.due, task.due_is_date, task_windows(task, default_windows), tz)
+            if name not in fired and moment <= now and (created is None or moment >= created)
+        ]
+        if task.due
+        else []
+    )
     inbox_id = _write_firing(task, passed[-1][0], now, tz, []) if passed else None
     plan_task(task, now, default_windows, tz)
     return inbox_id
 
 
-def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped: list[tuple[str, datetime]]) -> int | None:
+def _write_firing(
+    task: Task, window: str, now: datetime, tz: ZoneInfo, skipped: list[tuple[str, datetime]]
+) -> int | None:
     """One TaskFiring + one inbox row, in the caller's transaction. None when this window had already fired."""
     due = as_utc(task.due)
     trace_id = trace.new_trace_id()
@@ -228,29 +259,55 @@ def _write_firing(task: Task, window: str, now: datetime, tz: ZoneInfo, skipped:
         return None  # the unique (task, window, due) index: it fired before
     for name, moment in skipped:
         skip_id = trace.new_trace_id()
-        trace.record(skip_id, "skipped", ACTOR, f"task {task.id} window {name} (planned {moment:%Y-%m-%d %H:%M} UTC) "
-                     f"passed while down; only the latest, {window}, fires", now,
-                     {"task_id": task.id, "window": name, "planned": moment.isoformat()})
+        trace.record(
+            skip_id,
+            "skipped",
+            ACTOR,
+            f"task {task.id} window {name} (planned {moment:%Y-%m-%d %H:%M} UTC) "
+            f"passed while down; only the latest, {window}, fires",
+            now,
+            {"task_id": task.id, "window": name, "planned": moment.isoformat()},
+        )
     topic = task.topic.title if task.topic_id else None
-    row = inbox.add(source=ACTOR, text=_deadline_text(task, window, tz), priority=DEADLINE_PRIORITY, at=now,
-                    trace_id=trace_id, kind="deadline", origin="background",
-                    payload={"task_id": task.id, "title": task.title, "window": window, "due": due.isoformat(),
-                             "due_is_date": bool(task.due_is_date), "topic": topic,
-                             "bundle": as_utc(now).isoformat(),  # the follow-ups of one scan go out as one message
-                             **({"topic_id": task.topic_id} if task.topic_id else {})},
-                    dedup_key=f"deadline:{task.id}:{window}:{due.isoformat()}")
+    row = inbox.add(
+        source=ACTOR,
+        text=_deadline_text(task, window, tz),
+        priority=DEADLINE_PRIORITY,
+        at=now,
+        trace_id=trace_id,
+        kind="deadline",
+        origin="background",
+        payload={
+            "task_id": task.id,
+            "title": task.title,
+            "window": window,
+            "due": due.isoformat(),
+            "due_is_date": bool(task.due_is_date),
+            "topic": topic,
+            "bundle": as_utc(now).isoformat(),  # the follow-ups of one scan go out as one message
+            **({"topic_id": task.topic_id} if task.topic_id else {}),
+        },
+        dedup_key=f"deadline:{task.id}:{window}:{due.isoformat()}",
+    )
     if row is None:
         return None
     firing.inbox_id = row.id
     firing.save()
     thinned = thinned_by(task)
-    trace.record(trace_id, "fired", ACTOR, f"task {task.id} '{task.title}': window {window}"
-                 + (f"; heads-ups left out: memory {thinned['memory']} ({thinned['text']})" if thinned else ""),
-                 now, {"task_id": task.id, "window": window, "inbox_id": row.id})
+    trace.record(
+        trace_id,
+        "fired",
+        ACTOR,
+        f"task {task.id} '{task.title}': window {window}"
+        + (f"; heads-ups left out: memory {thinned['memory']} ({thinned['text']})" if thinned else ""),
+        now,
+        {"task_id": task.id, "window": window, "inbox_id": row.id},
+    )
     return row.id
 
 
 # Topics -------------------------------------------------------------------------
+
 
 def topic_end(topic: Topic, tz: ZoneInfo) -> datetime | None:
     """When a topic's event is over: its end; for one told by its start alone (a dentist at 10:00, a move),
@@ -280,15 +337,20 @@ def _topic_key(topic: Topic, tz: ZoneInfo) -> str:
 
 def _ending(before: datetime):
     """Active topics whose event may be over by `before` (an end, or only a start, up to then)."""
-    return Topic.select().where((Topic.status == "active") & (
-        (Topic.ends.is_null(False) & (Topic.ends <= before))
-        | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= before))))
+    return Topic.select().where(
+        (Topic.status == "active")
+        & (
+            (Topic.ends.is_null(False) & (Topic.ends <= before))
+            | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= before))
+        )
+    )
 
 
 def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
     """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
-    ended = sorted((t for t in _ending(now) if (close_moment(t, tz) or now) <= now),
-                   key=lambda t: (close_moment(t, tz), t.id))
+    ended = sorted(
+        (t for t in _ending(now) if (close_moment(t, tz) or now) <= now), key=lambda t: (close_moment(t, tz), t.id)
+    )
     if not ended:
         return []
     keys = {_topic_key(t, tz) for t in ended}
@@ -302,8 +364,13 @@ def next_close(now: datetime, tz: ZoneInfo = UTC) -> datetime | None:
     later = [m for m in soon if m is not None and m > now]
     if later:
         return min(later)
-    upcoming = (Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > now))
-                .order_by(Topic.ends).limit(1).first())
+    upcoming = (
+        Topic.select(Topic.ends)
+        .where((Topic.status == "active") & (Topic.ends > now))
+        .order_by(Topic.ends)
+        .limit(1)
+        .first()
+    )
     return as_utc(upcoming.ends) if upcoming is not None else None
 
 
@@ -314,11 +381,20 @@ def scan_topic_ends(now: datetime, tz: ZoneInfo = UTC) -> list[int]:
     for topic in ended_unfired(now, tz):
         ends = topic_end(topic, tz)
         trace_id = trace.new_trace_id()
-        row = inbox.add(source=ACTOR, text=f"The topic '{topic.title}' ended at {ends:%Y-%m-%d %H:%M} UTC.",
-                        priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id, kind="topic_end", origin="background",
-                        payload={"topic_id": topic.id, "title": topic.title, "ends": ends.isoformat()},
-                        dedup_key=_topic_key(topic, tz))
+        row = inbox.add(
+            source=ACTOR,
+            text=f"The topic '{topic.title}' ended at {ends:%Y-%m-%d %H:%M} UTC.",
+            priority=DEADLINE_PRIORITY,
+            at=now,
+            trace_id=trace_id,
+            kind="topic_end",
+            origin="background",
+            payload={"topic_id": topic.id, "title": topic.title, "ends": ends.isoformat()},
+            dedup_key=_topic_key(topic, tz),
+        )
         if row is not None:
-            trace.record(trace_id, "fired", ACTOR, f"topic {topic.id} '{topic.title}' ended", now, {"topic_id": topic.id})
+            trace.record(
+                trace_id, "fired", ACTOR, f"topic {topic.id} '{topic.title}' ended", now, {"topic_id": topic.id}
+            )
             written.append(row.id)
     return written

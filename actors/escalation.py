@@ -20,8 +20,7 @@ from wilson.kernel.timeparse import last_day
 
 EVENT_WINDOWS = (42, 21, 7, 1)  # days before an event's start at which its open preparation is raised
 # How far ahead of the event a kind of preparation is first raised: a visa takes weeks, a check-in a day.
-LEAD_DAYS = {"document": 42, "booking": 42, "bill": 21, "appointment": 21, "birthday": 21, "generic": 21,
-             "packing": 1}
+LEAD_DAYS = {"document": 42, "booking": 42, "bill": 21, "appointment": 21, "birthday": 21, "generic": 21, "packing": 1}
 LAST_MINUTE = ("check in", "check-in", "checkin", "pack")
 RAISED = "event:"  # a TaskFiring window: event:<days before the start>
 CHOICES = "done {n} · move {n} DATE · drop {n} · help {n}"
@@ -92,8 +91,11 @@ def raises(now: datetime, tz) -> list[Raise]:
     (or are overdue), not raised at this window before, and not just made (the user read them then)."""
     today = as_utc(now).astimezone(tz).date()
     found = []
-    for topic in Topic.select().where((Topic.status == "active") & Topic.starts.is_null(False)
-                                      & (Topic.starts > now)).order_by(Topic.starts, Topic.id):
+    for topic in (
+        Topic.select()
+        .where((Topic.status == "active") & Topic.starts.is_null(False) & (Topic.starts > now))
+        .order_by(Topic.starts, Topic.id)
+    ):
         start = as_utc(topic.starts).astimezone(tz).date()
         days = (start - today).days
         window = window_for(days)
@@ -110,8 +112,15 @@ def raises(now: datetime, tz) -> list[Raise]:
                 continue  # its moment is a nearer window
             if task.created_at is not None and as_utc(task.created_at) >= opened and not overdue:
                 continue  # planned inside this window: the user has just read it
-            if TaskFiring.select().where((TaskFiring.task == task.id) & (TaskFiring.window == f"{RAISED}{window}")
-                                         & (TaskFiring.due == task.due)).exists():
+            if (
+                TaskFiring.select()
+                .where(
+                    (TaskFiring.task == task.id)
+                    & (TaskFiring.window == f"{RAISED}{window}")
+                    & (TaskFiring.due == task.due)
+                )
+                .exists()
+            ):
                 continue
             raise_.tasks.append(task)
         if raise_.tasks:
@@ -148,8 +157,10 @@ def raise_text(raise_: Raise, today: date, tz) -> str:
     start = as_utc(topic.starts).astimezone(tz).date()
     end = last_day(topic.ends, tz) if topic.ends else None
     span = f"{_short(start)}" + (f" – {_short(end)}" if end and end > start else "")
-    head = (f"{topic.title} starts {_when(raise_.days)} ({span}), and "
-            f"{'this is' if len(raise_.tasks) == 1 else f'these {len(raise_.tasks)} are'} still open:")
+    head = (
+        f"{topic.title} starts {_when(raise_.days)} ({span}), and "
+        f"{'this is' if len(raise_.tasks) == 1 else f'these {len(raise_.tasks)} are'} still open:"
+    )
     lines = [f"• {task.title} ({task_state(task, today, tz)}): {CHOICES.format(n=task.id)}" for task in raise_.tasks]
     return "\n".join([head] + lines)
 
@@ -164,12 +175,15 @@ def record(raises_: list[Raise], now: datetime, tz) -> None:
         start = as_utc(raise_.topic.starts).astimezone(tz).date()
         marks.put("escalation", _mark(raise_.topic, raise_.window, start), as_utc(now).isoformat(), now)
         for task in raise_.tasks:
-            TaskFiring.get_or_create(task=task.id, window=f"{RAISED}{raise_.window}", due=task.due,
-                                     defaults={"fired_at": now})
+            TaskFiring.get_or_create(
+                task=task.id, window=f"{RAISED}{raise_.window}", due=task.due, defaults={"fired_at": now}
+            )
 
 
 def overdue_summary(tasks: list[Task], today: date, tz) -> str:
     """Overdue tasks raised before, in one line: how many, the oldest, and where the list is."""
     oldest = max((today - task_day(t, tz)).days for t in tasks)
-    return (f"{len(tasks)} overdue, oldest {oldest} day{'s' if oldest != 1 else ''}: "
-            "`overdue` lists them with what you can do")
+    return (
+        f"{len(tasks)} overdue, oldest {oldest} day{'s' if oldest != 1 else ''}: "
+        "`overdue` lists them with what you can do"
+    )

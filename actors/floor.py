@@ -58,8 +58,9 @@ def lift(decisions: list[dict], rows: list, now: datetime, tz) -> tuple[list[dic
     lifted: dict[int, str] = {}
     out = []
     for decision in decisions:
-        alarms = {i: why for i in decision["buffer_ids"] if i in by_id
-                  and (why := row_alarm(by_id[i], now, tz)) is not None}
+        alarms = {
+            i: why for i in decision["buffer_ids"] if i in by_id and (why := row_alarm(by_id[i], now, tz)) is not None
+        }
         if not alarms or (decision["action"] == "inbox" and decision["priority"] == 1):
             out.append(decision)
             continue
@@ -71,8 +72,17 @@ def lift(decisions: list[dict], rows: list, now: datetime, tz) -> tuple[list[dic
         if rest:
             out.append({**decision, "buffer_ids": rest})
         for i, why in alarms.items():
-            out.append({"buffer_ids": [i], "summary": headline(by_id[i]), "priority": 1,
-                        "action": "inbox", "reason": f"floor: {why}"[:300], "topic": None, "plan": True})
+            out.append(
+                {
+                    "buffer_ids": [i],
+                    "summary": headline(by_id[i]),
+                    "priority": 1,
+                    "action": "inbox",
+                    "reason": f"floor: {why}"[:300],
+                    "topic": None,
+                    "plan": True,
+                }
+            )
     return out, lifted
 
 

@@ -45,14 +45,21 @@ from wilson.model.errors import SynapseError
 from wilson.model.offline import urgency
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 
-AROUSAL_TOOL = {"type": "function", "function": {
-    "name": "arousal",
-    "description": "The ids of the urgent new items ([] for none).",
-    "parameters": {"type": "object", "required": ["buffer_ids"], "properties": {
-        "buffer_ids": {"type": "array", "items": {"type": "integer"}},
-        "reason": {"type": "string"},
-    }},
-}}
+AROUSAL_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "arousal",
+        "description": "The ids of the urgent new items ([] for none).",
+        "parameters": {
+            "type": "object",
+            "required": ["buffer_ids"],
+            "properties": {
+                "buffer_ids": {"type": "array", "items": {"type": "integer"}},
+                "reason": {"type": "string"},
+            },
+        },
+    },
+}
 
 RAS_PROMPT = """Scan new items for a personal assistant; call `arousal` once. Urgent: the user would want to know
 before tomorrow morning (today's deadlines, cancellations, emergencies, time-critical requests); most are not.
@@ -70,10 +77,13 @@ RETRY_CURSOR = "ras:alarm-retry"
 
 def scan_request(rows: list, now: datetime, tz) -> list[dict]:
     # each item's `untrusted` names its channel: the RAS runs many times a day, so nothing is said twice
-    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": snippet(r, now, tz)}
-             for r in rows]
-    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": getattr(tz, "key", str(tz)),
-            "notice": UNTRUSTED_ITEMS, "items": items}
+    items = [{"buffer_id": r.id, "untrusted": f"from your {r.channel}", "snippet": snippet(r, now, tz)} for r in rows]
+    body = {
+        "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "timezone": getattr(tz, "key", str(tz)),
+        "notice": UNTRUSTED_ITEMS,
+        "items": items,
+    }
     return [{"role": "system", "content": RAS_PROMPT}, {"role": "user", "content": json.dumps(body, default=str)}]
 
 
@@ -89,10 +99,21 @@ def snippet(row, now: datetime, tz) -> str:
 def scan_context(rows: list, now: datetime, tz) -> dict:
     """The scanned rows as structured facts for the offline rules: they judge sender and situation
     from the payload (who wrote it, what the event is, when it starts), not from the prompt."""
-    return {"kind": "arousal", "now": now.astimezone(tz).isoformat(timespec="minutes"),
-            "timezone": getattr(tz, "key", str(tz)),
-            "items": [{"buffer_id": r.id, "channel": r.channel, "snippet": r.snippet, "text": r.text[:2000],
-                       "payload": r.payload if isinstance(r.payload, dict) else {}} for r in rows]}
+    return {
+        "kind": "arousal",
+        "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "timezone": getattr(tz, "key", str(tz)),
+        "items": [
+            {
+                "buffer_id": r.id,
+                "channel": r.channel,
+                "snippet": r.snippet,
+                "text": r.text[:2000],
+                "payload": r.payload if isinstance(r.payload, dict) else {},
+            }
+            for r in rows
+        ],
+    }
 
 
 def calendar_change(row) -> bool:
@@ -112,8 +133,9 @@ def model_reasons(result, rows: list) -> dict[int, str]:
     return {i: str(args.get("reason") or "urgent") for i in ids}
 
 
-def routine_reasons(rows: list, known: dict[str, int], now: datetime, tz,
-                    subjects: dict[tuple[str, str], int] | None = None) -> dict[int, str]:
+def routine_reasons(
+    rows: list, known: dict[str, int], now: datetime, tz, subjects: dict[tuple[str, str], int] | None = None
+) -> dict[int, str]:
     """The rows from a routine sender (`known`: {address: mails read calmly}) or on a routine subject
     (`subjects`: {(address, thread subject): mails read calmly}) with nothing pressing in them, with why no
     model is asked. A pressing word or a date by tomorrow (a school closing early, a cancelled flight, a
@@ -124,8 +146,10 @@ def routine_reasons(rows: list, known: dict[str, int], now: datetime, tz,
         if address in known:
             why = f"routine sender: the model read {known[address]} mails from {address} without alarm"
         elif (address, subject) in (subjects or {}):
-            why = (f"routine subject: the model read {subjects[address, subject]} mails '{subject[:80]}' from "
-                   f"{address} without alarm on that subject")
+            why = (
+                f"routine subject: the model read {subjects[address, subject]} mails '{subject[:80]}' from "
+                f"{address} without alarm on that subject"
+            )
         else:
             continue
         payload = row.payload if isinstance(row.payload, dict) else {}
@@ -171,17 +195,27 @@ class RasActor(WilsonActor):
         read = [r for r in read if r.id not in routine]
         if read:
             try:
-                result = self.ctx.synapse.chat("reflex", scan_request(read, now, tz), tools=[AROUSAL_TOOL],
-                                               origin="background", tool_choice="required", purpose="arousal",
-                                               items=len(read), context=scan_context(read, now, tz))
+                result = self.ctx.synapse.chat(
+                    "reflex",
+                    scan_request(read, now, tz),
+                    tools=[AROUSAL_TOOL],
+                    origin="background",
+                    tool_choice="required",
+                    purpose="arousal",
+                    items=len(read),
+                    context=scan_context(read, now, tz),
+                )
             except SynapseError as exc:
                 logger.warning("RAS scan of {} row(s) postponed: {}", len(read), exc)
                 read = []  # not marked scanned: the next interval reads them again
             else:
                 reasons.update(model_reasons(result, read))
                 if not result.offline and floor.enabled(self.config):  # the model's calm is not the last word
-                    floored = {r.id: f"floor: {why}" for r in read if r.id not in reasons
-                               and (why := floor.row_alarm(r, now, tz)) is not None}
+                    floored = {
+                        r.id: f"floor: {why}"
+                        for r in read
+                        if r.id not in reasons and (why := floor.row_alarm(r, now, tz)) is not None
+                    }
                     reasons.update(floored)
         scanned = {r.id for r in timed + read} | set(routine)
         if not scanned:

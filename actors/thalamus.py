@@ -8,6 +8,9 @@ actor then only nudges the cortex lane that takes the row.
 The sync asks the triage model (actors/triage.py: the request and the checks on its answer)
 and applies its decisions here. The daily sync ends in the morning briefing (actors/briefing.py),
 which waits for the runs the sync started so that what they propose arrives inside it.
+
+Size: the routing actor and the triage actor share the batch's lifecycle (begin, finish, settle, postpone)
+and the pure functions that apply a triage; they are read together.
 """
 
 from __future__ import annotations
@@ -17,8 +20,19 @@ from datetime import datetime
 from loguru import logger
 
 from actors import briefing as day_briefing, floor
-from actors.triage import (TRIAGE_TOOL, bulk_drops, chunks, drops_a_row, first_line, headline, learn, look_answer,
-                           normalise_decisions, triage_context, triage_request)
+from actors.triage import (
+    TRIAGE_TOOL,
+    bulk_drops,
+    chunks,
+    drops_a_row,
+    first_line,
+    headline,
+    learn,
+    look_answer,
+    normalise_decisions,
+    triage_context,
+    triage_request,
+)
 from storage import buffers, inbox, outbox, trace
 from storage.db import database
 from storage.models import Inbox, Outbox, ReceptorBuffer
@@ -26,13 +40,26 @@ from storage.routing import REALTIME_PRIORITY
 from wilson.kernel import faults
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.clock import monotonic
-from wilson.kernel.messages import (ChannelSync, ChannelSynced, Deliver, InboxReady, ReplyTo, StimulusCommitted,
-                                    SyncRequest)
+from wilson.kernel.messages import (
+    ChannelSync,
+    ChannelSynced,
+    Deliver,
+    InboxReady,
+    ReplyTo,
+    StimulusCommitted,
+    SyncRequest,
+)
 from wilson.model.errors import SynapseError
 
 
-def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
-                 briefing: list | None = None, briefing_box: int | None = None) -> list[int]:
+def apply_triage(
+    decisions: list[dict],
+    rows: list,
+    now: datetime,
+    daily: bool,
+    briefing: list | None = None,
+    briefing_box: int | None = None,
+) -> list[int]:
     """Inbox rows created and buffers marked processed in ONE transaction. Returns new inbox ids.
 
     On a daily sync, priority-3 items belong to the morning briefing. A sync that runs in
@@ -59,18 +86,28 @@ def apply_triage(decisions: list[dict], rows: list, now: datetime, daily: bool,
                     # and the decision is kept so that later syncs do not pay to triage these rows again.
                     _keep_waiting(decision, members)
                     for member in members:
-                        trace.record(member.trace_id, "waiting", "thalamus", "kept for the morning briefing"
-                                     + (f": {decision['reason']}" if decision["reason"] else ""), now)
+                        trace.record(
+                            member.trace_id,
+                            "waiting",
+                            "thalamus",
+                            "kept for the morning briefing" + (f": {decision['reason']}" if decision["reason"] else ""),
+                            now,
+                        )
                 continue
             row = _inbox_for(decision, members, now)
             if row is not None:
                 created.append(row.id)
             ReceptorBuffer.update(processed_at=now, outcome="inbox", reason=decision["reason"]).where(
-                ReceptorBuffer.id.in_(decision["buffer_ids"])).execute()
+                ReceptorBuffer.id.in_(decision["buffer_ids"])
+            ).execute()
             for member in members:
-                trace.record(member.trace_id, "triaged", "thalamus",
-                             f"inbox {row.id if row else '(dup)'} priority {decision['priority']}: {decision['reason']}",
-                             now)
+                trace.record(
+                    member.trace_id,
+                    "triaged",
+                    "thalamus",
+                    f"inbox {row.id if row else '(dup)'} priority {decision['priority']}: {decision['reason']}",
+                    now,
+                )
         buffers.mark_dropped(dropped, now, "thalamus")
         if briefing is None:
             made = _briefing_row(gathered, now)
@@ -88,8 +125,12 @@ WAITING = "waiting"  # ReceptorBuffer.outcome of a row triaged for the briefing 
 
 def _keep_waiting(decision: dict, members: list) -> None:
     """Remember an early sync's briefing decision on its rows (which stay unprocessed until the morning)."""
-    kept = {"summary": decision["summary"], "reason": decision["reason"], "topic": decision.get("topic"),
-            "group": decision["buffer_ids"]}
+    kept = {
+        "summary": decision["summary"],
+        "reason": decision["reason"],
+        "topic": decision.get("topic"),
+        "group": decision["buffer_ids"],
+    }
     for member in members:
         member.payload = dict(member.payload or {}, triage=kept)
         member.outcome, member.reason = WAITING, decision["reason"]
@@ -108,8 +149,16 @@ def waiting_decisions(rows: list) -> list[dict]:
         if row.id not in group:
             group.append(row.id)
         placed.update(group)
-        decisions.append({"buffer_ids": group, "summary": str(kept.get("summary") or headline(row)), "priority": 3,
-                          "action": "inbox", "reason": str(kept.get("reason") or ""), "topic": kept.get("topic")})
+        decisions.append(
+            {
+                "buffer_ids": group,
+                "summary": str(kept.get("summary") or headline(row)),
+                "priority": 3,
+                "action": "inbox",
+                "reason": str(kept.get("reason") or ""),
+                "topic": kept.get("topic"),
+            }
+        )
     return decisions
 
 
@@ -126,19 +175,31 @@ def _briefing_row(gathered: list, now: datetime, day_box: int | None = None) -> 
     if not gathered:
         return None
     ids = [i for d, _ in gathered for i in d["buffer_ids"]]
-    row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
-                    text="Morning briefing:\n" + "\n".join(f"- {d['summary']}" for d, _ in gathered),
-                    payload={"items": [{"summary": d["summary"], "buffer_ids": d["buffer_ids"]}
-                                       for d, _ in gathered],
-                             **({"briefing_outbox": day_box} if day_box is not None else {})},
-                    dedup_key=f"briefing:{min(ids)}:{len(ids)}")
+    row = inbox.add(
+        source="thalamus",
+        kind="briefing",
+        origin="background",
+        priority=3,
+        at=now,
+        text="Morning briefing:\n" + "\n".join(f"- {d['summary']}" for d, _ in gathered),
+        payload={
+            "items": [{"summary": d["summary"], "buffer_ids": d["buffer_ids"]} for d, _ in gathered],
+            **({"briefing_outbox": day_box} if day_box is not None else {}),
+        },
+        dedup_key=f"briefing:{min(ids)}:{len(ids)}",
+    )
     ReceptorBuffer.update(processed_at=now, outcome="briefing").where(ReceptorBuffer.id.in_(ids)).execute()
     if row is not None:
         day_briefing.await_rows(day_box, [row.id])
     for decision, members in gathered:
         for member in members:
-            trace.record(member.trace_id, "triaged", "thalamus", "for the morning briefing"
-                         + (f": {decision['reason']}" if decision["reason"] else ""), now)
+            trace.record(
+                member.trace_id,
+                "triaged",
+                "thalamus",
+                "for the morning briefing" + (f": {decision['reason']}" if decision["reason"] else ""),
+                now,
+            )
     return row.id if row is not None else None
 
 
@@ -151,12 +212,22 @@ def _inbox_for(decision: dict, members: list, now: datetime):
     # when the model gave none) stays a short line of its own, which is what a follow-up quotes of the item
     said_first = len(members) == 1 and first_line(members[0]) == " ".join(summary.split())
     text = originals if said_first else f"{summary}\n\n{originals}"
-    return inbox.add(source=members[0].channel, kind=kind, origin="background", priority=decision["priority"],
-                     at=now, text=text[:4000], trace_id=members[0].trace_id,
-                     payload={"buffers": payloads, "topic": decision.get("topic"),
-                              **({} if decision.get("plan", True) else {"plan": False}),
-                              **({"note": decision["note"]} if decision.get("note") else {})},
-                     dedup_key="triage:" + ",".join(str(m.id) for m in members))
+    return inbox.add(
+        source=members[0].channel,
+        kind=kind,
+        origin="background",
+        priority=decision["priority"],
+        at=now,
+        text=text[:4000],
+        trace_id=members[0].trace_id,
+        payload={
+            "buffers": payloads,
+            "topic": decision.get("topic"),
+            **({} if decision.get("plan", True) else {"plan": False}),
+            **({"note": decision["note"]} if decision.get("note") else {}),
+        },
+        dedup_key="triage:" + ",".join(str(m.id) for m in members),
+    )
 
 
 class ThalamusActor(WilsonActor):
@@ -262,9 +333,16 @@ class TriageActor(WilsonActor):
         asked = [r for r in rows if r.id not in ruled]
         for batch in chunks(asked, int(self.config.get("thalamus", "chunk_chars"))):
             try:
-                result = self.ctx.synapse.chat("fast", triage_request(batch, now, tz), tools=[TRIAGE_TOOL],
-                                               origin="background", tool_choice="required", purpose="triage",
-                                               items=len(batch), context=triage_context(batch, now, tz))
+                result = self.ctx.synapse.chat(
+                    "fast",
+                    triage_request(batch, now, tz),
+                    tools=[TRIAGE_TOOL],
+                    origin="background",
+                    tool_choice="required",
+                    purpose="triage",
+                    items=len(batch),
+                    context=triage_context(batch, now, tz),
+                )
             except SynapseError as exc:
                 self.postpone(batch, reason, str(exc), now)
                 postponed += len(batch)
@@ -287,8 +365,9 @@ class TriageActor(WilsonActor):
                     if row.id in lifted:
                         trace.record(row.trace_id, "floor", self.name, f"kept as urgent: {lifted[row.id]}", now)
             kept += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox")
-            later += sum(len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox" and d["priority"] >= 3
-                         and not daily)  # as apply_triage keeps them: for the morning briefing
+            later += sum(
+                len(d["buffer_ids"]) for d in decisions if d["action"] == "inbox" and d["priority"] >= 3 and not daily
+            )  # as apply_triage keeps them: for the morning briefing
             made = apply_triage(decisions, batch, now, daily, briefing, box_id)
             faults.point("triage:after-commit")
             if made:
@@ -303,14 +382,26 @@ class TriageActor(WilsonActor):
         if box_id is not None:
             day_briefing.gathered(box_id)
             self.settle()
-        logger.info("sync ({}): {} buffered row(s) ({} decided earlier, {} dropped by rule) → {} inbox row(s)",
-                    reason, len(everything), len(waiting) if daily else 0, len(ruled), len(created))
+        logger.info(
+            "sync ({}): {} buffered row(s) ({} decided earlier, {} dropped by rule) → {} inbox row(s)",
+            reason,
+            len(everything),
+            len(waiting) if daily else 0,
+            len(ruled),
+            len(created),
+        )
         return {"looked": len(rows), "kept": kept, "later": later, "postponed": postponed}
 
     def answer(self, reply_to: ReplyTo, looked: dict) -> None:
         channels = list(self.config.get("core", "buffered_channels") or [])
-        box = outbox.add(channel=reply_to.channel, text=look_answer(channels=channels, **looked),
-                         trace_id=trace.new_trace_id(), key=reply_to.key, at=self.now(), payload=dict(reply_to.payload))
+        box = outbox.add(
+            channel=reply_to.channel,
+            text=look_answer(channels=channels, **looked),
+            trace_id=trace.new_trace_id(),
+            key=reply_to.key,
+            at=self.now(),
+            payload=dict(reply_to.payload),
+        )
         self.tell(reply_to.channel, Deliver(box.id))
 
     def brief(self, *, compose: bool) -> Outbox | None:

@@ -23,28 +23,47 @@ from wilson.model.offline import urgency
 from wilson.skills import storable
 
 # The prompt says what each field means; the schema only shapes the answer (triage runs at every sync).
-TRIAGE_TOOL = {"type": "function", "function": {
-    "name": "triage",
-    "description": "Keep each buffered item as an inbox row, or drop it.",
-    "parameters": {"type": "object", "required": ["items", "drop"], "properties": {
-        "items": {"type": "array", "items": {
-            "type": "object", "required": ["buffer_ids", "priority", "reason"],
+TRIAGE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "triage",
+        "description": "Keep each buffered item as an inbox row, or drop it.",
+        "parameters": {
+            "type": "object",
+            "required": ["items", "drop"],
             "properties": {
-                "buffer_ids": {"type": "array", "items": {"type": "integer"}},
-                "summary": {"type": "string"},
-                "priority": {"type": "integer"},
-                "reason": {"type": "string"},
-                "topic": {"type": ["string", "null"]},
-                "plan": {"type": "boolean"},
-                "say": {"type": "string"},
-                "task": {"type": "object"},
-            }}},
-        "drop": {"type": "array", "items": {
-            "type": "object", "required": ["buffer_ids", "reason"], "properties": {
-                "buffer_ids": {"type": "array", "items": {"type": "integer"}},
-                "reason": {"type": "string"},
-            }}}}},
-}}
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["buffer_ids", "priority", "reason"],
+                        "properties": {
+                            "buffer_ids": {"type": "array", "items": {"type": "integer"}},
+                            "summary": {"type": "string"},
+                            "priority": {"type": "integer"},
+                            "reason": {"type": "string"},
+                            "topic": {"type": ["string", "null"]},
+                            "plan": {"type": "boolean"},
+                            "say": {"type": "string"},
+                            "task": {"type": "object"},
+                        },
+                    },
+                },
+                "drop": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["buffer_ids", "reason"],
+                        "properties": {
+                            "buffer_ids": {"type": "array", "items": {"type": "integer"}},
+                            "reason": {"type": "string"},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
 
 TRIAGE_PROMPT = """You triage buffered input (calendar, email, web) for Wilson, a personal assistant.
 Call `triage` once. Group items about the same thing. Keep (in `items`) what the user may need:
@@ -112,8 +131,12 @@ def item_for(row) -> dict:
     return {**_envelope(row), "text": row.text[:TRIAGE_TEXT], **_facts(row)}
 
 
-CHANNEL_WORDS = {"calendar": "your calendar", "email": "your mail", "web": "the pages you watch",
-                 "mcp": "what you watch on MCP servers"}
+CHANNEL_WORDS = {
+    "calendar": "your calendar",
+    "email": "your mail",
+    "web": "the pages you watch",
+    "mcp": "what you watch on MCP servers",
+}
 
 
 def look_answer(looked: int, kept: int, later: int, postponed: int, channels: list[str]) -> str:
@@ -127,9 +150,11 @@ def look_answer(looked: int, kept: int, later: int, postponed: int, channels: li
     sorted_ = looked - postponed
     text = f"Looked at {_items(sorted_)}: " + _sorted(sorted_, kept, later) + "." if sorted_ else ""
     if postponed:
-        text += (" " if text else "") + (f"I couldn't sort {_items(postponed, 'more' if text else 'new')} just "
-                                         "now: the model didn't answer. They're kept, and I'll try again at the "
-                                         "next look.")
+        text += (" " if text else "") + (
+            f"I couldn't sort {_items(postponed, 'more' if text else 'new')} just "
+            "now: the model didn't answer. They're kept, and I'll try again at the "
+            "next look."
+        )
     return text
 
 
@@ -140,9 +165,11 @@ def _items(count: int, kind: str = "new") -> str:
 def _sorted(looked: int, kept: int, later: int) -> str:
     if not kept:
         return "none needs you"
-    parts = [f"{kept - later} worth a closer look now" if kept > later else "",
-             f"{later} for the morning briefing" if later else "",
-             f"{looked - kept} set aside" if looked > kept else ""]
+    parts = [
+        f"{kept - later} worth a closer look now" if kept > later else "",
+        f"{later} for the morning briefing" if later else "",
+        f"{looked - kept} set aside" if looked > kept else "",
+    ]
     parts = [p for p in parts if p]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -150,20 +177,38 @@ def _sorted(looked: int, kept: int, later: int) -> str:
 def triage_request(rows: list, now: datetime, tz) -> list[dict]:
     # Inside JSON, others' text is a quoted value it cannot break out of; the notice and each item's
     # `untrusted` source say what it is.
-    body = {"now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
-            "notice": UNTRUSTED_ITEMS, "items": [item_for(r) for r in rows]}
+    body = {
+        "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "timezone": str(tz),
+        "notice": UNTRUSTED_ITEMS,
+        "items": [item_for(r) for r in rows],
+    }
     body.update(advice.triage_hints(rows, now))  # senders whose mail the user lets pass, by the memory
-    return [{"role": "system", "content": TRIAGE_PROMPT},
-            {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)}]
+    return [
+        {"role": "system", "content": TRIAGE_PROMPT},
+        {"role": "user", "content": json.dumps(body, ensure_ascii=False, default=str)},
+    ]
 
 
 def triage_context(rows: list, now: datetime, tz) -> dict:
     """The same items as structured facts, for the offline rules (which never read the prompt); a mail
     from a sender the user lets pass carries the memory that says so (`ignored_sender`)."""
     senders = advice.ignored_senders(now)
-    return {"kind": "triage", "now": now.astimezone(tz).isoformat(timespec="minutes"), "timezone": str(tz),
-            "items": [{"buffer_id": r.id, "channel": r.channel, "text": r.text[:2000], "payload": r.payload,
-                       **advice.sender_fact(r, senders)} for r in rows]}
+    return {
+        "kind": "triage",
+        "now": now.astimezone(tz).isoformat(timespec="minutes"),
+        "timezone": str(tz),
+        "items": [
+            {
+                "buffer_id": r.id,
+                "channel": r.channel,
+                "text": r.text[:2000],
+                "payload": r.payload,
+                **advice.sender_fact(r, senders),
+            }
+            for r in rows
+        ],
+    }
 
 
 def normalise_decisions(raw_items, rows: list, raw_drops=None) -> list[dict]:
@@ -190,20 +235,44 @@ def normalise_decisions(raw_items, rows: list, raw_drops=None) -> list[dict]:
             priority = 2
         # never blank, and no template token in a line the briefing may quote as it is
         summary = protocol.clean(" ".join(str(item.get("summary") or "").split()))[:500] or headline(by_id[ids[0]])
-        decision = {"buffer_ids": ids, "summary": summary, "priority": priority,
-                    "action": action, "reason": str(item.get("reason") or "")[:300],
-                    "topic": item.get("topic"), "plan": item.get("plan") is not False}
+        decision = {
+            "buffer_ids": ids,
+            "summary": summary,
+            "priority": priority,
+            "action": action,
+            "reason": str(item.get("reason") or "")[:300],
+            "topic": item.get("topic"),
+            "plan": item.get("plan") is not False,
+        }
         note = note_of(item) if action == "inbox" and priority <= 2 and not decision["plan"] else None
         decisions.append({**decision, "note": note} if note else decision)
     for group in _dicts(raw_drops):
         ids = fresh(group)
         if ids:
-            decisions.append({"buffer_ids": ids, "summary": headline(by_id[ids[0]]), "priority": 3, "action": "drop",
-                              "reason": str(group.get("reason") or "")[:300], "topic": None, "plan": False})
+            decisions.append(
+                {
+                    "buffer_ids": ids,
+                    "summary": headline(by_id[ids[0]]),
+                    "priority": 3,
+                    "action": "drop",
+                    "reason": str(group.get("reason") or "")[:300],
+                    "topic": None,
+                    "plan": False,
+                }
+            )
     for row in rows:
         if row.id not in seen:
-            decisions.append({"buffer_ids": [row.id], "summary": headline(row), "priority": 2, "action": "inbox",
-                              "reason": "triage did not mention it; kept to be safe", "topic": None, "plan": True})
+            decisions.append(
+                {
+                    "buffer_ids": [row.id],
+                    "summary": headline(row),
+                    "priority": 2,
+                    "action": "inbox",
+                    "reason": "triage did not mention it; kept to be safe",
+                    "topic": None,
+                    "plan": True,
+                }
+            )
     return decisions
 
 
@@ -224,8 +293,10 @@ def note_of(item: dict) -> dict | None:
     title = " ".join(title.split())[:TASK_TITLE_CHARS] if isinstance(title, str) and storable(title) else ""
     due = task.get("due")
     due = due.strip()[:40] if isinstance(due, str) and storable(due) and due.strip() else None
-    note = {**({"say": say} if say else {}),
-            **({"task": {"title": title, **({"due": due} if due else {})}} if title else {})}
+    note = {
+        **({"say": say} if say else {}),
+        **({"task": {"title": title, **({"due": due} if due else {})}} if title else {}),
+    }
     return note or None
 
 
@@ -260,11 +331,23 @@ def learn(decisions: list[dict], rows: list, now: datetime) -> None:
     own alarm does; each bulk mail it dropped or kept counts for its sender
     (`bulk_drops`). A kept one it forgot to mention counts as kept: that errs towards asking it again."""
     by_id = {r.id: r for r in rows}
-    urgent = {senders.mail_of(by_id[i]) for d in decisions if d["action"] == "inbox" and d["priority"] == 1
-              for i in d["buffer_ids"] if i in by_id}
+    urgent = {
+        senders.mail_of(by_id[i])
+        for d in decisions
+        if d["action"] == "inbox" and d["priority"] == 1
+        for i in d["buffer_ids"]
+        if i in by_id
+    }
     senders.alarmed(urgent, now)
-    senders.bulk_triaged([(senders.address_of(by_id[i]), d["action"] == "inbox") for d in decisions
-                          for i in d["buffer_ids"] if i in by_id and bulk(by_id[i])], now)
+    senders.bulk_triaged(
+        [
+            (senders.address_of(by_id[i]), d["action"] == "inbox")
+            for d in decisions
+            for i in d["buffer_ids"]
+            if i in by_id and bulk(by_id[i])
+        ],
+        now,
+    )
 
 
 # A sender's bulk mail is dropped by rule only while the model triaged one of theirs within this window: after

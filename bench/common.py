@@ -129,11 +129,17 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"nproc": os.cpu_count(), "memory_gib": round(memory_kb / 1024 / 1024, 1) if memory_kb else None,
-            "python": platform.python_version(), "cpu": cpu, "system": platform.platform()}
+    return {
+        "nproc": os.cpu_count(),
+        "memory_gib": round(memory_kb / 1024 / 1024, 1) if memory_kb else None,
+        "python": platform.python_version(),
+        "cpu": cpu,
+        "system": platform.platform(),
+    }
 
 
 # A home directory per run ------------------------------------------------------
+
 
 class TempHome:
     def __init__(self, prefix: str):
@@ -199,6 +205,7 @@ def make_wilson(config, clock, *, llm="offline", printer=None, replace: dict | N
 
 
 # Recording the SQL Wilson issues -------------------------------------------------
+
 
 @dataclass
 class Unit:

@@ -61,8 +61,13 @@ def transduce(mails: list[bytes], account: str = "bench@local") -> list:
             parsed = parse.parse_message(raw, bulk_senders=[])
         except parse.ParseError:
             continue
-        out.append((parse.describe(parsed, TZ, folder="INBOX"), parse.dedup_key(parsed, raw, account),
-                    parse.payload(parsed, folder="INBOX", uid=uid, uidvalidity=1)))
+        out.append(
+            (
+                parse.describe(parsed, TZ, folder="INBOX"),
+                parse.dedup_key(parsed, raw, account),
+                parse.payload(parsed, folder="INBOX", uid=uid, uidvalidity=1),
+            )
+        )
     return out
 
 
@@ -77,7 +82,7 @@ def buffer(mails: list[bytes], account: str) -> int:
     kept = 0
     for start in range(0, len(rows), BATCH):
         with database.atomic():
-            for text, key, payload in rows[start:start + BATCH]:
+            for text, key, payload in rows[start : start + BATCH]:
                 kept += commit_buffered(channel="email", text=text, dedup_key=key, payload=payload, at=at) is not None
     return kept
 
@@ -118,16 +123,36 @@ def run(quick: bool) -> dict:
     rate = {"stdlib": n / base, "stdlib_capped": n / base_capped, "transduce": n / trans, "buffer": n / buffered}
     same = "stdlib parse only, first 512 KB"
     figures = [
-        Figure("parse → transduce", round(rate["transduce"], 1), "mails/s", same,
-               round(rate["stdlib_capped"], 1), ratio(rate["transduce"], rate["stdlib_capped"])),
-        Figure("parse → transduce → buffer (SQLite)", round(rate["buffer"], 1), "mails/s", same,
-               round(rate["stdlib_capped"], 1), ratio(rate["buffer"], rate["stdlib_capped"])),
-        Figure("parse → transduce → buffer (SQLite)", round(rate["buffer"], 1), "mails/s",
-               "stdlib parse only, whole mail", round(rate["stdlib"], 1), ratio(rate["buffer"], rate["stdlib"]),
-               note="Wilson reads at most 512 KB of a mail"),
+        Figure(
+            "parse → transduce",
+            round(rate["transduce"], 1),
+            "mails/s",
+            same,
+            round(rate["stdlib_capped"], 1),
+            ratio(rate["transduce"], rate["stdlib_capped"]),
+        ),
+        Figure(
+            "parse → transduce → buffer (SQLite)",
+            round(rate["buffer"], 1),
+            "mails/s",
+            same,
+            round(rate["stdlib_capped"], 1),
+            ratio(rate["buffer"], rate["stdlib_capped"]),
+        ),
+        Figure(
+            "parse → transduce → buffer (SQLite)",
+            round(rate["buffer"], 1),
+            "mails/s",
+            "stdlib parse only, whole mail",
+            round(rate["stdlib"], 1),
+            ratio(rate["buffer"], rate["stdlib"]),
+            note="Wilson reads at most 512 KB of a mail",
+        ),
     ]
-    notes = [f"{n} mails, {size / 1024 / 1024:.1f} MB; {len(read)} read, {n - len(read)} unreadable "
-             f"(traced by the channel); best of {rounds} rounds"]
+    notes = [
+        f"{n} mails, {size / 1024 / 1024:.1f} MB; {len(read)} read, {n - len(read)} unreadable "
+        f"(traced by the channel); best of {rounds} rounds"
+    ]
     return result("email parse", figures, {"mails": n, "bytes": size, "rates": rate}, notes)
 
 

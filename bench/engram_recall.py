@@ -71,14 +71,24 @@ def _fill(corpus: Corpus, start: int, stop: int) -> None:
     statements (store() one by one is the slow path, not the measured one). The full-text index
     follows by trigger, as it does for store()."""
     db = database.obj
-    memory_sql = (f"INSERT INTO {Memory._meta.table_name} (id, kind, text, key, provenance, strength, created_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?)")
+    memory_sql = (
+        f"INSERT INTO {Memory._meta.table_name} (id, kind, text, key, provenance, strength, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
     rows = []
     for i in range(start, stop):
         text = corpus.text(i)
-        rows.append((i + 1, "interpretation", text, engram.make_key(text),
-                     Memory.provenance.db_value([f"bench:{i}"]), 1.0 + (i % 5),
-                     Memory.created_at.db_value(START + timedelta(minutes=i))))
+        rows.append(
+            (
+                i + 1,
+                "interpretation",
+                text,
+                engram.make_key(text),
+                Memory.provenance.db_value([f"bench:{i}"]),
+                1.0 + (i % 5),
+                Memory.created_at.db_value(START + timedelta(minutes=i)),
+            )
+        )
     with db.atomic():
         cursor = db.cursor()
         cursor.executemany(memory_sql, rows)
@@ -105,8 +115,12 @@ def _time(fn, queries: list[str]) -> float:
 def _scan(query: str) -> list:
     # The unindexed alternative: every memory's text is read.
     word = query.split()[0]
-    return list(Memory.select().where(Memory.text.contains(word), Memory.invalidated_at.is_null())
-                .order_by(Memory.strength.desc()).limit(5))
+    return list(
+        Memory.select()
+        .where(Memory.text.contains(word), Memory.invalidated_at.is_null())
+        .order_by(Memory.strength.desc())
+        .limit(5)
+    )
 
 
 def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> dict:
@@ -130,8 +144,11 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> dict:
             recall_s = _time(recall.recall, queries)
             scan_s = _time(_scan, queries[: max(5, query_count // 10)])
             hits = sum(1 for q in queries[:20] if recall.recall(q))
-            results[size] = {"recall_ms": round(recall_s * 1000, 3), "scan_ms": round(scan_s * 1000, 3),
-                             "hits_of_20": hits}
+            results[size] = {
+                "recall_ms": round(recall_s * 1000, 3),
+                "scan_ms": round(scan_s * 1000, 3),
+                "hits_of_20": hits,
+            }
         first, last = results[sizes[0]], results[sizes[-1]]
         return {
             "sizes": results,
@@ -156,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     for size, row in result["sizes"].items():
-        print(f"{size:>7} memories  recall {row['recall_ms']:8.3f} ms  full scan {row['scan_ms']:8.3f} ms  "
-              f"({row['hits_of_20']}/20 queries found something)")
+        print(
+            f"{size:>7} memories  recall {row['recall_ms']:8.3f} ms  full scan {row['scan_ms']:8.3f} ms  "
+            f"({row['hits_of_20']}/20 queries found something)"
+        )
     sizes = list(result["sizes"])
     label = "/".join(f"{n // 1000}k" if n >= 1000 else str(n) for n in (sizes[-1], sizes[0]))
     print(f"ratio {label}: recall {result['ratio']}  (full scan {result['scan_ratio']})")

@@ -48,10 +48,25 @@ def _ready_seconds() -> float:
     """`wilson run` until its first delivery line."""
     with TempHome("ready") as home:
         start = monotonic()
-        proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home),
-                                 "--log-level", "WARNING", "run", "--llm", "offline"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, env=_env(), cwd=str(home))
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "bin" / "wilson"),
+                "--home",
+                str(home),
+                "--log-level",
+                "WARNING",
+                "run",
+                "--llm",
+                "offline",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=_env(),
+            cwd=str(home),
+        )
         try:
             proc.stdin.write("say hi\n")
             proc.stdin.flush()
@@ -77,8 +92,15 @@ def _bare_import_seconds() -> float:
 
 
 def _child(kind: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "bench.footprint", "--child", kind], check=True, env=_env(),
-                         capture_output=True, text=True, cwd=str(ROOT), timeout=1800)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.footprint", "--child", kind],
+        check=True,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=1800,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -138,8 +160,12 @@ def child_wilson(days: int = 1) -> dict:
             from storage.models import Inbox, Outbox, ReceptorBuffer
 
             def counts(stimuli: int) -> dict:
-                return {"inbox": Inbox.select().count(), "outbox": Outbox.select().count(),
-                        "buffered": ReceptorBuffer.select().count(), "stimuli": stimuli}
+                return {
+                    "inbox": Inbox.select().count(),
+                    "outbox": Outbox.select().count(),
+                    "buffered": ReceptorBuffer.select().count(),
+                    "stimuli": stimuli,
+                }
 
             hour = {"rss_kb": _status_kb("VmRSS"), "counts": counts(len(day))}
             lived: dict[int, dict] = {}
@@ -162,13 +188,21 @@ def child_wilson(days: int = 1) -> dict:
                     seen += 1
                 app.advance(until - clock.now())
                 app.wait_idle()
-                lived[mark] = {"rss_kb": _status_kb("VmRSS"), "counts": counts(seen),
-                               "wall_seconds": round(monotonic() - lived_started, 1)}
+                lived[mark] = {
+                    "rss_kb": _status_kb("VmRSS"),
+                    "counts": counts(seen),
+                    "wall_seconds": round(monotonic() - lived_started, 1),
+                }
         finally:
             app.stop()
-    return {"rss_kb": hour["rss_kb"], "hwm_kb": _status_kb("VmHWM"), "rss_started_kb": rss_started,
-            "start_seconds": round(start_seconds, 3), "counts": hour["counts"],
-            "days": {str(mark): figures for mark, figures in lived.items()}}
+    return {
+        "rss_kb": hour["rss_kb"],
+        "hwm_kb": _status_kb("VmHWM"),
+        "rss_started_kb": rss_started,
+        "start_seconds": round(start_seconds, 3),
+        "counts": hour["counts"],
+        "days": {str(mark): figures for mark, figures in lived.items()},
+    }
 
 
 def child_idle(interval: float, seconds: float) -> dict:
@@ -209,33 +243,78 @@ def run(quick: bool = False) -> dict:
     ready_s, bare_s = statistics.median(ready), statistics.median(bare)
     rss, bare_rss = wilson["rss_kb"] / 1024, plain["rss_kb"] / 1024
     figures = [
-        Figure("`wilson run` to first delivery", round(ready_s, 3), "s", "bare python importing the same libraries",
-               round(bare_s, 3), ratio(ready_s, bare_s), "", None,
-               f"median of {repeats}; Wilson(...).start() in process: {wilson['start_seconds']} s"),
-        Figure("RSS after one simulated hour (a day's input, offline model)", round(rss, 1), "MiB",
-               "bare python importing the same libraries", round(bare_rss, 1), ratio(rss, bare_rss), "", None,
-               f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB"),
+        Figure(
+            "`wilson run` to first delivery",
+            round(ready_s, 3),
+            "s",
+            "bare python importing the same libraries",
+            round(bare_s, 3),
+            ratio(ready_s, bare_s),
+            "",
+            None,
+            f"median of {repeats}; Wilson(...).start() in process: {wilson['start_seconds']} s",
+        ),
+        Figure(
+            "RSS after one simulated hour (a day's input, offline model)",
+            round(rss, 1),
+            "MiB",
+            "bare python importing the same libraries",
+            round(bare_rss, 1),
+            ratio(rss, bare_rss),
+            "",
+            None,
+            f"right after start {wilson['rss_started_kb'] / 1024:.1f} MiB",
+        ),
     ]
     for mark, lived in wilson["days"].items():
         mib = lived["rss_kb"] / 1024
         month = mark == "30"  # the goal: under 100 MiB after a month with mail, within 2 x the bare interpreter
-        figures.append(Figure(f"RSS after a simulated {'week' if mark == '7' else f'{mark} days'} (the persona's mail "
-                              "and messages, offline model)", round(mib, 1), "MiB",
-                              "bare python importing the same libraries", round(bare_rss, 1), ratio(mib, bare_rss),
-                              "<= 100 MiB and <= 2x" if month else "",
-                              (mib <= 100 and mib <= 2 * bare_rss) if month else None, f"{lived['counts']['stimuli']} stimuli, {lived['counts']['outbox']} outbox rows; "
-                                        f"lived in {lived['wall_seconds']} s; peak {wilson['hwm_kb'] / 1024:.1f} MiB"))
+        figures.append(
+            Figure(
+                f"RSS after a simulated {'week' if mark == '7' else f'{mark} days'} (the persona's mail "
+                "and messages, offline model)",
+                round(mib, 1),
+                "MiB",
+                "bare python importing the same libraries",
+                round(bare_rss, 1),
+                ratio(mib, bare_rss),
+                "<= 100 MiB and <= 2x" if month else "",
+                (mib <= 100 and mib <= 2 * bare_rss) if month else None,
+                f"{lived['counts']['stimuli']} stimuli, {lived['counts']['outbox']} outbox rows; "
+                f"lived in {lived['wall_seconds']} s; peak {wilson['hwm_kb'] / 1024:.1f} MiB",
+            )
+        )
     figures += [
-        Figure("idle CPU per wall second (real clock, offline model, nothing arriving)",
-               round(idle["cpu_ms_per_s"], 2), "ms/s", "the same with a look every second (the old tick)",
-               round(every_second["cpu_ms_per_s"], 2), ratio(idle["cpu_ms_per_s"], every_second["cpu_ms_per_s"]),
-               "", None, f"{idle['statements_per_s']:.1f} statements/s against {every_second['statements_per_s']:.1f}, "
-                         f"over {idle['seconds']} s each"),
+        Figure(
+            "idle CPU per wall second (real clock, offline model, nothing arriving)",
+            round(idle["cpu_ms_per_s"], 2),
+            "ms/s",
+            "the same with a look every second (the old tick)",
+            round(every_second["cpu_ms_per_s"], 2),
+            ratio(idle["cpu_ms_per_s"], every_second["cpu_ms_per_s"]),
+            "",
+            None,
+            f"{idle['statements_per_s']:.1f} statements/s against {every_second['statements_per_s']:.1f}, "
+            f"over {idle['seconds']} s each",
+        ),
     ]
-    notes = [f"the hour carried {wilson['counts']['stimuli']} stimuli: {wilson['counts']['buffered']} buffered rows, "
-             f"{wilson['counts']['inbox']} inbox rows, {wilson['counts']['outbox']} outbox rows"]
-    return result("footprint", figures, {"ready_s": ready, "bare_import_s": bare, "wilson": wilson, "bare": plain,
-                                         "idle": idle, "idle_every_second": every_second}, notes)
+    notes = [
+        f"the hour carried {wilson['counts']['stimuli']} stimuli: {wilson['counts']['buffered']} buffered rows, "
+        f"{wilson['counts']['inbox']} inbox rows, {wilson['counts']['outbox']} outbox rows"
+    ]
+    return result(
+        "footprint",
+        figures,
+        {
+            "ready_s": ready,
+            "bare_import_s": bare,
+            "wilson": wilson,
+            "bare": plain,
+            "idle": idle,
+            "idle_every_second": every_second,
+        },
+        notes,
+    )
 
 
 def main(argv=None) -> int:

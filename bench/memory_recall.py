@@ -49,13 +49,17 @@ def questions(corpus: Corpus, count: int, rng: random.Random) -> list[dict]:
     for j in range(count):
         name = _name(ANSWER_NAMES + j * 7)
         habit, other, third = rng.sample(corpus.everyday, 3)
-        out.append({
-            "query": f"{name} {habit} {other} {third}",
-            "answer": (rng.choice(("belief", "principle")), f"user {habit} {name} late", 2.0 + rng.randrange(4)),
-            # more episodes quoting the words than recall returns: text alone can bury the answer
-            "echoes": [f"The user said: {name} {habit} {other} {third} {rng.choice(corpus.everyday)}"
-                       for _ in range(rng.choice(ECHOES))],
-        })
+        out.append(
+            {
+                "query": f"{name} {habit} {other} {third}",
+                "answer": (rng.choice(("belief", "principle")), f"user {habit} {name} late", 2.0 + rng.randrange(4)),
+                # more episodes quoting the words than recall returns: text alone can bury the answer
+                "echoes": [
+                    f"The user said: {name} {habit} {other} {third} {rng.choice(corpus.everyday)}"
+                    for _ in range(rng.choice(ECHOES))
+                ],
+            }
+        )
     return out
 
 
@@ -64,20 +68,43 @@ def fill(corpus: Corpus, size: int, qs: list[dict]) -> dict[str, int]:
     rows = []
     for q in qs:
         kind, text, strength = q["answer"]
-        rows.append({"kind": kind, "text": text, "strength": strength, "provenance": ["bench:answer"],
-                     "created_at": NOW - timedelta(days=60)})
-        rows += [{"kind": "episode", "text": e, "strength": 1.0, "provenance": ["bench:echo"],
-                  "created_at": NOW - timedelta(days=5)} for e in q["echoes"]]
+        rows.append(
+            {
+                "kind": kind,
+                "text": text,
+                "strength": strength,
+                "provenance": ["bench:answer"],
+                "created_at": NOW - timedelta(days=60),
+            }
+        )
+        rows += [
+            {
+                "kind": "episode",
+                "text": e,
+                "strength": 1.0,
+                "provenance": ["bench:echo"],
+                "created_at": NOW - timedelta(days=5),
+            }
+            for e in q["echoes"]
+        ]
     for i in range(size - len(rows)):
-        rows.append({"kind": "episode" if i % 3 else "interpretation", "text": corpus.text(i),
-                     "strength": 1.0 + (i % 5), "provenance": [f"bench:{i}"],
-                     "created_at": START + timedelta(minutes=i * 3)})
+        rows.append(
+            {
+                "kind": "episode" if i % 3 else "interpretation",
+                "text": corpus.text(i),
+                "strength": 1.0 + (i % 5),
+                "provenance": [f"bench:{i}"],
+                "created_at": START + timedelta(minutes=i * 3),
+            }
+        )
     for row in rows:
         row["key"] = engram.make_key(row["text"])
     with database.atomic():
         for start in range(0, len(rows), 500):
-            Memory.insert_many(rows[start:start + 500]).execute()
-    answers = {m.text: m.id for m in Memory.select(Memory.id, Memory.text).where(Memory.kind.in_(["belief", "principle"]))}
+            Memory.insert_many(rows[start : start + 500]).execute()
+    answers = {
+        m.text: m.id for m in Memory.select(Memory.id, Memory.text).where(Memory.kind.in_(["belief", "principle"]))
+    }
     return {q["query"]: answers[q["answer"][1]] for q in qs}
 
 
@@ -90,9 +117,12 @@ def measure(fn, qs: list[dict], answers: dict[str, int]) -> dict:
         at5 += answers[q["query"]] in found[:5]
         at10 += answers[q["query"]] in found[:10]
     times.sort()
-    return {"recall@5": round(at5 / len(qs), 3), "recall@10": round(at10 / len(qs), 3),
-            "p50_ms": round(statistics.median(times) * 1000, 2),
-            "p99_ms": round(times[min(len(times) - 1, int(len(times) * 0.99))] * 1000, 2)}
+    return {
+        "recall@5": round(at5 / len(qs), 3),
+        "recall@10": round(at10 / len(qs), 3),
+        "p50_ms": round(statistics.median(times) * 1000, 2),
+        "p99_ms": round(times[min(len(times) - 1, int(len(times) * 0.99))] * 1000, 2),
+    }
 
 
 def run(quick: bool = False, postgres: str | None = None, sizes: tuple[int, ...] = SIZES) -> dict:
@@ -140,25 +170,50 @@ def figures(results: dict) -> dict:
     out = []
     for label, row in results.items():
         r, b = row["recall"], row["bm25"]
-        out.append(Figure(f"recall@10, {label} memories", r["recall@10"], "", "BM25 alone", b["recall@10"],
-                          ratio(r["recall@10"], b["recall@10"]), "≥ BM25", r["recall@10"] >= b["recall@10"],
-                          f"recall@5 {r['recall@5']} vs {b['recall@5']}; {row['questions']} questions"))
+        out.append(
+            Figure(
+                f"recall@10, {label} memories",
+                r["recall@10"],
+                "",
+                "BM25 alone",
+                b["recall@10"],
+                ratio(r["recall@10"], b["recall@10"]),
+                "≥ BM25",
+                r["recall@10"] >= b["recall@10"],
+                f"recall@5 {r['recall@5']} vs {b['recall@5']}; {row['questions']} questions",
+            )
+        )
     for label, row in results.items():
         if label.endswith(f" {max(SIZES)}"):
             r, b = row["recall"], row["bm25"]
-            out.append(Figure(f"recall p50, {label} memories", r["p50_ms"], "ms", "BM25 alone p50", b["p50_ms"],
-                              ratio(r["p50_ms"], b["p50_ms"]), f"< {P50_GOAL_MS:.0f} ms", r["p50_ms"] < P50_GOAL_MS,
-                              f"p99 {r['p99_ms']} ms vs {b['p99_ms']} ms"))
-    notes = ["answers are beliefs or principles buried under 2, 6 or 12 episodes that quote the question; "
-             "recall blends text relevance with importance and recency, BM25 ranks by text alone"]
+            out.append(
+                Figure(
+                    f"recall p50, {label} memories",
+                    r["p50_ms"],
+                    "ms",
+                    "BM25 alone p50",
+                    b["p50_ms"],
+                    ratio(r["p50_ms"], b["p50_ms"]),
+                    f"< {P50_GOAL_MS:.0f} ms",
+                    r["p50_ms"] < P50_GOAL_MS,
+                    f"p99 {r['p99_ms']} ms vs {b['p99_ms']} ms",
+                )
+            )
+    notes = [
+        "answers are beliefs or principles buried under 2, 6 or 12 episodes that quote the question; "
+        "recall blends text relevance with importance and recency, BM25 ranks by text alone"
+    ]
     return bench_result("memory recall", out, {"results": results}, notes)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.memory_recall", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="50 questions instead of 200")
-    parser.add_argument("--postgres", default=os.environ.get("WILSON_TEST_DATABASE_URL"),
-                        help="also measure on this PostgreSQL database (its tables are dropped)")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("WILSON_TEST_DATABASE_URL"),
+        help="also measure on this PostgreSQL database (its tables are dropped)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--raw", action="store_true", help="print the measurements as plain JSON")
     args = parser.parse_args(argv)
@@ -174,9 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for label, row in result.items():
         r, b = row["recall"], row["bm25"]
-        print(f"{label:>16}: recall@5 {r['recall@5']:.2f} (bm25 {b['recall@5']:.2f})  "
-              f"recall@10 {r['recall@10']:.2f} (bm25 {b['recall@10']:.2f})  "
-              f"p50 {r['p50_ms']:.1f} ms (bm25 {b['p50_ms']:.1f})  p99 {r['p99_ms']:.1f} ms (bm25 {b['p99_ms']:.1f})")
+        print(
+            f"{label:>16}: recall@5 {r['recall@5']:.2f} (bm25 {b['recall@5']:.2f})  "
+            f"recall@10 {r['recall@10']:.2f} (bm25 {b['recall@10']:.2f})  "
+            f"p50 {r['p50_ms']:.1f} ms (bm25 {b['p50_ms']:.1f})  p99 {r['p99_ms']:.1f} ms (bm25 {b['p99_ms']:.1f})"
+        )
     return 0
 
 

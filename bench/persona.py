@@ -48,65 +48,156 @@ CORPUS_MIN_CHARS = 500  # a newsletter body shorter than this after the channel'
 THREAD_SHARE = 0.6  # of actionable and urgent mail, the share that answers an earlier mail of the same subject
 EDIT_SERIAL = 10**9  # a calendar edit's order: after any mail or message of the same second
 
-PROMO = [("Garden Shop", "deals@shop.example", "Spring sale: 30% off garden furniture"),
-         ("The Daily", "news@daily.example", "Your morning newsletter: 12 stories"),
-         ("Streamly", "hello@streaming.example", "New this week on your watchlist"),
-         ("Airline Offers", "offers@airline.example", "Fly to Lisbon from 49 EUR"),
-         ("Forum Digest", "digest@forum.example", "Weekly digest: top threads in Home Improvement"),
-         ("Bean & Co", "promo@coffee.example", "Buy one get one free this weekend"),
-         ("SheetsCloud", "webinar@saas.example", "Webinar invite: scaling your spreadsheets")]
-FYI = [("Parcel Service", "noreply@parcel.example", "Your order has shipped"),
-       ("Your Bank", "statements@bank.example", "Your monthly statement is ready"),
-       ("CloudBox", "noreply@cloud.example", "Receipt for your storage plan"),
-       ("", "calendar@work.example", "Meeting notes from Thursday"),
-       ("City Gym", "noreply@gym.example", "Class schedule changes next month"),
-       ("", "school@school.example", "Newsletter from Class 3b")]
-ACTIONABLE = [("Mr Berger", "landlord@mail.example", "Action needed: sign the lease renewal by Friday"),
-              ("Anna", "anna@mail.example", "Action needed: RSVP for Anna's birthday dinner"),
-              ("Petra Hall", "boss@work.example", "Action needed: review the Q2 budget draft"),
-              ("Dental Clinic", "dentist@clinic.example", "Action needed: confirm your check-up appointment"),
-              ("Tax Advisor", "tax@advisor.example", "Action needed: send the missing receipts"),
-              ("", "school@school.example", "Action needed: sign the field trip consent form")]
-URGENT = [("Airline Alerts", "alerts@airline.example", "URGENT: your flight tomorrow is cancelled, rebook today"),
-          ("Your Bank", "alerts@bank.example", "URGENT: card payment declined, service suspended tonight"),
-          ("", "school@school.example", "URGENT: school closes at 13:00 today, pick up the children"),
-          ("Petra Hall", "boss@work.example", "URGENT: client call moved to 14:00 today, need the slides"),
-          ("Fix-It Plumbing", "plumber@fix.example", "URGENT: water will be shut off in one hour")]
-WORDS = ("please see the details below we wanted to let you know about the latest changes to your account "
-         "and the schedule for the coming weeks if you have any questions reply to this message thanks again "
-         "for being with us the team").split()
-SECTION = ("Top stories", "This week", "Editor's pick", "Deals for you", "From the community", "Events near you",
-           "What's new", "Don't miss")
-ITEMS = ("Five ways to make the most of spring", "Our readers' favourite picks of the month", "The one change "
-         "that saves hours every week", "A closer look at what is coming next", "Members save more this weekend",
-         "How others solved it: stories from you", "Last chance: offers ending soon", "Behind the scenes with "
-         "our team", "New arrivals you might like", "Your questions answered")
-CHATS = ["what's on my calendar today?", "anything urgent in my email?", "remind me what's due this week",
-         "thanks!", "I'm heading out, back at 6", "did the landlord write back?",
-         "what should I prepare for tomorrow's meeting?", "ok, sounds good", "how busy is Thursday?",
-         "note to self: buy milk", "when is the dentist?", "good morning", "I'm tired today",
-         "can you summarise my inbox?", "what did I miss?"]
-TASKS = ["Renew passport", "File tax return", "Book summer holiday", "Pay car insurance", "Buy Anna's present",
-         "Submit expense report", "Call the landlord", "Renew gym membership", "Prepare Q2 slides",
-         "Schedule car service"]
+PROMO = [
+    ("Garden Shop", "deals@shop.example", "Spring sale: 30% off garden furniture"),
+    ("The Daily", "news@daily.example", "Your morning newsletter: 12 stories"),
+    ("Streamly", "hello@streaming.example", "New this week on your watchlist"),
+    ("Airline Offers", "offers@airline.example", "Fly to Lisbon from 49 EUR"),
+    ("Forum Digest", "digest@forum.example", "Weekly digest: top threads in Home Improvement"),
+    ("Bean & Co", "promo@coffee.example", "Buy one get one free this weekend"),
+    ("SheetsCloud", "webinar@saas.example", "Webinar invite: scaling your spreadsheets"),
+]
+FYI = [
+    ("Parcel Service", "noreply@parcel.example", "Your order has shipped"),
+    ("Your Bank", "statements@bank.example", "Your monthly statement is ready"),
+    ("CloudBox", "noreply@cloud.example", "Receipt for your storage plan"),
+    ("", "calendar@work.example", "Meeting notes from Thursday"),
+    ("City Gym", "noreply@gym.example", "Class schedule changes next month"),
+    ("", "school@school.example", "Newsletter from Class 3b"),
+]
+ACTIONABLE = [
+    ("Mr Berger", "landlord@mail.example", "Action needed: sign the lease renewal by Friday"),
+    ("Anna", "anna@mail.example", "Action needed: RSVP for Anna's birthday dinner"),
+    ("Petra Hall", "boss@work.example", "Action needed: review the Q2 budget draft"),
+    ("Dental Clinic", "dentist@clinic.example", "Action needed: confirm your check-up appointment"),
+    ("Tax Advisor", "tax@advisor.example", "Action needed: send the missing receipts"),
+    ("", "school@school.example", "Action needed: sign the field trip consent form"),
+]
+URGENT = [
+    ("Airline Alerts", "alerts@airline.example", "URGENT: your flight tomorrow is cancelled, rebook today"),
+    ("Your Bank", "alerts@bank.example", "URGENT: card payment declined, service suspended tonight"),
+    ("", "school@school.example", "URGENT: school closes at 13:00 today, pick up the children"),
+    ("Petra Hall", "boss@work.example", "URGENT: client call moved to 14:00 today, need the slides"),
+    ("Fix-It Plumbing", "plumber@fix.example", "URGENT: water will be shut off in one hour"),
+]
+WORDS = (
+    "please see the details below we wanted to let you know about the latest changes to your account "
+    "and the schedule for the coming weeks if you have any questions reply to this message thanks again "
+    "for being with us the team"
+).split()
+SECTION = (
+    "Top stories",
+    "This week",
+    "Editor's pick",
+    "Deals for you",
+    "From the community",
+    "Events near you",
+    "What's new",
+    "Don't miss",
+)
+ITEMS = (
+    "Five ways to make the most of spring",
+    "Our readers' favourite picks of the month",
+    "The one change that saves hours every week",
+    "A closer look at what is coming next",
+    "Members save more this weekend",
+    "How others solved it: stories from you",
+    "Last chance: offers ending soon",
+    "Behind the scenes with our team",
+    "New arrivals you might like",
+    "Your questions answered",
+)
+CHATS = [
+    "what's on my calendar today?",
+    "anything urgent in my email?",
+    "remind me what's due this week",
+    "thanks!",
+    "I'm heading out, back at 6",
+    "did the landlord write back?",
+    "what should I prepare for tomorrow's meeting?",
+    "ok, sounds good",
+    "how busy is Thursday?",
+    "note to self: buy milk",
+    "when is the dentist?",
+    "good morning",
+    "I'm tired today",
+    "can you summarise my inbox?",
+    "what did I miss?",
+]
+TASKS = [
+    "Renew passport",
+    "File tax return",
+    "Book summer holiday",
+    "Pay car insurance",
+    "Buy Anna's present",
+    "Submit expense report",
+    "Call the landlord",
+    "Renew gym membership",
+    "Prepare Q2 slides",
+    "Schedule car service",
+]
 LATER_VERBS = ("Plan", "Sort out", "Look into", "Book", "Review", "Renew", "Clean out", "Organise", "Fix", "Order")
-LATER_THINGS = ("the garden shed", "winter tyres", "the family photo album", "a new desk chair", "the attic",
-                "Mia's school trip", "the home insurance", "a weekend in Hamburg", "the bike service",
-                "the kitchen tap", "next year's budget", "the guest room", "a new phone plan", "the piano tuning",
-                "the balcony plants", "old tax papers", "the car's MOT", "a birthday gift for Leo", "the cellar",
-                "a language course", "the wardrobe", "the smoke alarms", "a dentist for Mia", "the summer camp",
-                "the gutter")
-ONE_OFF = ["Dinner with Sam", "Dentist check-up", "Team offsite planning", "Parents' evening", "Haircut",
-           "Lunch with Priya", "Car service", "Concert: Berlin Phil", "Doctor appointment", "Flight to Munich",
-           "Project kickoff", "Coffee with Leo", "Piano lesson", "Plumber visit", "Cinema night", "Quarterly review",
-           "Farmers market", "Parent-teacher meeting", "Birthday party: Mia", "Tax advisor", "Vet appointment",
-           "Book club", "Yoga workshop", "IKEA trip"]
-RECURRING = [("Daily standup", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", time(9, 30), 15),
-             ("Gym", "FREQ=WEEKLY;BYDAY=MO,WE", time(18, 30), 60),
-             ("Team meeting", "FREQ=WEEKLY;BYDAY=TH", time(11, 0), 60),
-             ("1:1 with manager", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", time(15, 0), 30),
-             ("Piano practice", "FREQ=WEEKLY;BYDAY=SA", time(10, 0), 45),
-             ("Family call", "FREQ=MONTHLY;BYMONTHDAY=1", time(19, 0), 60)]
+LATER_THINGS = (
+    "the garden shed",
+    "winter tyres",
+    "the family photo album",
+    "a new desk chair",
+    "the attic",
+    "Mia's school trip",
+    "the home insurance",
+    "a weekend in Hamburg",
+    "the bike service",
+    "the kitchen tap",
+    "next year's budget",
+    "the guest room",
+    "a new phone plan",
+    "the piano tuning",
+    "the balcony plants",
+    "old tax papers",
+    "the car's MOT",
+    "a birthday gift for Leo",
+    "the cellar",
+    "a language course",
+    "the wardrobe",
+    "the smoke alarms",
+    "a dentist for Mia",
+    "the summer camp",
+    "the gutter",
+)
+ONE_OFF = [
+    "Dinner with Sam",
+    "Dentist check-up",
+    "Team offsite planning",
+    "Parents' evening",
+    "Haircut",
+    "Lunch with Priya",
+    "Car service",
+    "Concert: Berlin Phil",
+    "Doctor appointment",
+    "Flight to Munich",
+    "Project kickoff",
+    "Coffee with Leo",
+    "Piano lesson",
+    "Plumber visit",
+    "Cinema night",
+    "Quarterly review",
+    "Farmers market",
+    "Parent-teacher meeting",
+    "Birthday party: Mia",
+    "Tax advisor",
+    "Vet appointment",
+    "Book club",
+    "Yoga workshop",
+    "IKEA trip",
+]
+RECURRING = [
+    ("Daily standup", "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", time(9, 30), 15),
+    ("Gym", "FREQ=WEEKLY;BYDAY=MO,WE", time(18, 30), 60),
+    ("Team meeting", "FREQ=WEEKLY;BYDAY=TH", time(11, 0), 60),
+    ("1:1 with manager", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", time(15, 0), 30),
+    ("Piano practice", "FREQ=WEEKLY;BYDAY=SA", time(10, 0), 45),
+    ("Family call", "FREQ=MONTHLY;BYMONTHDAY=1", time(19, 0), 60),
+]
 
 
 @dataclass(order=True)
@@ -164,22 +255,47 @@ def _newsletter(rng: random.Random, name: str, subject: str) -> str:
     for title in rng.sample(SECTION, rng.randint(3, 5)):
         lines += [title.upper(), ""]
         for item in rng.sample(ITEMS, rng.randint(2, 4)):
-            lines += [item, _words(rng, 15, 35).capitalize() + ".",
-                      f"Read more: https://{host}.example/a/{rng.randrange(10**8)}?utm_source=newsletter", ""]
-    lines += ["--", f"You receive this email because you signed up at {host}.example.",
-              f"Unsubscribe: https://{host}.example/unsubscribe?u={rng.randrange(10**9)}",
-              f"{name or 'The team'}, 12 Example Street, 10115 Berlin"]
+            lines += [
+                item,
+                _words(rng, 15, 35).capitalize() + ".",
+                f"Read more: https://{host}.example/a/{rng.randrange(10**8)}?utm_source=newsletter",
+                "",
+            ]
+    lines += [
+        "--",
+        f"You receive this email because you signed up at {host}.example.",
+        f"Unsubscribe: https://{host}.example/unsubscribe?u={rng.randrange(10**9)}",
+        f"{name or 'The team'}, 12 Example Street, 10115 Berlin",
+    ]
     return "\n".join(lines)
 
 
 def _notification(rng: random.Random, name: str, subject: str) -> str:
     lines = ["Hello,", "", _words(rng, 15, 30).capitalize() + ".", ""]
-    lines += [f"{label}: {value}" for label, value in rng.sample(
-        [("Reference", f"#{rng.randrange(10**7)}"), ("Date", "see above"), ("Amount", f"{rng.randint(5, 400)}.99 EUR"),
-         ("Account", f"****{rng.randrange(10**4):04d}"), ("Status", "completed"), ("Items", str(rng.randint(1, 6))),
-         ("Valid until", "end of month"), ("Contact", "support page")], rng.randint(3, 6))]
-    lines += ["", _words(rng, 20, 45).capitalize() + ".", "", f"Kind regards,\n{name or 'The team'}",
-              "", "This is an automated message; replies to it are not read."]
+    lines += [
+        f"{label}: {value}"
+        for label, value in rng.sample(
+            [
+                ("Reference", f"#{rng.randrange(10**7)}"),
+                ("Date", "see above"),
+                ("Amount", f"{rng.randint(5, 400)}.99 EUR"),
+                ("Account", f"****{rng.randrange(10**4):04d}"),
+                ("Status", "completed"),
+                ("Items", str(rng.randint(1, 6))),
+                ("Valid until", "end of month"),
+                ("Contact", "support page"),
+            ],
+            rng.randint(3, 6),
+        )
+    ]
+    lines += [
+        "",
+        _words(rng, 20, 45).capitalize() + ".",
+        "",
+        f"Kind regards,\n{name or 'The team'}",
+        "",
+        "This is an automated message; replies to it are not read.",
+    ]
     return "\n".join(lines)
 
 
@@ -192,8 +308,17 @@ def _personal(rng: random.Random, name: str, subject: str) -> str:
     return "\n".join(lines)
 
 
-def _message(name: str, sender: str, subject: str, body: str, at: datetime, message_id: str, *,
-             bulk: bool, parent: tuple[str, str, datetime] | None) -> bytes:
+def _message(
+    name: str,
+    sender: str,
+    subject: str,
+    body: str,
+    at: datetime,
+    message_id: str,
+    *,
+    bulk: bool,
+    parent: tuple[str, str, datetime] | None,
+) -> bytes:
     msg = EmailMessage()
     msg["From"] = f"{name} <{sender}>" if name else sender
     msg["To"] = ACCOUNT
@@ -221,15 +346,20 @@ def read_mail(raw: bytes, tz: ZoneInfo, uid: int, thread: str | None) -> tuple[s
     from channels.email import parse
 
     parsed = parse.parse_message(raw)
-    return (parse.describe(parsed, tz, folder="INBOX", thread=thread),
-            parse.payload(parsed, folder="INBOX", uid=uid, uidvalidity=1), parse.dedup_key(parsed, raw, ACCOUNT))
+    return (
+        parse.describe(parsed, tz, folder="INBOX", thread=thread),
+        parse.payload(parsed, folder="INBOX", uid=uid, uidvalidity=1),
+        parse.dedup_key(parsed, raw, ACCOUNT),
+    )
 
 
 def mail_sources() -> str:
     bodies = corpus_bodies()
     if bodies:
-        return (f"half the newsletter bodies drawn from {len(bodies)} corpus mails ({', '.join(CORPUS_FOLDERS)} in "
-                f"{corpus_dir()}); notifications and personal mail generated; read as the email channel reads mail")
+        return (
+            f"half the newsletter bodies drawn from {len(bodies)} corpus mails ({', '.join(CORPUS_FOLDERS)} in "
+            f"{corpus_dir()}); notifications and personal mail generated; read as the email channel reads mail"
+        )
     return f"no corpus at {corpus_dir()}: every body generated (newsletters of 2-5 KB); read as the email channel does"
 
 
@@ -246,9 +376,11 @@ def daily(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> Iterato
     serial = 0
     first_day = start.astimezone(tz).date()
     threads: dict[str, tuple[str, str, datetime]] = {}  # subject -> (Message-ID, body, sent) of its latest mail
-    edits = [(1, 10 * 60, {"action": "add", "title": "Emergency dentist", "days": 1, "hour": 8}),
-             (2, 14 * 60, {"action": "move", "title": "Dinner with Sam", "shift_days": 1}),
-             (4, 16 * 60, {"action": "cancel", "title": "Team offsite planning"})]
+    edits = [
+        (1, 10 * 60, {"action": "add", "title": "Emergency dentist", "days": 1, "hour": 8}),
+        (2, 14 * 60, {"action": "move", "title": "Dinner with Sam", "shift_days": 1}),
+        (4, 16 * 60, {"action": "cancel", "title": "Team offsite planning"}),
+    ]
     for d in range(days):
         out: list[Stimulus] = []
         day = first_day + timedelta(days=d)
@@ -275,8 +407,7 @@ def daily(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> Iterato
                 body = _notification(rng, name, subject)
             else:
                 body = _personal(rng, name, subject)
-            parent = threads.get(subject) if label in ("actionable", "urgent") and rng.random() < THREAD_SHARE \
-                else None
+            parent = threads.get(subject) if label in ("actionable", "urgent") and rng.random() < THREAD_SHARE else None
             serial += 1
             message_id = f"<{serial}.{seed}@{sender.split('@')[1]}>"
             raw = _message(name, sender, subject, body, at, message_id, bulk=label == "promo", parent=parent)
@@ -285,8 +416,14 @@ def daily(start: datetime, days: int, tz: ZoneInfo, seed: int = SEED) -> Iterato
             out.append(Stimulus(at, serial, "email", text, payload, label, key))
         for _ in range(15):
             serial += 1
-            out.append(Stimulus(_local(day, rng.randint(7 * 60 + 30, 22 * 60), tz)
-                                + timedelta(seconds=rng.randint(0, 59)), serial, "chat", rng.choice(CHATS)))
+            out.append(
+                Stimulus(
+                    _local(day, rng.randint(7 * 60 + 30, 22 * 60), tz) + timedelta(seconds=rng.randint(0, 59)),
+                    serial,
+                    "chat",
+                    rng.choice(CHATS),
+                )
+            )
         for _, minutes, edit in (e for e in edits if e[0] == d):
             out.append(Stimulus(_local(day, minutes, tz), EDIT_SERIAL + d, "calendar", edit["title"], edit))
         yield sorted(s for s in out if s.at >= start)
@@ -362,8 +499,15 @@ def apply_calendar_edit(path: Path, edit: dict, events: dict, now: datetime, tz:
         cancel_event(path, edit["title"])
 
 
-def create_tasks(now: datetime, tz: ZoneInfo, windows: list[str], first_day: int = 1, last_day: int = 14,
-                 seed: int = SEED, extra_open: int = 0) -> list:
+def create_tasks(
+    now: datetime,
+    tz: ZoneInfo,
+    windows: list[str],
+    first_day: int = 1,
+    last_day: int = 14,
+    seed: int = SEED,
+    extra_open: int = 0,
+) -> list:
     """10 open tasks due on days first_day..last_day, planned for follow-ups as the approval gate would;
     `extra_open` more due 60-90 days out (open, in every list of open tasks, but none falls due this week)."""
     from actors.deadlines import plan_task

@@ -45,8 +45,20 @@ import time
 
 import pykka
 
-from bench.common import (Figure, SqlRecorder, TempHome, bench_config, cli, make_wilson, ms, percentile, ratio,
-                          replay, result, snapshot_database)
+from bench.common import (
+    Figure,
+    SqlRecorder,
+    TempHome,
+    bench_config,
+    cli,
+    make_wilson,
+    ms,
+    percentile,
+    ratio,
+    replay,
+    result,
+    snapshot_database,
+)
 from wilson.kernel.clock import RealClock, monotonic, pause
 
 OVERHEAD_GOAL_MS = 2.0
@@ -139,8 +151,9 @@ def _quiet(app, timeout: float = 5.0) -> None:
         pause(0.0005)
 
 
-def _closed_loop(app, deliveries: Deliveries, timer: ModelTimer,
-                 count: int, cpu: list | None = None) -> tuple[list[float], list[float], list[float]]:
+def _closed_loop(
+    app, deliveries: Deliveries, timer: ModelTimer, count: int, cpu: list | None = None
+) -> tuple[list[float], list[float], list[float]]:
     """One stimulus at a time: end-to-end, overhead and until-printed seconds for each; `cpu` receives the
     process's CPU seconds per stimulus (every thread's: the work runs on the actors' threads)."""
     ends, overheads, printed = [], [], []
@@ -195,8 +208,14 @@ def _background_burst(app, count: int) -> float:
     start = monotonic()
     for i in range(count):
         with database.atomic():  # the row with its "routed" trace, as a receptor commits one
-            row = inbox.add(source="email", kind="buffered", origin="background", priority=2, at=app.clock.now(),
-                            text=f"Newsletter {i}: nothing to do here")
+            row = inbox.add(
+                source="email",
+                kind="buffered",
+                origin="background",
+                priority=2,
+                at=app.clock.now(),
+                text=f"Newsletter {i}: nothing to do here",
+            )
             trace.record(row.trace_id, "routed", "thalamus", "inbox priority 2 from email", app.clock.now())
         first = first or row.id
         app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
@@ -214,7 +233,9 @@ def _silent_share(first_outbox: int) -> float:
 
     rows = Outbox.select().where(Outbox.id > first_outbox)
     total = rows.count()
-    return Outbox.select().where((Outbox.id > first_outbox) & (Outbox.channel == "silent")).count() / total if total else 0
+    return (
+        Outbox.select().where((Outbox.id > first_outbox) & (Outbox.channel == "silent")).count() / total if total else 0
+    )
 
 
 def _warm(app, deliveries, timer, n=20):
@@ -235,8 +256,13 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
     try:
         with TempHome("pipeline") as home:
             deliveries = Deliveries()
-            app = make_wilson(bench_config(home, WILSON_LLM_MODEL="scripted"), RealClock(), llm=llm,
-                              printer=deliveries, replace=_timed_repl(deliveries)).start()
+            app = make_wilson(
+                bench_config(home, WILSON_LLM_MODEL="scripted"),
+                RealClock(),
+                llm=llm,
+                printer=deliveries,
+                replace=_timed_repl(deliveries),
+            ).start()
             try:
                 timer = ModelTimer(app.synapse)
                 _warm(app, deliveries, timer)
@@ -247,14 +273,20 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
                 seconds = _burst(app, deliveries, burst)
                 app.wait_idle()
                 tells = tells_seen[0] / burst
-                out = {"e2e_p50_ms": ms(percentile(ends, 50)), "e2e_p99_ms": ms(percentile(ends, 99)),
-                       "overhead_p50_ms": ms(percentile(overheads, 50)),
-                       "overhead_p99_ms": ms(percentile(overheads, 99)),
-                       "model_p50_ms": ms(percentile([e - o for e, o in zip(ends, overheads)], 50)),
-                       "printed_p50_ms": ms(percentile(printed, 50)),
-                       "rate": round(burst / seconds, 1), "burst": burst, "samples": samples,
-                       "tells_per_stimulus": round(tells, 2), "cpu_p50_ms": ms(percentile(cpu, 50)),
-                       "cpu_p99_ms": ms(percentile(cpu, 99))}
+                out = {
+                    "e2e_p50_ms": ms(percentile(ends, 50)),
+                    "e2e_p99_ms": ms(percentile(ends, 99)),
+                    "overhead_p50_ms": ms(percentile(overheads, 50)),
+                    "overhead_p99_ms": ms(percentile(overheads, 99)),
+                    "model_p50_ms": ms(percentile([e - o for e, o in zip(ends, overheads)], 50)),
+                    "printed_p50_ms": ms(percentile(printed, 50)),
+                    "rate": round(burst / seconds, 1),
+                    "burst": burst,
+                    "samples": samples,
+                    "tells_per_stimulus": round(tells, 2),
+                    "cpu_p50_ms": ms(percentile(cpu, 50)),
+                    "cpu_p99_ms": ms(percentile(cpu, 99)),
+                }
                 if background:
                     last = Outbox.select(Outbox.id).order_by(Outbox.id.desc()).first()
                     bg_seconds = _background_burst(app, burst)
@@ -272,8 +304,9 @@ def measure_sql(burst: int) -> dict:
     """The burst again with every statement recorded, then replayed on a copy without actors."""
     with TempHome("pipeline-sql") as home:
         deliveries = Deliveries()
-        app = make_wilson(bench_config(home), RealClock(), llm="offline", printer=deliveries,
-                          replace=_timed_repl(deliveries))
+        app = make_wilson(
+            bench_config(home), RealClock(), llm="offline", printer=deliveries, replace=_timed_repl(deliveries)
+        )
         recorder = SqlRecorder(app.db)
         app.start()
         try:
@@ -290,12 +323,18 @@ def measure_sql(burst: int) -> dict:
         seconds, cpu, failed = replay(units, copy)
     statements = sum(len(u.statements) for u in units)
     writes = sum(1 for u in units if u.writes)
-    return {"replay_seconds": round(seconds, 4), "replay_cpu_seconds": round(cpu, 4), "rate": round(burst / seconds, 1),
-            "transactions": len(units),
-            "write_transactions": writes, "statements": statements, "failed_statements": failed,
-            "write_transactions_per_stimulus": round(writes / burst, 2),
-            "transactions_per_stimulus": round(len(units) / burst, 2),
-            "statements_per_stimulus": round(statements / burst, 2)}
+    return {
+        "replay_seconds": round(seconds, 4),
+        "replay_cpu_seconds": round(cpu, 4),
+        "rate": round(burst / seconds, 1),
+        "transactions": len(units),
+        "write_transactions": writes,
+        "statements": statements,
+        "failed_statements": failed,
+        "write_transactions_per_stimulus": round(writes / burst, 2),
+        "transactions_per_stimulus": round(len(units) / burst, 2),
+        "statements_per_stimulus": round(statements / burst, 2),
+    }
 
 
 class _Hop(pykka.ThreadingActor):
@@ -343,42 +382,90 @@ def run(quick: bool = False) -> dict:
     replay_ms = round(sql["replay_seconds"] / burst * 1000, 3)
     replay_cpu_ms = round(sql["replay_cpu_seconds"] / burst * 1000, 3)
     figures = [
-        Figure("CPU per stimulus p50 (process_time), realtime path, offline model", offline["cpu_p50_ms"], "ms",
-               "the same SQL replayed without actors, CPU per stimulus", replay_cpu_ms,
-               ratio(offline["cpu_p50_ms"], replay_cpu_ms), f"<= {CPU_GOAL_RATIO:g} x the replay",
-               (cpu_ratio := ratio(offline["cpu_p50_ms"], replay_cpu_ms)) is not None and cpu_ratio <= CPU_GOAL_RATIO,
-               f"{sql['statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
-               f"the replay took {replay_ms} ms per stimulus end to end; the offline model's own work included"),
-        Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
-               "(a) the same SQLite transactions replayed without actors", sql["rate"],
-               ratio(offline["rate"], sql["rate"]), "", None,  # issue 21: CPU per stimulus replaces this goal
-               f"{sql['write_transactions_per_stimulus']} write + "
-               f"{sql['transactions_per_stimulus'] - sql['write_transactions_per_stimulus']:.2f} read transactions "
-               f"per stimulus"),
-        Figure("stimuli/s, realtime path, offline model", offline["rate"], "/s",
-               f"(b) raw Pykka chain of {raw['hops']} tells", raw["rate"], ratio(offline["rate"], raw["rate"])),
-        Figure("overhead per stimulus p50 (end to end − model), offline model", offline["overhead_p50_ms"], "ms",
-               "end to end p50", offline["e2e_p50_ms"], ratio(offline["overhead_p50_ms"], offline["e2e_p50_ms"]),
-               f"< {OVERHEAD_GOAL_MS} ms", offline["overhead_p50_ms"] < OVERHEAD_GOAL_MS),
-        Figure("stimuli/s, background → silent, offline model", offline["background_rate"], "/s",
-               "(a) replay rate (realtime path)", sql["rate"], ratio(offline["background_rate"], sql["rate"])),
-        Figure("stimuli/s, realtime path, scripted HTTP model at 0 ms", scripted["rate"], "/s",
-               "(a) replay rate", sql["rate"], ratio(scripted["rate"], sql["rate"])),
-        Figure("overhead per stimulus p50, scripted HTTP model at 0 ms", scripted["overhead_p50_ms"], "ms",
-               "end to end p50", scripted["e2e_p50_ms"], ratio(scripted["overhead_p50_ms"], scripted["e2e_p50_ms"]),
-               f"< {OVERHEAD_GOAL_MS} ms", scripted["overhead_p50_ms"] < OVERHEAD_GOAL_MS),
+        Figure(
+            "CPU per stimulus p50 (process_time), realtime path, offline model",
+            offline["cpu_p50_ms"],
+            "ms",
+            "the same SQL replayed without actors, CPU per stimulus",
+            replay_cpu_ms,
+            ratio(offline["cpu_p50_ms"], replay_cpu_ms),
+            f"<= {CPU_GOAL_RATIO:g} x the replay",
+            (cpu_ratio := ratio(offline["cpu_p50_ms"], replay_cpu_ms)) is not None and cpu_ratio <= CPU_GOAL_RATIO,
+            f"{sql['statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
+            f"the replay took {replay_ms} ms per stimulus end to end; the offline model's own work included",
+        ),
+        Figure(
+            "stimuli/s, realtime path, offline model",
+            offline["rate"],
+            "/s",
+            "(a) the same SQLite transactions replayed without actors",
+            sql["rate"],
+            ratio(offline["rate"], sql["rate"]),
+            "",
+            None,  # issue 21: CPU per stimulus replaces this goal
+            f"{sql['write_transactions_per_stimulus']} write + "
+            f"{sql['transactions_per_stimulus'] - sql['write_transactions_per_stimulus']:.2f} read transactions "
+            f"per stimulus",
+        ),
+        Figure(
+            "stimuli/s, realtime path, offline model",
+            offline["rate"],
+            "/s",
+            f"(b) raw Pykka chain of {raw['hops']} tells",
+            raw["rate"],
+            ratio(offline["rate"], raw["rate"]),
+        ),
+        Figure(
+            "overhead per stimulus p50 (end to end − model), offline model",
+            offline["overhead_p50_ms"],
+            "ms",
+            "end to end p50",
+            offline["e2e_p50_ms"],
+            ratio(offline["overhead_p50_ms"], offline["e2e_p50_ms"]),
+            f"< {OVERHEAD_GOAL_MS} ms",
+            offline["overhead_p50_ms"] < OVERHEAD_GOAL_MS,
+        ),
+        Figure(
+            "stimuli/s, background → silent, offline model",
+            offline["background_rate"],
+            "/s",
+            "(a) replay rate (realtime path)",
+            sql["rate"],
+            ratio(offline["background_rate"], sql["rate"]),
+        ),
+        Figure(
+            "stimuli/s, realtime path, scripted HTTP model at 0 ms",
+            scripted["rate"],
+            "/s",
+            "(a) replay rate",
+            sql["rate"],
+            ratio(scripted["rate"], sql["rate"]),
+        ),
+        Figure(
+            "overhead per stimulus p50, scripted HTTP model at 0 ms",
+            scripted["overhead_p50_ms"],
+            "ms",
+            "end to end p50",
+            scripted["e2e_p50_ms"],
+            ratio(scripted["overhead_p50_ms"], scripted["e2e_p50_ms"]),
+            f"< {OVERHEAD_GOAL_MS} ms",
+            scripted["overhead_p50_ms"] < OVERHEAD_GOAL_MS,
+        ),
     ]
-    notes = [f"model: offline provider in process (p50 {offline['model_p50_ms']} ms per call); "
-             f"scripted server on 127.0.0.1 at 0 ms (HTTP round trip p50 {scripted['model_p50_ms']} ms)",
-             f"{samples} one-at-a-time stimuli for latency, bursts of {burst} for rates; "
-             f"{offline['tells_per_stimulus']} actor tells per realtime stimulus",
-             f"end to end p50 until the reply was printed (before its delivery is recorded): "
-             f"{offline['printed_p50_ms']} ms offline, {scripted['printed_p50_ms']} ms scripted",
-             f"replay: {sql['statements_per_stimulus']} statements per stimulus, issued with their bound parameters"]
+    notes = [
+        f"model: offline provider in process (p50 {offline['model_p50_ms']} ms per call); "
+        f"scripted server on 127.0.0.1 at 0 ms (HTTP round trip p50 {scripted['model_p50_ms']} ms)",
+        f"{samples} one-at-a-time stimuli for latency, bursts of {burst} for rates; "
+        f"{offline['tells_per_stimulus']} actor tells per realtime stimulus",
+        f"end to end p50 until the reply was printed (before its delivery is recorded): "
+        f"{offline['printed_p50_ms']} ms offline, {scripted['printed_p50_ms']} ms scripted",
+        f"replay: {sql['statements_per_stimulus']} statements per stimulus, issued with their bound parameters",
+    ]
     if sql["failed_statements"]:
         notes.append(f"{sql['failed_statements']} replayed statements failed (constraint differences)")
-    return result("pipeline overhead", figures, {"offline": offline, "scripted": scripted, "sql": sql, "pykka": raw},
-                  notes)
+    return result(
+        "pipeline overhead", figures, {"offline": offline, "scripted": scripted, "sql": sql, "pykka": raw}, notes
+    )
 
 
 def main(argv=None) -> int:

@@ -76,11 +76,12 @@ def _context(body: dict) -> dict:
     for message in messages:
         content = message.get("content") or ""
         if message.get("role") == "user" and content.startswith("CONTEXT "):
-            context = json.loads(content[len("CONTEXT "):])
+            context = json.loads(content[len("CONTEXT ") :])
             stimulus = context.get("stimulus") or {}
             if "text" not in stimulus:
-                stimulus["text"] = next((m.get("content") or "" for m in reversed(messages)
-                                         if m.get("role") == "user"), "")
+                stimulus["text"] = next(
+                    (m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), ""
+                )
             return context
     return {}
 
@@ -90,8 +91,13 @@ PROMO_WORDS = ("sale", "% off", "offer", "from 49", "free", "newsletter", "diges
 # "preparing", "organizing", "trips to"), not "planet".
 PLAN_WORDS = re.compile(r"\b(rebook|prepar|plan(?!et)|organi[sz]|trips? to)\w*")
 # A user's question that a model answers with one read tool first (a tool round), by the words that ask it.
-CHAT_TOOLS = (("calendar", "calendar_lookup"), ("busy", "calendar_lookup"), ("dentist", "calendar_lookup"),
-              ("tomorrow's meeting", "calendar_lookup"), ("due", "list_tasks"))
+CHAT_TOOLS = (
+    ("calendar", "calendar_lookup"),
+    ("busy", "calendar_lookup"),
+    ("dentist", "calendar_lookup"),
+    ("tomorrow's meeting", "calendar_lookup"),
+    ("due", "list_tasks"),
+)
 
 
 @dataclass(frozen=True)
@@ -204,8 +210,11 @@ def scripted_reply(body: dict, errors: Errors = PERFECT) -> dict:
         for item in decided:
             if item["action"] == "drop":  # as the prompt asks: ids only, grouped by reason
                 drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-        return _call("triage", items=_kept_groups(decided),
-                     drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
+        return _call(
+            "triage",
+            items=_kept_groups(decided),
+            drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()],
+        )
     if "arousal" in tools:
         items = json.loads(last["content"])["items"]
         urgent = [i["buffer_id"] for i in items if _ras_urgent(i, errors)]
@@ -256,8 +265,17 @@ def _pass_through_class():
 
         def sync(self, daily: bool, reason: str) -> list[int]:  # type: ignore[override]  # its result is unread
             rows = buffers.unprocessed()
-            decisions = [{"buffer_ids": [r.id], "summary": "", "priority": 2, "action": "inbox",
-                          "reason": "naive: no triage", "topic": None} for r in rows]
+            decisions = [
+                {
+                    "buffer_ids": [r.id],
+                    "summary": "",
+                    "priority": 2,
+                    "action": "inbox",
+                    "reason": "naive: no triage",
+                    "topic": None,
+                }
+                for r in rows
+            ]
             return apply_triage(decisions, rows, self.now(), daily=False) if rows else []
 
     return PassThroughTriage
@@ -286,17 +304,28 @@ def _heartbeat_class():
         def beat(self) -> None:
             now = self.now()
             tz = self.config.timezone
-            rows = (ReceptorBuffer.select().where(ReceptorBuffer.created_at >= now - HEARTBEAT_WINDOW)
-                    .order_by(ReceptorBuffer.id))
+            rows = (
+                ReceptorBuffer.select()
+                .where(ReceptorBuffer.created_at >= now - HEARTBEAT_WINDOW)
+                .order_by(ReceptorBuffer.id)
+            )
             tasks = Task.select().where(Task.status == "open").order_by(Task.due)
-            lines = ["Heartbeat: read everything again and surface what matters.",
-                     "Everything received in the last 24 hours:"]
+            lines = [
+                "Heartbeat: read everything again and surface what matters.",
+                "Everything received in the last 24 hours:",
+            ]
             lines += [f"- [{r.created_at.astimezone(tz):%a %H:%M}] {r.channel}: {r.text}" for r in rows]
             lines.append("Open tasks:")
-            lines += [f"- {t.title} (due {t.due.astimezone(tz):%Y-%m-%d})" if t.due else f"- {t.title}"
-                      for t in tasks]
-            inbox.add(source="heartbeat", kind="heartbeat", origin="background", priority=2, at=now,
-                      text="\n".join(lines), dedup_key=f"heartbeat:{now.isoformat()}")
+            lines += [f"- {t.title} (due {t.due.astimezone(tz):%Y-%m-%d})" if t.due else f"- {t.title}" for t in tasks]
+            inbox.add(
+                source="heartbeat",
+                kind="heartbeat",
+                origin="background",
+                priority=2,
+                at=now,
+                text="\n".join(lines),
+                dedup_key=f"heartbeat:{now.isoformat()}",
+            )
             self.tell("cortex", InboxReady())
 
     return HeartbeatActor
@@ -310,8 +339,7 @@ def _tokens() -> dict:
     for row in TokenUsage.select():
         out["runs"] += row.runs
         out["failed"] += row.failed  # runs whose model broke the tool protocol: none for a well-behaved one
-        for key, value in (("calls", row.calls), ("prompt", row.prompt_tokens),
-                           ("completion", row.completion_tokens)):
+        for key, value in (("calls", row.calls), ("prompt", row.prompt_tokens), ("completion", row.completion_tokens)):
             out[key][row.role] = out[key].get(row.role, 0) + value
         out["user"] += row.user_tokens
     out["total"] = sum(out["prompt"].values()) + sum(out["completion"].values())
@@ -423,14 +451,26 @@ def simulate(mode: str, days: int, encoding=None, errors: Errors = PERFECT, extr
                 app.stop()
     finally:
         server.stop()
-    out = {"mode": mode, "days": days, "tokens": tokens, "follow_ups": follow_ups, "wall_s": round(monotonic() - started, 1),
-           "requests": len(server.requests), "surfaced": surfaced, "cortex_runs": mix,
-           "tokens_by_purpose": _by_purpose(server.requests), "billed": billed(server.requests, config)}
+    out = {
+        "mode": mode,
+        "days": days,
+        "tokens": tokens,
+        "follow_ups": follow_ups,
+        "wall_s": round(monotonic() - started, 1),
+        "requests": len(server.requests),
+        "surfaced": surfaced,
+        "cortex_runs": mix,
+        "tokens_by_purpose": _by_purpose(server.requests),
+        "billed": billed(server.requests, config),
+    }
     if mode == "wilson":
-        out["urgent"] = {"count": len(delays), "reached": sum(1 for d in delays if d is not None),
-                         "missed": sum(1 for d in delays if d is None or d > RAS_MINUTES),
-                         "max_minutes": max((d for d in delays if d is not None), default=None),
-                         "delays_minutes": [None if d is None else round(d, 1) for d in delays]}
+        out["urgent"] = {
+            "count": len(delays),
+            "reached": sum(1 for d in delays if d is not None),
+            "missed": sum(1 for d in delays if d is None or d > RAS_MINUTES),
+            "max_minutes": max((d for d in delays if d is not None), default=None),
+            "delays_minutes": [None if d is None else round(d, 1) for d in delays],
+        }
         out["routine"] = screen
     if encoding is not None:
         out["cl100k_prompt"] = _exact(encoding, server.requests)
@@ -442,8 +482,15 @@ def naive_row(item, now: datetime):
     mail it kept (one buffer with the channel's payload), so that both cortexes read the same row."""
     from storage import inbox
 
-    return inbox.add(source="email", kind="buffered", origin="background", priority=2, at=now, text=item.text,
-                     payload={"buffers": [dict(item.payload, channel="email")], "topic": None})
+    return inbox.add(
+        source="email",
+        kind="buffered",
+        origin="background",
+        priority=2,
+        at=now,
+        text=item.text,
+        payload={"buffers": [dict(item.payload, channel="email")], "topic": None},
+    )
 
 
 def _routine_screen(urgent_ids: list[int]) -> dict:
@@ -454,8 +501,9 @@ def _routine_screen(urgent_ids: list[int]) -> dict:
     from storage.models import ReceptorBuffer, Trace
 
     screened: dict[str, tuple] = {}  # trace → (when the screen first judged that mail, by subject)
-    for t in (Trace.select(Trace.trace_id, Trace.at, Trace.reason).where(Trace.stage == "routine")
-              .order_by(Trace.at.desc())):
+    for t in (
+        Trace.select(Trace.trace_id, Trace.at, Trace.reason).where(Trace.stage == "routine").order_by(Trace.at.desc())
+    ):
         screened[t.trace_id] = (t.at, t.reason.startswith("routine subject"))
     first_routine: dict[object, object] = {}  # sender, or (sender, subject) → when the screen first judged one
     for row in ReceptorBuffer.select().where(ReceptorBuffer.trace_id.in_(list(screened))):
@@ -468,11 +516,15 @@ def _routine_screen(urgent_ids: list[int]) -> dict:
         return any(key in first_routine and first_routine[key] < row.created_at for key in keys)
 
     urgent = [ReceptorBuffer.get_by_id(i) for i in urgent_ids]
-    return {"screened": len(screened), "urgent": len(urgent),
-            "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
-            "urgent_from_routine": sum(1 for r in urgent if routine_before(r)),
-            "bulk_ruled": Trace.select().where((Trace.stage == "dropped")
-                                               & Trace.reason.contains("triage dropped its last")).count()}
+    return {
+        "screened": len(screened),
+        "urgent": len(urgent),
+        "urgent_screened": sum(1 for r in urgent if r.trace_id in screened),
+        "urgent_from_routine": sum(1 for r in urgent if routine_before(r)),
+        "bulk_ruled": Trace.select()
+        .where((Trace.stage == "dropped") & Trace.reason.contains("triage dropped its last"))
+        .count(),
+    }
 
 
 def billed(requests: list[dict], config) -> dict:
@@ -555,8 +607,10 @@ def _follow_up_times() -> list[datetime]:
     """When follow-ups, reminders and briefings fell due in this run: the per-event agent gets the same turns."""
     from storage.models import Inbox
 
-    return [row.created_at for row in Inbox.select(Inbox.created_at)
-            .where(Inbox.kind.in_(SCHEDULED_KINDS)).order_by(Inbox.created_at)]
+    return [
+        row.created_at
+        for row in Inbox.select(Inbox.created_at).where(Inbox.kind.in_(SCHEDULED_KINDS)).order_by(Inbox.created_at)
+    ]
 
 
 def _inbox_mix() -> dict:
@@ -575,11 +629,13 @@ def _shares_note(wilson: dict, naive: dict) -> str:
     wt, nt, wb, nb = wilson["tokens"], naive["tokens"], wilson["billed"], naive["billed"]
     if not nt["total"] or not nb["usd"]:
         return "shares: naive spent nothing (no prices, or no model calls), so there is nothing to compare"
-    return (f"shares: the same cortex answers the user in both runs; Wilson's user-started runs alone are "
-            f"{wt['user'] / nt['total']:.0%} of naive's tokens and {wb['user_usd'] / nb['usd']:.0%} of its billed "
-            f"cost (naive's own: {nt['user'] / nt['total']:.0%} and {nb['user_usd'] / nb['usd']:.0%}), the floor "
-            f"under the whole-week ratios; the background-only rows measure what the RAS, triage, the briefing and "
-            f"the router save")
+    return (
+        f"shares: the same cortex answers the user in both runs; Wilson's user-started runs alone are "
+        f"{wt['user'] / nt['total']:.0%} of naive's tokens and {wb['user_usd'] / nb['usd']:.0%} of its billed "
+        f"cost (naive's own: {nt['user'] / nt['total']:.0%} and {nb['user_usd'] / nb['usd']:.0%}), the floor "
+        f"under the whole-week ratios; the background-only rows measure what the RAS, triage, the briefing and "
+        f"the router save"
+    )
 
 
 def _where_note(run: dict) -> str:
@@ -605,12 +661,14 @@ SCHEDULED_KINDS = ("deadline", "reminder", "topic_end", "briefing")
 def _bootstrap(tokens: int) -> str:
     """Stand-in workspace text of `tokens` (bytes/4, as the scripted server counts), the same on every turn."""
     rng = random.Random(AGENT_BOOTSTRAP_TOKENS)
-    words = ("you are a personal assistant read the user's files before acting keep replies short use tools to "
-             "check the calendar tasks and mail never send anything without asking follow the user's notes").split()
+    words = (
+        "you are a personal assistant read the user's files before acting keep replies short use tools to "
+        "check the calendar tasks and mail never send anything without asking follow the user's notes"
+    ).split()
     text = "# AGENTS.md\n"
     while len(text) < tokens * 4:
         text += " ".join(rng.choice(words) for _ in range(12)) + ".\n"
-    return text[:tokens * 4]
+    return text[: tokens * 4]
 
 
 def agent_reply(body: dict) -> dict:
@@ -623,7 +681,7 @@ def agent_reply(body: dict) -> dict:
         tool = _chat_tool(text, {"calendar_lookup", "list_tasks"})
         return _call(tool, day="today") if tool else {"text": "Sure. Here is what I know about that."}
     if text.startswith("[email] "):
-        decision = _triage_item({"buffer_id": 0, "channel": "email", "text": text[len("[email] "):]})
+        decision = _triage_item({"buffer_id": 0, "channel": "email", "text": text[len("[email] ") :]})
         if decision["action"] == "inbox" and decision["priority"] <= 2:
             return _call("message", text=decision["summary"])
         return {"text": "NO_REPLY"}
@@ -635,8 +693,11 @@ def agent_reply(body: dict) -> dict:
 def _tool_result(name: str, events: dict, tz, now: datetime) -> str:
     if name == "calendar_lookup":
         day = now.astimezone(tz).date()
-        shown = [{"title": t, "start": b.isoformat(), "end": e.isoformat()} for t, (b, e) in events.items()
-                 if b.astimezone(tz).date() == day or b.astimezone(tz).date() <= day and t in _RECURRING]
+        shown = [
+            {"title": t, "start": b.isoformat(), "end": e.isoformat()}
+            for t, (b, e) in events.items()
+            if b.astimezone(tz).date() == day or b.astimezone(tz).date() <= day and t in _RECURRING
+        ]
         return json.dumps({"events": shown})
     if name == "list_tasks":
         return json.dumps([{"title": t, "status": "open"} for t in persona.TASKS])
@@ -672,8 +733,10 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
         session: list[dict] = []
         session_day = None
         turns = rounds = compactions = peak = longest = 0
-        with ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server, \
-                httpx.Client(base_url=server.base_url, timeout=30) as client:
+        with (
+            ScriptedServer([{"match": lambda body, headers: True, "reply": reply}]) as server,
+            httpx.Client(base_url=server.base_url, timeout=30) as client,
+        ):
             for item in schedule:
                 local = item.at.astimezone(tz)
                 day = (local - timedelta(hours=AGENT_RESET_HOUR)).date()
@@ -691,8 +754,11 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
                 turns += 1
                 for _ in range(4):  # a turn ends when the model stops calling tools
                     moments.append(item.at)
-                    answer = client.post("/chat/completions", headers={"x-wilson-role": "deep"},
-                                         json={"model": "agent", "messages": messages}).json()
+                    answer = client.post(
+                        "/chat/completions",
+                        headers={"x-wilson-role": "deep"},
+                        json={"model": "agent", "messages": messages},
+                    ).json()
                     rounds += 1
                     longest = max(longest, len(messages))
                     message = answer["choices"][0]["message"]
@@ -700,24 +766,40 @@ def per_event_agent(days: int, scheduled: list[datetime], bootstrap_tokens: int 
                     if not message.get("tool_calls"):
                         break
                     for call in message["tool_calls"]:
-                        messages.append({"role": "tool", "tool_call_id": call["id"],
-                                         "content": _tool_result(call["function"]["name"], events, tz, item.at)})
+                        messages.append(
+                            {
+                                "role": "tool",
+                                "tool_call_id": call["id"],
+                                "content": _tool_result(call["function"]["name"], events, tz, item.at),
+                            }
+                        )
                 if item.kind != "email":
                     session = messages[1:]
                     peak = max(peak, len(json.dumps(session)) // 4)
                     if len(json.dumps(session)) // 4 > AGENT_CONTEXT_TOKENS - bootstrap_tokens:
-                        session = [{"role": "user", "content": "Summary of the session so far: "
-                                    + "x" * (AGENT_COMPACT_TO * 4)}]
+                        session = [
+                            {
+                                "role": "user",
+                                "content": "Summary of the session so far: " + "x" * (AGENT_COMPACT_TO * 4),
+                            }
+                        ]
                         compactions += 1
             requests = list(server.requests)
         bill = billed(requests, config)
     usage = [r["usage"] for r in requests if r.get("usage")]
     prompt = sum(u["prompt_tokens"] for u in usage)
     completion = sum(u["completion_tokens"] for u in usage)
-    return {"tokens": {"total": prompt + completion, "prompt": prompt, "completion": completion},
-            "billed": bill, "turns": turns, "rounds": rounds, "compactions": compactions, "session_peak": peak,
-            "longest_prompt_messages": longest,
-            "bootstrap_tokens": bootstrap_tokens, "wall_s": round(monotonic() - started, 1)}
+    return {
+        "tokens": {"total": prompt + completion, "prompt": prompt, "completion": completion},
+        "billed": bill,
+        "turns": turns,
+        "rounds": rounds,
+        "compactions": compactions,
+        "session_peak": peak,
+        "longest_prompt_messages": longest,
+        "bootstrap_tokens": bootstrap_tokens,
+        "wall_s": round(monotonic() - started, 1),
+    }
 
 
 def idle_day() -> dict:
@@ -747,9 +829,12 @@ def idle_day() -> dict:
                 app.stop()
     finally:
         server.stop()
-    return {"settling_day_tokens": settling["total"], "idle_day_tokens": after["total"] - settling["total"],
-            "idle_day_calls": sum(after["calls"].values()) - sum(settling["calls"].values()),
-            "idle_day_requests": len(server.requests) - requests_before}
+    return {
+        "settling_day_tokens": settling["total"],
+        "idle_day_tokens": after["total"] - settling["total"],
+        "idle_day_calls": sum(after["calls"].values()) - sum(settling["calls"].values()),
+        "idle_day_requests": len(server.requests) - requests_before,
+    }
 
 
 def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> dict:
@@ -768,118 +853,243 @@ def run(quick: bool = False, bootstrap_tokens: int = AGENT_BOOTSTRAP_TOKENS) -> 
     ba, be, bg = agent["billed"], erring["billed"], grown["billed"]
     tasks = len(persona.TASKS)
     figures = [
-        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD",
-               f"(c) per-event agent ({bootstrap_tokens:,}-token bootstrap + session)", ba["usd"],
-               ratio(bw["usd"], ba["usd"]), f"≤ {AGENT_GOAL:.0%} of the per-event agent",
-               bw["usd"] <= AGENT_GOAL * ba["usd"],
-               f"{agent['turns']} agent turns, {agent['rounds']} model calls"),
-        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "(c) per-event agent",
-               agent["tokens"]["total"], ratio(w["total"], agent["tokens"]["total"])),
-        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "naive (everything to the cortex)",
-               bn["usd"], ratio(bw["usd"], bn["usd"]), f"≤ {COST_GOAL:.0%} of naive",
-               bw["usd"] <= COST_GOAL * bn["usd"],
-               f"example prices per role, prefix cache ≥ {CACHE_MIN_TOKENS} tokens within "
-               f"{CACHE_TTL.total_seconds() / 60:.0f} min"),
-        Figure("billed cost of background work only (excl. user-started runs), Wilson", bw["background_usd"], "USD",
-               "naive background", bn["background_usd"], ratio(bw["background_usd"], bn["background_usd"]),
-               f"≤ {COST_GOAL:.0%} of naive", bw["background_usd"] <= COST_GOAL * bn["background_usd"],
-               "what the RAS, triage, the briefing and the router save; the user's own runs are the same cortex "
-               "in both"),
-        Figure(f"billed cost over {days} days, Wilson", bw["usd"], "USD", "heartbeat (07:00–22:00, every 30 min)",
-               bh["usd"], ratio(bw["usd"], bh["usd"])),
-        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "naive (everything to the cortex)",
-               n["total"], ratio(w["total"], n["total"]), f"≤ {NAIVE_GOAL:.0%} of naive",
-               w["total"] <= NAIVE_GOAL * n["total"]),
-        Figure(f"tokens over {days} days, Wilson", w["total"], "tokens", "heartbeat (07:00–22:00, every 30 min)",
-               h["total"], ratio(w["total"], h["total"]), f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
-               w["total"] <= HEARTBEAT_GOAL * h["total"]),
-        Figure("background tokens only (excl. user-started runs), Wilson", w["background"], "tokens",
-               "naive background", n["background"], ratio(w["background"], n["background"]),
-               f"≤ {NAIVE_GOAL:.0%} of naive", w["background"] <= NAIVE_GOAL * n["background"]),
-        Figure("background tokens only, Wilson", w["background"], "tokens", "heartbeat background",
-               h["background"], ratio(w["background"], h["background"]), f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
-               w["background"] <= HEARTBEAT_GOAL * h["background"]),
-        Figure("slowest urgent email to the inbox", max_delay, "min", "RAS interval", float(RAS_MINUTES),
-               ratio(max_delay, RAS_MINUTES), "≤ 1 interval, all reached",
-               all_reached and max_delay is not None and max_delay <= RAS_MINUTES,
-               f"{urgent['reached']}/{urgent['count']} urgent emails reached the inbox"),
-        Figure("tokens on a day with no new input", idle["idle_day_tokens"], "tokens",
-               "Wilson's mean day in the week", round(w["total"] / days), ratio(idle["idle_day_tokens"],
-                                                                                 w["total"] / days),
-               "0", idle["idle_day_tokens"] == 0, f"{idle['idle_day_calls']} model calls"),
-        Figure(f"billed cost over {days} days, Wilson, classifier erring (10 % false inbox, 10 % false drop)",
-               be["usd"], "USD", "the same with the perfect scripted classifier", bw["usd"],
-               ratio(be["usd"], bw["usd"]), note=f"seeded; naive {bn['usd']} USD"),
-        Figure("urgent emails missed (not in the inbox within one RAS interval), classifier erring",
-               erring["urgent"]["missed"], "", "with the perfect scripted classifier", urgent["missed"],
-               note=f"of {erring['urgent']['count']} urgent; {erring['urgent']['reached']} reached the inbox at "
-                    f"all; slowest {_minutes(erring['urgent']['max_minutes'])} min"),
-        Figure(f"billed cost over {days} days, Wilson, {tasks + GROWTH_EXTRA} open tasks", bg["usd"], "USD",
-               f"with the persona's {tasks}", bw["usd"], ratio(bg["usd"], bw["usd"]),
-               f"≤ {GROWTH_GOAL:.2f} × {tasks} tasks", bg["usd"] <= GROWTH_GOAL * bw["usd"],
-               f"the {GROWTH_EXTRA} more are due in 60-90 days; tokens {grown['tokens']['total']:,} vs "
-               f"{w['total']:,} ({ratio(grown['tokens']['total'], w['total'])})"),
+        Figure(
+            f"billed cost over {days} days, Wilson",
+            bw["usd"],
+            "USD",
+            f"(c) per-event agent ({bootstrap_tokens:,}-token bootstrap + session)",
+            ba["usd"],
+            ratio(bw["usd"], ba["usd"]),
+            f"≤ {AGENT_GOAL:.0%} of the per-event agent",
+            bw["usd"] <= AGENT_GOAL * ba["usd"],
+            f"{agent['turns']} agent turns, {agent['rounds']} model calls",
+        ),
+        Figure(
+            f"tokens over {days} days, Wilson",
+            w["total"],
+            "tokens",
+            "(c) per-event agent",
+            agent["tokens"]["total"],
+            ratio(w["total"], agent["tokens"]["total"]),
+        ),
+        Figure(
+            f"billed cost over {days} days, Wilson",
+            bw["usd"],
+            "USD",
+            "naive (everything to the cortex)",
+            bn["usd"],
+            ratio(bw["usd"], bn["usd"]),
+            f"≤ {COST_GOAL:.0%} of naive",
+            bw["usd"] <= COST_GOAL * bn["usd"],
+            f"example prices per role, prefix cache ≥ {CACHE_MIN_TOKENS} tokens within "
+            f"{CACHE_TTL.total_seconds() / 60:.0f} min",
+        ),
+        Figure(
+            "billed cost of background work only (excl. user-started runs), Wilson",
+            bw["background_usd"],
+            "USD",
+            "naive background",
+            bn["background_usd"],
+            ratio(bw["background_usd"], bn["background_usd"]),
+            f"≤ {COST_GOAL:.0%} of naive",
+            bw["background_usd"] <= COST_GOAL * bn["background_usd"],
+            "what the RAS, triage, the briefing and the router save; the user's own runs are the same cortex in both",
+        ),
+        Figure(
+            f"billed cost over {days} days, Wilson",
+            bw["usd"],
+            "USD",
+            "heartbeat (07:00–22:00, every 30 min)",
+            bh["usd"],
+            ratio(bw["usd"], bh["usd"]),
+        ),
+        Figure(
+            f"tokens over {days} days, Wilson",
+            w["total"],
+            "tokens",
+            "naive (everything to the cortex)",
+            n["total"],
+            ratio(w["total"], n["total"]),
+            f"≤ {NAIVE_GOAL:.0%} of naive",
+            w["total"] <= NAIVE_GOAL * n["total"],
+        ),
+        Figure(
+            f"tokens over {days} days, Wilson",
+            w["total"],
+            "tokens",
+            "heartbeat (07:00–22:00, every 30 min)",
+            h["total"],
+            ratio(w["total"], h["total"]),
+            f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
+            w["total"] <= HEARTBEAT_GOAL * h["total"],
+        ),
+        Figure(
+            "background tokens only (excl. user-started runs), Wilson",
+            w["background"],
+            "tokens",
+            "naive background",
+            n["background"],
+            ratio(w["background"], n["background"]),
+            f"≤ {NAIVE_GOAL:.0%} of naive",
+            w["background"] <= NAIVE_GOAL * n["background"],
+        ),
+        Figure(
+            "background tokens only, Wilson",
+            w["background"],
+            "tokens",
+            "heartbeat background",
+            h["background"],
+            ratio(w["background"], h["background"]),
+            f"≤ {HEARTBEAT_GOAL:.0%} of heartbeat",
+            w["background"] <= HEARTBEAT_GOAL * h["background"],
+        ),
+        Figure(
+            "slowest urgent email to the inbox",
+            max_delay,
+            "min",
+            "RAS interval",
+            float(RAS_MINUTES),
+            ratio(max_delay, RAS_MINUTES),
+            "≤ 1 interval, all reached",
+            all_reached and max_delay is not None and max_delay <= RAS_MINUTES,
+            f"{urgent['reached']}/{urgent['count']} urgent emails reached the inbox",
+        ),
+        Figure(
+            "tokens on a day with no new input",
+            idle["idle_day_tokens"],
+            "tokens",
+            "Wilson's mean day in the week",
+            round(w["total"] / days),
+            ratio(idle["idle_day_tokens"], w["total"] / days),
+            "0",
+            idle["idle_day_tokens"] == 0,
+            f"{idle['idle_day_calls']} model calls",
+        ),
+        Figure(
+            f"billed cost over {days} days, Wilson, classifier erring (10 % false inbox, 10 % false drop)",
+            be["usd"],
+            "USD",
+            "the same with the perfect scripted classifier",
+            bw["usd"],
+            ratio(be["usd"], bw["usd"]),
+            note=f"seeded; naive {bn['usd']} USD",
+        ),
+        Figure(
+            "urgent emails missed (not in the inbox within one RAS interval), classifier erring",
+            erring["urgent"]["missed"],
+            "",
+            "with the perfect scripted classifier",
+            urgent["missed"],
+            note=f"of {erring['urgent']['count']} urgent; {erring['urgent']['reached']} reached the inbox at "
+            f"all; slowest {_minutes(erring['urgent']['max_minutes'])} min",
+        ),
+        Figure(
+            f"billed cost over {days} days, Wilson, {tasks + GROWTH_EXTRA} open tasks",
+            bg["usd"],
+            "USD",
+            f"with the persona's {tasks}",
+            bw["usd"],
+            ratio(bg["usd"], bw["usd"]),
+            f"≤ {GROWTH_GOAL:.2f} × {tasks} tasks",
+            bg["usd"] <= GROWTH_GOAL * bw["usd"],
+            f"the {GROWTH_EXTRA} more are due in 60-90 days; tokens {grown['tokens']['total']:,} vs "
+            f"{w['total']:,} ({ratio(grown['tokens']['total'], w['total'])})",
+        ),
     ]
     notes = []
     for mode in ("wilson", "naive", "heartbeat"):
         t = runs[mode]["tokens"]
-        roles = ", ".join(f"{role} {t['calls'].get(role, 0)} calls {t['prompt'].get(role, 0):,}+"
-                          f"{t['completion'].get(role, 0):,}" for role in ("reflex", "fast", "deep"))
+        roles = ", ".join(
+            f"{role} {t['calls'].get(role, 0)} calls {t['prompt'].get(role, 0):,}+{t['completion'].get(role, 0):,}"
+            for role in ("reflex", "fast", "deep")
+        )
         exact = runs[mode].get("cl100k_prompt")
         extra = f"; cl100k prompt tokens {exact['total']:,}" if exact else ""
-        notes.append(f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
-                     f"{runs[mode]['surfaced']} messages surfaced{extra}; {t.get('failed', 0)} of "
-                     f"{t.get('runs', 0)} model runs failed the tool protocol; {runs[mode]['wall_s']} s")
+        notes.append(
+            f"{mode}: {roles} (prompt+completion); user-started {t['user']:,}; "
+            f"{runs[mode]['surfaced']} messages surfaced{extra}; {t.get('failed', 0)} of "
+            f"{t.get('runs', 0)} model runs failed the tool protocol; {runs[mode]['wall_s']} s"
+        )
     notes.append(_shares_note(runs["wilson"], runs["naive"]))
     notes.append(_where_note(runs["wilson"]))
     for mode in ("wilson", "naive", "heartbeat"):
         b = runs[mode]["billed"]
-        notes.append(f"{mode}: billed ${b['usd']:.4f} (${b['usd_no_cache']:.4f} without the prefix cache; "
-                     f"{b['cached_tokens']:,} of {b['prompt_tokens']:,} prompt tokens cached); by role: "
-                     + ", ".join(f"{r} {v['calls']} calls ${v['usd']:.4f}" for r, v in sorted(b["by_role"].items())))
-    notes.append(f"per-event agent: {agent['turns']} turns, {agent['rounds']} calls of the deep model, "
-                 f"{agent['tokens']['prompt']:,}+{agent['tokens']['completion']:,} tokens (prompt+completion), "
-                 f"billed ${ba['usd']:.4f} (${ba['usd_no_cache']:.4f} without the prefix cache; "
-                 f"{ba['cached_tokens']:,} of {ba['prompt_tokens']:,} prompt tokens cached); bootstrap "
-                 f"{bootstrap_tokens:,} tokens (a stated parameter: --bootstrap-tokens), main session reset daily at "
-                 f"{AGENT_RESET_HOUR:02d}:00 (at most {agent['session_peak']:,} tokens) and compacted beyond "
-                 f"{AGENT_CONTEXT_TOKENS:,} tokens ({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
-                 f"Wilson's; {agent['wall_s']} s")
-    notes.append(f"sensitivity: the scripted RAS and triage err, seeded: 10 % of the items to drop (not urgent) are "
-                 f"kept (called urgent), 10 % of those to keep (urgent) are dropped (missed); billed "
-                 f"${be['usd']:.4f} vs ${bw['usd']:.4f}, {erring['tokens']['total']:,} vs {w['total']:,} tokens, "
-                 f"{erring['urgent']['missed']} of {erring['urgent']['count']} urgent missed vs {urgent['missed']}")
+        notes.append(
+            f"{mode}: billed ${b['usd']:.4f} (${b['usd_no_cache']:.4f} without the prefix cache; "
+            f"{b['cached_tokens']:,} of {b['prompt_tokens']:,} prompt tokens cached); by role: "
+            + ", ".join(f"{r} {v['calls']} calls ${v['usd']:.4f}" for r, v in sorted(b["by_role"].items()))
+        )
+    notes.append(
+        f"per-event agent: {agent['turns']} turns, {agent['rounds']} calls of the deep model, "
+        f"{agent['tokens']['prompt']:,}+{agent['tokens']['completion']:,} tokens (prompt+completion), "
+        f"billed ${ba['usd']:.4f} (${ba['usd_no_cache']:.4f} without the prefix cache; "
+        f"{ba['cached_tokens']:,} of {ba['prompt_tokens']:,} prompt tokens cached); bootstrap "
+        f"{bootstrap_tokens:,} tokens (a stated parameter: --bootstrap-tokens), main session reset daily at "
+        f"{AGENT_RESET_HOUR:02d}:00 (at most {agent['session_peak']:,} tokens) and compacted beyond "
+        f"{AGENT_CONTEXT_TOKENS:,} tokens ({agent['compactions']} times), each email in an isolated session; the same follow-ups as "
+        f"Wilson's; {agent['wall_s']} s"
+    )
+    notes.append(
+        f"sensitivity: the scripted RAS and triage err, seeded: 10 % of the items to drop (not urgent) are "
+        f"kept (called urgent), 10 % of those to keep (urgent) are dropped (missed); billed "
+        f"${be['usd']:.4f} vs ${bw['usd']:.4f}, {erring['tokens']['total']:,} vs {w['total']:,} tokens, "
+        f"{erring['urgent']['missed']} of {erring['urgent']['count']} urgent missed vs {urgent['missed']}"
+    )
     screen = runs["wilson"]["routine"]
-    notes.append(f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
-                 f"or subjects' earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent "
-                 f"mails, {screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from "
-                 f"a sender, or on a subject, it had judged routine before that mail came; triage dropped "
-                 f"{screen['bulk_ruled']} bulk mails by the rule of their senders' dropped ones, without a model")
+    notes.append(
+        f"routine senders: the RAS judged {screen['screened']} mails by the rules alone (their senders' "
+        f"or subjects' earlier mail read calmly, nothing pressing in them); of the {screen['urgent']} urgent "
+        f"mails, {screen['urgent_screened']} were among them, and {screen['urgent_from_routine']} came from "
+        f"a sender, or on a subject, it had judged routine before that mail came; triage dropped "
+        f"{screen['bulk_ruled']} bulk mails by the rule of their senders' dropped ones, without a model"
+    )
     notes.append("persona mail: " + persona.mail_sources())
-    notes.append("prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
-                 "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00")
-    notes.append("caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS) and "
-                 "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
-                 "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
-                 "background runs is credited at no escalations; each escalation would add one deep run")
-    notes.append("caveat: for a kept urgent or action-needed mail that needs no plan, the scripted triage gives as the "
-                 "line to tell (`say`) the mail's first line, which the scripted fast model surfaced before, and no "
-                 "task; the cortex tells it without a second call unless the thread was told of within a day: a "
-                 "model's own words and tasks would make triage's answers longer (the completion tokens count them)")
-    notes.append("caveat: the scripted model says nothing about a mail whose thread (sender and subject) Wilson "
-                 "told the user of in the last 24 hours (told_before), new or not: the persona's resends and "
-                 "replies repeat what was said, and a model would judge each")
-    notes.append("caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
-                 "only when the context does not already hold what the question asks (the calendar view of a "
-                 "question about days, tasks_listed): a model given them would answer from them in one call")
-    notes.append("caveat: the scripted RAS and triage decide from the persona's own labels (\"URGENT:\", "
-                 "\"Action needed:\", promotion words): a perfect classifier, so the urgent-mail figure shows the "
-                 "pipeline's timing, not a model's judgement; the sensitivity run beside it errs on purpose")
-    notes.append("tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
-                 "available offline)" + ("; cl100k_base via bpe-openai as a cross-check" if encoding else
-                                         "; install bpe-openai for a cl100k_base cross-check"))
-    return result("cost of proactivity", figures, {"runs": runs, "idle": idle, "agent": agent, "erring": erring,
-                                                   "grown": grown}, notes)
+    notes.append(
+        "prices: [llm] price_<role> defaults (examples, USD per million tokens input/cached/output): "
+        "reflex 0.10/0.025/0.40, fast 0.40/0.10/1.60, deep 2.00/0.50/8.00"
+    )
+    notes.append(
+        "caveat: the scripted triage says a kept mail needs a plan by its subject's words (PLAN_WORDS) and "
+        "groups the kept mail of one subject (a thread's replies too) that one call reads, as its prompt "
+        "asks; the scripted fast model never hands a run on to the deep one: the fast role's share of "
+        "background runs is credited at no escalations; each escalation would add one deep run"
+    )
+    notes.append(
+        "caveat: for a kept urgent or action-needed mail that needs no plan, the scripted triage gives as the "
+        "line to tell (`say`) the mail's first line, which the scripted fast model surfaced before, and no "
+        "task; the cortex tells it without a second call unless the thread was told of within a day: a "
+        "model's own words and tasks would make triage's answers longer (the completion tokens count them)"
+    )
+    notes.append(
+        "caveat: the scripted model says nothing about a mail whose thread (sender and subject) Wilson "
+        "told the user of in the last 24 hours (told_before), new or not: the persona's resends and "
+        "replies repeat what was said, and a model would judge each"
+    )
+    notes.append(
+        "caveat: the scripted model reads the calendar with calendar_lookup and the list with list_tasks "
+        "only when the context does not already hold what the question asks (the calendar view of a "
+        "question about days, tasks_listed): a model given them would answer from them in one call"
+    )
+    notes.append(
+        'caveat: the scripted RAS and triage decide from the persona\'s own labels ("URGENT:", '
+        '"Action needed:", promotion words): a perfect classifier, so the urgent-mail figure shows the '
+        "pipeline's timing, not a model's judgement; the sensitivity run beside it errs on purpose"
+    )
+    notes.append(
+        "tokens: scripted server usage = request bytes // 4 and reply JSON // 4 (no tiktoken encoding "
+        "available offline)"
+        + (
+            "; cl100k_base via bpe-openai as a cross-check"
+            if encoding
+            else "; install bpe-openai for a cl100k_base cross-check"
+        )
+    )
+    return result(
+        "cost of proactivity",
+        figures,
+        {"runs": runs, "idle": idle, "agent": agent, "erring": erring, "grown": grown},
+        notes,
+    )
 
 
 def _minutes(value) -> str:
@@ -890,19 +1100,32 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.proactivity", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--mode", choices=("wilson", "naive", "heartbeat", "agent"), help="one simulated run only "
-                        "(agent: the per-event agent, without Wilson's follow-ups)")
+    parser.add_argument(
+        "--mode",
+        choices=("wilson", "naive", "heartbeat", "agent"),
+        help="one simulated run only (agent: the per-event agent, without Wilson's follow-ups)",
+    )
     parser.add_argument("--days", type=int)
-    parser.add_argument("--bootstrap-tokens", type=int, default=AGENT_BOOTSTRAP_TOKENS,
-                        help=f"the per-event agent's bootstrap context (default {AGENT_BOOTSTRAP_TOKENS:,})")
+    parser.add_argument(
+        "--bootstrap-tokens",
+        type=int,
+        default=AGENT_BOOTSTRAP_TOKENS,
+        help=f"the per-event agent's bootstrap context (default {AGENT_BOOTSTRAP_TOKENS:,})",
+    )
     args = parser.parse_args(argv)
     if args.mode == "agent":
-        print(json.dumps(per_event_agent(args.days or (2 if args.quick else 7), [], args.bootstrap_tokens),
-                         default=str, indent=1))
+        print(
+            json.dumps(
+                per_event_agent(args.days or (2 if args.quick else 7), [], args.bootstrap_tokens), default=str, indent=1
+            )
+        )
         return 0
     if args.mode:
-        print(json.dumps(simulate(args.mode, args.days or (2 if args.quick else 7), _exact_counter()),
-                         default=str, indent=1))
+        print(
+            json.dumps(
+                simulate(args.mode, args.days or (2 if args.quick else 7), _exact_counter()), default=str, indent=1
+            )
+        )
         return 0
     emit(run(args.quick, args.bootstrap_tokens), args.json)
     return 0

@@ -53,9 +53,13 @@ def _schema_tokens(config) -> dict:
     def size(schemas) -> int:
         return len(json.dumps(schemas, ensure_ascii=False).encode()) // 4
 
-    return {"user": size(tools.schemas_for("user", box)), "background": size(tools.schemas_for("background", box)),
-            "fast": size(tools.schemas_for("fast", box, deciding=False)),
-            "user_each_own": size(box.schemas(True)), "background_each_own": size(box.schemas(False))}
+    return {
+        "user": size(tools.schemas_for("user", box)),
+        "background": size(tools.schemas_for("background", box)),
+        "fast": size(tools.schemas_for("fast", box, deciding=False)),
+        "user_each_own": size(box.schemas(True)),
+        "background_each_own": size(box.schemas(False)),
+    }
 
 
 def run(quick: bool = False) -> dict:
@@ -72,8 +76,9 @@ def run(quick: bool = False) -> dict:
                 now = clock.now()
                 topic = Topic.create(title="Garden", status="active", created_at=now)
                 for i in range(6):
-                    Task.create(title=f"Garden chore {i}", topic=topic, due=now + timedelta(days=30 + i),
-                                created_at=now)
+                    Task.create(
+                        title=f"Garden chore {i}", topic=topic, due=now + timedelta(days=30 + i), created_at=now
+                    )
 
                 def say(text: str) -> tuple[int, float, list[str]]:
                     since = len(server.requests)
@@ -88,8 +93,7 @@ def run(quick: bool = False) -> dict:
                 out["lookup"] = say("what's on my calendar today?")
                 out["plan6"] = say(PLAN)
                 for i in range(54):
-                    Task.create(title=f"Household errand number {i}", due=now + timedelta(days=20 + i),
-                                created_at=now)
+                    Task.create(title=f"Household errand number {i}", due=now + timedelta(days=20 + i), created_at=now)
                 out["plan60"] = say(PLAN)
                 out["hello60"] = say("hello")
                 out["schemas"] = _schema_tokens(config)
@@ -97,30 +101,84 @@ def run(quick: bool = False) -> dict:
                 app.stop()
     plan, plan60, schemas = out["plan6"], out["plan60"], out.pop("schemas")
     figures = [
-        Figure('tokens per user "hello"', out["hello"][0], "tokens", "a planning request", plan[0],
-               ratio(out["hello"][0], plan[0]), note=f"roles {', '.join(out['hello'][2])}; "
-                                                    f"${out['hello'][1]:.5f} against ${plan[1]:.5f}"),
-        Figure('tokens per "what\'s on my calendar today?"', out["lookup"][0], "tokens", "a planning request",
-               plan[0], ratio(out["lookup"][0], plan[0]), note=f"roles {', '.join(out['lookup'][2])}"),
-        Figure('billed cost per user "hello"', round(out["hello"][1] * 1e6, 1), "µUSD", "a planning request",
-               round(plan[1] * 1e6, 1), ratio(out["hello"][1], plan[1]), note="example prices"),
-        Figure("tokens per planning request, 60 open tasks", plan60[0], "tokens", "with 6 open tasks", plan[0],
-               ratio(plan60[0], plan[0]), f"≤ {GROWTH_GOAL:.2f} × 6 tasks", plan60[0] <= GROWTH_GOAL * plan[0]),
-        Figure("tool schema tokens, a user's run", schemas["user"], "tokens", "every tool with its own schema",
-               schemas["user_each_own"], ratio(schemas["user"], schemas["user_each_own"]),
-               note="reads, one propose for every change, the decision tools"),
-        Figure("tool schema tokens, a background run", schemas["background"], "tokens",
-               "every tool with its own schema", schemas["background_each_own"],
-               ratio(schemas["background"], schemas["background_each_own"])),
-        Figure("tool schema tokens, routine chat (fast)", schemas["fast"], "tokens", "a user's run", schemas["user"],
-               ratio(schemas["fast"], schemas["user"]), note="no proposal pending: no decide"),
-        Figure('tokens per user "hello", 60 open tasks', out["hello60"][0], "tokens", "with 6 open tasks",
-               out["hello"][0], ratio(out["hello60"][0], out["hello"][0]),
-               note="also five more turns of history (routine chat sees at most 400 tokens of it)"),
+        Figure(
+            'tokens per user "hello"',
+            out["hello"][0],
+            "tokens",
+            "a planning request",
+            plan[0],
+            ratio(out["hello"][0], plan[0]),
+            note=f"roles {', '.join(out['hello'][2])}; ${out['hello'][1]:.5f} against ${plan[1]:.5f}",
+        ),
+        Figure(
+            'tokens per "what\'s on my calendar today?"',
+            out["lookup"][0],
+            "tokens",
+            "a planning request",
+            plan[0],
+            ratio(out["lookup"][0], plan[0]),
+            note=f"roles {', '.join(out['lookup'][2])}",
+        ),
+        Figure(
+            'billed cost per user "hello"',
+            round(out["hello"][1] * 1e6, 1),
+            "µUSD",
+            "a planning request",
+            round(plan[1] * 1e6, 1),
+            ratio(out["hello"][1], plan[1]),
+            note="example prices",
+        ),
+        Figure(
+            "tokens per planning request, 60 open tasks",
+            plan60[0],
+            "tokens",
+            "with 6 open tasks",
+            plan[0],
+            ratio(plan60[0], plan[0]),
+            f"≤ {GROWTH_GOAL:.2f} × 6 tasks",
+            plan60[0] <= GROWTH_GOAL * plan[0],
+        ),
+        Figure(
+            "tool schema tokens, a user's run",
+            schemas["user"],
+            "tokens",
+            "every tool with its own schema",
+            schemas["user_each_own"],
+            ratio(schemas["user"], schemas["user_each_own"]),
+            note="reads, one propose for every change, the decision tools",
+        ),
+        Figure(
+            "tool schema tokens, a background run",
+            schemas["background"],
+            "tokens",
+            "every tool with its own schema",
+            schemas["background_each_own"],
+            ratio(schemas["background"], schemas["background_each_own"]),
+        ),
+        Figure(
+            "tool schema tokens, routine chat (fast)",
+            schemas["fast"],
+            "tokens",
+            "a user's run",
+            schemas["user"],
+            ratio(schemas["fast"], schemas["user"]),
+            note="no proposal pending: no decide",
+        ),
+        Figure(
+            'tokens per user "hello", 60 open tasks',
+            out["hello60"][0],
+            "tokens",
+            "with 6 open tasks",
+            out["hello"][0],
+            ratio(out["hello60"][0], out["hello"][0]),
+            note="also five more turns of history (routine chat sees at most 400 tokens of it)",
+        ),
     ]
     thanks_roles = ", ".join(out["thanks"][2]) or "no model call: answered from the router's template"
-    notes = [f"planning request roles: {', '.join(plan[2])}; thanks: {out['thanks'][0]} tokens ({thanks_roles})",
-             "tokens: the scripted server's usage (request bytes // 4, reply JSON // 4), every request of the run"]
+    notes = [
+        f"planning request roles: {', '.join(plan[2])}; thanks: {out['thanks'][0]} tokens ({thanks_roles})",
+        "tokens: the scripted server's usage (request bytes // 4, reply JSON // 4), every request of the run",
+    ]
     return result("prompt cost", figures, {k: list(v) for k, v in out.items()}, notes)
 
 

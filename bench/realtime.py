@@ -64,19 +64,36 @@ class Model:
 
         def triage(body):
             items = json.loads(body["messages"][-1]["content"])["items"]
-            decisions = [{"buffer_ids": [i["buffer_id"]], "summary": i["text"][:80],
-                          "priority": 2, "action": "inbox" if n % 10 == 0 else "drop",
-                          "reason": "needs a reply" if n % 10 == 0 else "newsletter"} for n, i in enumerate(items)]
+            decisions = [
+                {
+                    "buffer_ids": [i["buffer_id"]],
+                    "summary": i["text"][:80],
+                    "priority": 2,
+                    "action": "inbox" if n % 10 == 0 else "drop",
+                    "reason": "needs a reply" if n % 10 == 0 else "newsletter",
+                }
+                for n, i in enumerate(items)
+            ]
             return self._slow("triage", {"tool_calls": [{"name": "triage", "arguments": {"items": decisions}}]})
 
         def memories(body):
             candidates = json.loads(body["messages"][-1]["content"]).get("candidates") or []
-            return self._slow("memories", {"tool_calls": [{"name": "record_memories",
-                                                           "arguments": {"items": candidates}}]})
+            return self._slow(
+                "memories", {"tool_calls": [{"name": "record_memories", "arguments": {"items": candidates}}]}
+            )
 
         def arousal(body):
-            return self._slow("arousal", {"tool_calls": [{"name": "arousal", "arguments": {
-                "urgent": False, "reason": "nothing urgent", "buffer_ids": []}}]})
+            return self._slow(
+                "arousal",
+                {
+                    "tool_calls": [
+                        {
+                            "name": "arousal",
+                            "arguments": {"urgent": False, "reason": "nothing urgent", "buffer_ids": []},
+                        }
+                    ]
+                },
+            )
 
         def deep(body):
             last = body["messages"][-1].get("content") or ""
@@ -129,9 +146,14 @@ class ModelProcess:
     """The scripted model server in a child process (`python -m bench.realtime --serve-model`)."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "bench.realtime", "--serve-model"],
-                                     cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.realtime", "--serve-model"],
+            cwd=Path(__file__).resolve().parent.parent,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         self.base_url = self._read("the base URL")
 
     def _read(self, what: str) -> str:
@@ -210,8 +232,26 @@ def _email(rng: random.Random, n: int) -> tuple[str, dict]:
     senders = ["newsletter@shop.example", "team@project.example", "alerts@bank.example", "friend@mail.example"]
     sender = rng.choice(senders)
     subject = f"Update {n}: " + rng.choice(["weekly digest", "your order", "meeting notes", "statement ready"])
-    body = " ".join(rng.choice(["the", "report", "attached", "please", "see", "details", "below", "thanks",
-                                "schedule", "invoice", "team", "project", "review"]) for _ in range(40))
+    body = " ".join(
+        rng.choice(
+            [
+                "the",
+                "report",
+                "attached",
+                "please",
+                "see",
+                "details",
+                "below",
+                "thanks",
+                "schedule",
+                "invoice",
+                "team",
+                "project",
+                "review",
+            ]
+        )
+        for _ in range(40)
+    )
     return f"Email from {sender}: {subject}\n{body}", {"from": sender, "subject": subject}
 
 
@@ -221,22 +261,35 @@ def _episodes(app, count: int) -> None:
 
     now = app.clock.now()
     for i in range(count):
-        approval = Approval.create(trace_id=f"bench{i}", approver="owner", channel="repl", summary=f"plan {i}",
-                                   nonce="00", status="approved" if i % 3 else "rejected", created_at=now,
-                                   decided_at=now, expires_at=now + timedelta(days=3))
-        ApprovalItem.create(approval=approval, position=1, tool="create_task",
-                            args={"title": f"Pay the gas bill {i}", "due": (now + timedelta(days=5)).date().isoformat()},
-                            description=f"Create task “Pay the gas bill {i}”",
-                            status="executed" if i % 3 else "rejected")
-        Task.create(title=f"Book flights {i}", due=now - timedelta(days=i % 4), status="done", created_at=now,
-                    completed_at=now)
+        approval = Approval.create(
+            trace_id=f"bench{i}",
+            approver="owner",
+            channel="repl",
+            summary=f"plan {i}",
+            nonce="00",
+            status="approved" if i % 3 else "rejected",
+            created_at=now,
+            decided_at=now,
+            expires_at=now + timedelta(days=3),
+        )
+        ApprovalItem.create(
+            approval=approval,
+            position=1,
+            tool="create_task",
+            args={"title": f"Pay the gas bill {i}", "due": (now + timedelta(days=5)).date().isoformat()},
+            description=f"Create task “Pay the gas bill {i}”",
+            status="executed" if i % 3 else "rejected",
+        )
+        Task.create(
+            title=f"Book flights {i}", due=now - timedelta(days=i % 4), status="done", created_at=now, completed_at=now
+        )
 
 
 def _sent_chars(text: str, payload: dict) -> int:
     """An email's size as triage reads it, which is what thalamus.chunk_chars counts."""
     from actors.triage import item_for
 
-    row = SimpleNamespace(id=10 ** 6, channel="email", text=text, payload=payload)
+    row = SimpleNamespace(id=10**6, channel="email", text=text, payload=payload)
     return len(json.dumps(item_for(row), ensure_ascii=False, default=str))
 
 
@@ -290,34 +343,63 @@ def run(quick: bool = False) -> dict:
     window = load_end - load_start
     memories_in_window = [c for c in memory_calls if c[0] < load_end]
     details = {
-        "samples": samples, "gap_ms": GAP_S * 1000, "deep_latency_ms": DEEP_MS, "slow_latency_ms": SLOW_MS,
-        "idle_ms": {"p50": ms(percentile(idle_s, 50)), "p90": ms(percentile(idle_s, 90)), "p99": ms(idle_p99),
-                    "max": ms(max(idle_s))},
-        "loaded_ms": {"p50": ms(percentile(loaded_s, 50)), "p90": ms(percentile(loaded_s, 90)), "p99": ms(loaded_p99),
-                      "max": ms(max(loaded_s))},
+        "samples": samples,
+        "gap_ms": GAP_S * 1000,
+        "deep_latency_ms": DEEP_MS,
+        "slow_latency_ms": SLOW_MS,
+        "idle_ms": {
+            "p50": ms(percentile(idle_s, 50)),
+            "p90": ms(percentile(idle_s, 90)),
+            "p99": ms(idle_p99),
+            "max": ms(max(idle_s)),
+        },
+        "loaded_ms": {
+            "p50": ms(percentile(loaded_s, 50)),
+            "p90": ms(percentile(loaded_s, 90)),
+            "p99": ms(loaded_p99),
+            "max": ms(max(loaded_s)),
+        },
         "load_window_s": round(window, 2),
         "chunk_chars": chunk_chars,
         "triage_calls_finished_in_window": len(triage_calls),
         "samples_sent_while_a_triage_call_was_in_flight": under_triage,
         "buffered_left_untriaged_at_window_end": left,
         "consolidation_model_call_s": [round(s - load_start, 2) for s, _ in memories_in_window[:1]]
-                                      + [round(e - load_start, 2) for _, e in memories_in_window[:1]],
+        + [round(e - load_start, 2) for _, e in memories_in_window[:1]],
         "consolidated": consolidated,
-        "slowest_loaded": [{"at_s": round(start - load_start, 2), "ms": ms(seconds)}
-                           for start, seconds in sorted(loaded, key=lambda x: -x[1])[:5]],
+        "slowest_loaded": [
+            {"at_s": round(start - load_start, 2), "ms": ms(seconds)}
+            for start, seconds in sorted(loaded, key=lambda x: -x[1])[:5]
+        ],
         "triage_calls_s": [[round(s - load_start, 2), round(e - load_start, 2)] for s, e in triage_calls],
     }
     figures = [
-        Figure("reply p99, loaded", ms(loaded_p99), "ms", "idle p99", ms(idle_p99), ratio(loaded_p99, idle_p99),
-               f"≤ {GOAL} × idle", loaded_p99 <= GOAL * idle_p99),
-        Figure("reply p50, loaded", ms(percentile(loaded_s, 50)), "ms", "idle p50", ms(percentile(idle_s, 50)),
-               ratio(percentile(loaded_s, 50), percentile(idle_s, 50))),
+        Figure(
+            "reply p99, loaded",
+            ms(loaded_p99),
+            "ms",
+            "idle p99",
+            ms(idle_p99),
+            ratio(loaded_p99, idle_p99),
+            f"≤ {GOAL} × idle",
+            loaded_p99 <= GOAL * idle_p99,
+        ),
+        Figure(
+            "reply p50, loaded",
+            ms(percentile(loaded_s, 50)),
+            "ms",
+            "idle p50",
+            ms(percentile(idle_s, 50)),
+            ratio(percentile(loaded_s, 50), percentile(idle_s, 50)),
+        ),
     ]
-    notes = [f"{samples} messages per phase, one at a time, {GAP_S * 1000:.0f} ms apart; deep model {DEEP_MS} ms",
-             f"load: {under_triage}/{samples} loaded messages were sent while a 1 s triage call was in flight; "
-             f"{len(triage_calls)} triage calls finished in the {window:.1f} s window, {left} of {BUFFERED} "
-             f"buffered rows still untriaged at its end; consolidation's 1 s model call "
-             f"{'overlapped the window' if memories_in_window else 'did NOT overlap the window'}"]
+    notes = [
+        f"{samples} messages per phase, one at a time, {GAP_S * 1000:.0f} ms apart; deep model {DEEP_MS} ms",
+        f"load: {under_triage}/{samples} loaded messages were sent while a 1 s triage call was in flight; "
+        f"{len(triage_calls)} triage calls finished in the {window:.1f} s window, {left} of {BUFFERED} "
+        f"buffered rows still untriaged at its end; consolidation's 1 s model call "
+        f"{'overlapped the window' if memories_in_window else 'did NOT overlap the window'}",
+    ]
     return result("realtime under load", figures, details, notes)
 
 

@@ -38,9 +38,10 @@ def _stimulus(body: dict) -> dict:
     for message in messages:
         content = message.get("content") or ""
         if message.get("role") == "user" and content.startswith("CONTEXT "):
-            stimulus = json.loads(content[len("CONTEXT "):]).get("stimulus") or {}
-            stimulus.setdefault("text", next((m.get("content") or "" for m in reversed(messages)
-                                              if m.get("role") == "user"), ""))
+            stimulus = json.loads(content[len("CONTEXT ") :]).get("stimulus") or {}
+            stimulus.setdefault(
+                "text", next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+            )
             return stimulus
     return {}
 
@@ -51,9 +52,25 @@ def reply(body: dict) -> dict:
     last = body["messages"][-1]
     if "triage" in tools:
         items = json.loads(last["content"])["items"]
-        return {"tool_calls": [{"name": "triage", "arguments": {"items": [
-            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:200], "priority": 2, "action": "inbox",
-             "reason": "needs a decision"} for i in items]}}]}
+        return {
+            "tool_calls": [
+                {
+                    "name": "triage",
+                    "arguments": {
+                        "items": [
+                            {
+                                "buffer_ids": [i["buffer_id"]],
+                                "summary": i["text"][:200],
+                                "priority": 2,
+                                "action": "inbox",
+                                "reason": "needs a decision",
+                            }
+                            for i in items
+                        ]
+                    },
+                }
+            ]
+        }
     if "arousal" in tools:
         return {"tool_calls": [{"name": "arousal", "arguments": {"urgent": False, "reason": "calm", "buffer_ids": []}}]}
     if "record_memories" in tools:
@@ -63,8 +80,9 @@ def reply(body: dict) -> dict:
         return {"text": ""}
     if stimulus["kind"] == "event":
         title = stimulus["payload"]["buffers"][0]["title"]
-        return {"tool_calls": [{"name": "create_task", "arguments": {"title": f"Prepare {title}",
-                                                                      "due": "2027-02-01"}}]}
+        return {
+            "tool_calls": [{"name": "create_task", "arguments": {"title": f"Prepare {title}", "due": "2027-02-01"}}]
+        }
     return {"text": f"Got it: {stimulus['text']}"}
 
 
@@ -81,23 +99,35 @@ def run(quick: bool = True) -> dict:
         try:
             app.wait_idle(timeout=IDLE_TIMEOUT)
         except IdleTimeout:
-            problems.append(f"stalled {what}: still busy after {IDLE_TIMEOUT:.0f} s "
-                            f"(in flight {app.supervisor.in_flight()}, busy {app.supervisor.busy()})")
+            problems.append(
+                f"stalled {what}: still busy after {IDLE_TIMEOUT:.0f} s "
+                f"(in flight {app.supervisor.in_flight()}, busy {app.supervisor.busy()})"
+            )
         left = app.supervisor.in_flight()
         details[f"in_flight_{what.replace(' ', '_')}"] = left
         if left != 0:
             problems.append(f"{left} message(s) counted in flight on an idle app {what}")
 
-    rules = [{"match": lambda body, headers: "slow one" in json.dumps(body.get("messages")),
-              "reply": reply, "latency_ms": SLOW_MS},
-             {"match": lambda body, headers: True, "reply": reply}]
+    rules = [
+        {
+            "match": lambda body, headers: "slow one" in json.dumps(body.get("messages")),
+            "reply": reply,
+            "latency_ms": SLOW_MS,
+        },
+        {"match": lambda body, headers: True, "reply": reply},
+    ]
     began = monotonic()
     with ScriptedServer(rules) as model, TempHome("smoke") as home:
-        config = bench_config(home, WILSON_LLM_MODEL="scripted", WILSON_CORE_QUIET_HOURS="off",
-                              WILSON_SUPERVISOR_WATCHDOG_SECONDS=WATCHDOG_S)
+        config = bench_config(
+            home,
+            WILSON_LLM_MODEL="scripted",
+            WILSON_CORE_QUIET_HOURS="off",
+            WILSON_SUPERVISOR_WATCHDOG_SECONDS=WATCHDOG_S,
+        )
         delivered: list[dict] = []
-        app = make_wilson(config, SimClock(datetime.fromisoformat(START)), llm=model.base_url,
-                          printer=delivered.append, watchdog=True)
+        app = make_wilson(
+            config, SimClock(datetime.fromisoformat(START)), llm=model.base_url, printer=delivered.append, watchdog=True
+        )
         app.start()
         try:
             started = monotonic()
@@ -124,8 +154,14 @@ def run(quick: bool = True) -> dict:
                 if status != "done" or said != 1:
                     problems.append(f"message {row.text!r}: {status}, answered {said} times")
 
-            add_event(app.calendar_file(), "Conference", date(2027, 3, 10), date(2027, 3, 12), "Lisbon",
-                      tz=app.config.timezone)
+            add_event(
+                app.calendar_file(),
+                "Conference",
+                date(2027, 3, 10),
+                date(2027, 3, 12),
+                "Lisbon",
+                tz=app.config.timezone,
+            )
             week_began = monotonic()
             app.advance(timedelta(days=1))
             idle(app, "after a day")
@@ -146,14 +182,30 @@ def run(quick: bool = True) -> dict:
         finally:
             app.stop()
     total_s = monotonic() - began
-    details.update(messages=MESSAGES + 1, slow_model_ms=SLOW_MS, watchdog_s=WATCHDOG_S,
-                   model_requests=len(model.requests), deliveries=len(delivered), problems=problems)
+    details.update(
+        messages=MESSAGES + 1,
+        slow_model_ms=SLOW_MS,
+        watchdog_s=WATCHDOG_S,
+        model_requests=len(model.requests),
+        deliveries=len(delivered),
+        problems=problems,
+    )
     figures = [
-        Figure("reply with a 1.5 s model call", round(slow_s, 3), "s", "reply with a fast model",
-               round(fast_s, 3), ratio(slow_s, fast_s)),
-        Figure("messages counted in flight when idle",
-               sum(abs(v) for k, v in details.items() if k.startswith("in_flight")),
-               "", goal="0", ok=all(v == 0 for k, v in details.items() if k.startswith("in_flight"))),
+        Figure(
+            "reply with a 1.5 s model call",
+            round(slow_s, 3),
+            "s",
+            "reply with a fast model",
+            round(fast_s, 3),
+            ratio(slow_s, fast_s),
+        ),
+        Figure(
+            "messages counted in flight when idle",
+            sum(abs(v) for k, v in details.items() if k.startswith("in_flight")),
+            "",
+            goal="0",
+            ok=all(v == 0 for k, v in details.items() if k.startswith("in_flight")),
+        ),
         Figure("actor restarts", sum(restarts.values()), "", goal="0", ok=not restarts),
         Figure("a simulated week (1 proposal, approved)", round(week_s, 2), "s"),
         Figure("start to idle", round(ready_s, 3), "s"),

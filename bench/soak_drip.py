@@ -60,8 +60,10 @@ FEED = """<?xml version="1.0" encoding="utf-8"?>
 <description>Notices</description>
 {items}
 </channel></rss>"""
-ITEM = ("<item><guid>http://127.0.0.1/notice/{n}</guid><title>Embassy notice {n}</title>"
-        "<description>Opening hours change {n}</description></item>")
+ITEM = (
+    "<item><guid>http://127.0.0.1/notice/{n}</guid><title>Embassy notice {n}</title>"
+    "<description>Opening hours change {n}</description></item>"
+)
 
 
 def feed(count: int) -> str:
@@ -92,17 +94,25 @@ def answers(port: int) -> str:
 
 def log_counts(log: Path) -> dict:
     text = log.read_text(errors="replace") if log.exists() else ""
-    return {"started": len(re.findall(r"supervisor: started web$", text, re.M)),
-            "restarted": len(re.findall(r"\bweb restarted after", text)),
-            "hung": len(re.findall(r"\bweb is hung", text)),
-            "ports": re.findall(r"dashboard on http://127\.0\.0\.1:(\d+)", text)}
+    return {
+        "started": len(re.findall(r"supervisor: started web$", text, re.M)),
+        "restarted": len(re.findall(r"\bweb restarted after", text)),
+        "hung": len(re.findall(r"\bweb is hung", text)),
+        "ports": re.findall(r"dashboard on http://127\.0\.0\.1:(\d+)", text),
+    }
 
 
 def env() -> dict:
     out = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
-    out.update({"PYTHONPATH": str(ROOT), "WILSON_CORE_TIMEZONE": "Europe/Berlin",
-                "WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0",
-                "WILSON_WEB_WATCH_POLL": "5m"})
+    out.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+            "WILSON_WEB_ENABLED": "true",
+            "WILSON_WEB_PORT": "0",
+            "WILSON_WEB_WATCH_POLL": "5m",
+        }
+    )
     return out
 
 
@@ -114,8 +124,11 @@ def stop(proc: subprocess.Popen) -> str:
         proc.stdin.close()
     except OSError:
         pass
-    for how, action in (("at the end of its input", None), ("on SIGTERM", signal.SIGTERM),
-                        ("on SIGKILL", signal.SIGKILL)):
+    for how, action in (
+        ("at the end of its input", None),
+        ("on SIGTERM", signal.SIGTERM),
+        ("on SIGKILL", signal.SIGKILL),
+    ):
         if action is not None:
             proc.send_signal(action)
         try:
@@ -152,9 +165,15 @@ def run(minutes: float, sample: float) -> bool:
         log = home / "wilson.log"
         out = open(home / "run.out", "w")
         began = monotonic()
-        proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home), "run",
-                                 "--llm", "offline"], stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                                text=True, env=env(), cwd=str(home))
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home), "run", "--llm", "offline"],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env(),
+            cwd=str(home),
+        )
         try:
             port = None
             while port is None and monotonic() - began < 60 and proc.poll() is None:
@@ -167,8 +186,10 @@ def run(minutes: float, sample: float) -> bool:
             changed = False
             seen_failures, next_sample = 0, began
             print(f"wilson run pid {proc.pid}, dashboard on port {port}, dripping source {slow}, feed {good}")
-            print(f"{'t s':>5} {'thr':>4} {'dash':>5} {'start/rest/hung':>15} {'drip fail':>9} {'looking':>8} "
-                  f"{'next look in':>12} {'feed':>5} {'buffered':>8}  drip error")
+            print(
+                f"{'t s':>5} {'thr':>4} {'dash':>5} {'start/rest/hung':>15} {'drip fail':>9} {'looking':>8} "
+                f"{'next look in':>12} {'feed':>5} {'buffered':>8}  drip error"
+            )
             end = began + minutes * 60
             while monotonic() < end and proc.poll() is None:
                 t = monotonic()
@@ -184,8 +205,14 @@ def run(minutes: float, sample: float) -> bool:
                     started = datetime.fromisoformat(s["checked_at"])
                     gave_up = clock.now()
                     backoff = datetime.fromisoformat(s["next_at"]) - started
-                    looks.append({"n": failures, "seconds": (gave_up - started).total_seconds(),
-                                  "backoff": backoff, "error": s.get("error") or ""})
+                    looks.append(
+                        {
+                            "n": failures,
+                            "seconds": (gave_up - started).total_seconds(),
+                            "backoff": backoff,
+                            "error": s.get("error") or "",
+                        }
+                    )
                     seen_failures = failures
                 if not changed and g.get("kind") == "feed":
                     site.put("/news.xml", feed(2), "application/rss+xml")  # news after the first look
@@ -194,17 +221,30 @@ def run(minutes: float, sample: float) -> bool:
                     counts = log_counts(log)
                     nxt = s.get("next_at")
                     due_in = (datetime.fromisoformat(nxt) - clock.now()).total_seconds() if nxt else None
-                    row = {"t": t - began, "threads": threads(proc.pid), "dash": answers(port),
-                           "started": counts["started"], "restarted": counts["restarted"], "hung": counts["hung"],
-                           "ports": counts["ports"], "failures": failures, "looking": "looking_since" in s,
-                           "next": due_in, "feed": g.get("kind") or "-", "buffered": buffered,
-                           "error": s.get("error") or ""}
+                    row = {
+                        "t": t - began,
+                        "threads": threads(proc.pid),
+                        "dash": answers(port),
+                        "started": counts["started"],
+                        "restarted": counts["restarted"],
+                        "hung": counts["hung"],
+                        "ports": counts["ports"],
+                        "failures": failures,
+                        "looking": "looking_since" in s,
+                        "next": due_in,
+                        "feed": g.get("kind") or "-",
+                        "buffered": buffered,
+                        "error": s.get("error") or "",
+                    }
                     rows.append(row)
-                    print(f"{row['t']:5.0f} {row['threads'] or '-':>4} {row['dash']:>5} "
-                          f"{row['started']:>5}/{row['restarted']}/{row['hung']:<7} {failures:>9} "
-                          f"{'yes' if row['looking'] else 'no':>8} "
-                          f"{'-' if due_in is None else f'{due_in:.0f} s':>12} {row['feed']:>5} {buffered:>8}  "
-                          f"{row['error'][:60]}", flush=True)
+                    print(
+                        f"{row['t']:5.0f} {row['threads'] or '-':>4} {row['dash']:>5} "
+                        f"{row['started']:>5}/{row['restarted']}/{row['hung']:<7} {failures:>9} "
+                        f"{'yes' if row['looking'] else 'no':>8} "
+                        f"{'-' if due_in is None else f'{due_in:.0f} s':>12} {row['feed']:>5} {buffered:>8}  "
+                        f"{row['error'][:60]}",
+                        flush=True,
+                    )
                     next_sample += sample
                 time.sleep(1)
             alive = proc.poll() is None
@@ -217,10 +257,14 @@ def run(minutes: float, sample: float) -> bool:
 
     print()
     for look in looks:
-        print(f"look {look['n']} at the dripping source gave up after {look['seconds']:.0f} s; next look "
-              f"{look['backoff'].total_seconds() / 60:.0f} min after it began ({look['error']})")
-    print(f"the dripping server accepted {accepted} connections; Wilson hung up on {dropped} of them "
-          f"(noticed at its next header line)")
+        print(
+            f"look {look['n']} at the dripping source gave up after {look['seconds']:.0f} s; next look "
+            f"{look['backoff'].total_seconds() / 60:.0f} min after it began ({look['error']})"
+        )
+    print(
+        f"the dripping server accepted {accepted} connections; Wilson hung up on {dropped} of them "
+        f"(noticed at its next header line)"
+    )
     print(f"wilson run {stopped}")
     for note in notes:
         print(note)
@@ -230,18 +274,20 @@ def run(minutes: float, sample: float) -> bool:
     checks = {
         "Wilson ran the whole time": alive,
         f"every look gave up within {allowance:.0f} s": bool(looks) and all(x["seconds"] <= allowance for x in looks),
-        "failures recorded, back-off growing": len(looks) >= 2 and all(
-            b == EVERY * 2 ** i for i, b in enumerate(backoffs)),
+        "failures recorded, back-off growing": len(looks) >= 2
+        and all(b == EVERY * 2**i for i, b in enumerate(backoffs)),
         "web channel never restarted": final["started"] == 1 and final["restarted"] == 0 and final["hung"] == 0,
         "dashboard kept its port": len(set(final["ports"])) == 1 and all(r["dash"].isdigit() for r in rows),
         "threads flat": bool(counts) and max(counts) - min(counts) <= 2 and counts[-1] <= counts[0] + 1,
         "the other feed's news buffered": bool(rows) and rows[-1]["buffered"] >= 1,
     }
     ok = all(checks.values())
-    print(f"VERDICT: {'PASS' if ok else 'FAIL'} over {minutes:g} min: "
-          + "; ".join(f"{name} {'yes' if value else 'NO'}" for name, value in checks.items())
-          + f" (threads {min(counts, default=0)}-{max(counts, default=0)}, "
-          f"{len(looks)} dripping looks, {rows[-1]['buffered'] if rows else 0} rows buffered)")
+    print(
+        f"VERDICT: {'PASS' if ok else 'FAIL'} over {minutes:g} min: "
+        + "; ".join(f"{name} {'yes' if value else 'NO'}" for name, value in checks.items())
+        + f" (threads {min(counts, default=0)}-{max(counts, default=0)}, "
+        f"{len(looks)} dripping looks, {rows[-1]['buffered'] if rows else 0} rows buffered)"
+    )
     return ok
 
 

@@ -50,21 +50,44 @@ def _fill(size: int, rng: random.Random) -> list[int]:
     for i in range(size - DUE_NOW):
         if rng.random() < DONE_SHARE:
             due = NOW - timedelta(days=rng.randint(1, 400))
-            rows.append({"title": f"done {i}", "due": due, "status": "done", "created_at": due - timedelta(days=30),
-                         "completed_at": due})
+            rows.append(
+                {
+                    "title": f"done {i}",
+                    "due": due,
+                    "status": "done",
+                    "created_at": due - timedelta(days=30),
+                    "completed_at": due,
+                }
+            )
             continue
         # from two hours on: a scan also fires what falls due later in its local hour (one bundle), and
         # these must not join the 20 it is timed on
         fire = NOW + timedelta(minutes=rng.randint(120, 365 * 24 * 60))
-        rows.append({"title": f"task {i}", "due": fire + timedelta(days=3), "status": "open", "next_fire_at": fire,
-                     "next_window": "3d", "created_at": NOW - timedelta(days=1)})
+        rows.append(
+            {
+                "title": f"task {i}",
+                "due": fire + timedelta(days=3),
+                "status": "open",
+                "next_fire_at": fire,
+                "next_window": "3d",
+                "created_at": NOW - timedelta(days=1),
+            }
+        )
     due_at = NOW + timedelta(days=3) - timedelta(minutes=1)  # its 3d window passed a minute ago
     for i in range(DUE_NOW):
-        rows.append({"title": f"due {i}", "due": due_at, "status": "open", "next_fire_at": due_at - timedelta(days=3),
-                     "next_window": "3d", "created_at": NOW - timedelta(days=1)})
+        rows.append(
+            {
+                "title": f"due {i}",
+                "due": due_at,
+                "status": "open",
+                "next_fire_at": due_at - timedelta(days=3),
+                "next_window": "3d",
+                "created_at": NOW - timedelta(days=1),
+            }
+        )
     with database.atomic():
         for start in range(0, len(rows), 500):
-            Task.insert_many(rows[start:start + 500]).execute()
+            Task.insert_many(rows[start : start + 500]).execute()
     return [t.id for t in Task.select(Task.id).where(Task.title.startswith("due "))]
 
 
@@ -100,8 +123,12 @@ def _measure(size: int, repeats: int) -> dict:
             scans.append(elapsed)
             idles.append(idle_elapsed)
             lookups.append(looked)
-    return {"scan_ms": round(statistics.median(scans) * 1000, 3), "idle_scan_ms": round(statistics.median(idles) * 1000, 3),
-            "next_due_ms": round(statistics.median(lookups) * 1000, 3), "fired_per_scan": DUE_NOW}
+    return {
+        "scan_ms": round(statistics.median(scans) * 1000, 3),
+        "idle_scan_ms": round(statistics.median(idles) * 1000, 3),
+        "next_due_ms": round(statistics.median(lookups) * 1000, 3),
+        "fired_per_scan": DUE_NOW,
+    }
 
 
 def run(quick: bool = False) -> dict:
@@ -132,8 +159,15 @@ def run(quick: bool = False) -> dict:
     ratio = round(last["scan_ms"] / first["scan_ms"], 2) if first["scan_ms"] else None
     next_due_ratio = round(last["next_due_ms"] / first["next_due_ms"], 2) if first["next_due_ms"] else None
     idle_ratio = round(last["idle_scan_ms"] / first["idle_scan_ms"], 2) if first["idle_scan_ms"] else None
-    return {"sizes": results, "ratio": ratio, "idle_ratio": idle_ratio, "next_due_ratio": next_due_ratio, "goal": GOAL,
-            "ok": ratio is not None and ratio < GOAL, "repeats": repeats}
+    return {
+        "sizes": results,
+        "ratio": ratio,
+        "idle_ratio": idle_ratio,
+        "next_due_ratio": next_due_ratio,
+        "goal": GOAL,
+        "ok": ratio is not None and ratio < GOAL,
+        "repeats": repeats,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,11 +180,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     for size, row in result["sizes"].items():
-        print(f"{size:>7} tasks  scan {row['scan_ms']:8.3f} ms (fires {row['fired_per_scan']})  "
-              f"idle scan {row['idle_scan_ms']:7.3f} ms  next_due {row['next_due_ms']:7.3f} ms")
+        print(
+            f"{size:>7} tasks  scan {row['scan_ms']:8.3f} ms (fires {row['fired_per_scan']})  "
+            f"idle scan {row['idle_scan_ms']:7.3f} ms  next_due {row['next_due_ms']:7.3f} ms"
+        )
     verdict = "ok" if result["ok"] else "OVER GOAL"
-    print(f"ratio 100k/1k: scan {result['ratio']} (goal < {result['goal']}: {verdict})  "
-          f"idle scan {result['idle_ratio']}  next_due {result['next_due_ratio']}  [median of {result['repeats']} scans]")
+    print(
+        f"ratio 100k/1k: scan {result['ratio']} (goal < {result['goal']}: {verdict})  "
+        f"idle scan {result['idle_ratio']}  next_due {result['next_due_ratio']}  [median of {result['repeats']} scans]"
+    )
     return 0
 
 

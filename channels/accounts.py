@@ -46,14 +46,23 @@ class Provider:
 
 PROVIDERS = {
     "google": Provider(
-        "google", "Google", "https://oauth2.googleapis.com/device/code", "https://oauth2.googleapis.com/token",
+        "google",
+        "Google",
+        "https://oauth2.googleapis.com/device/code",
+        "https://oauth2.googleapis.com/token",
         "https://mail.google.com/ https://www.googleapis.com/auth/calendar",
-        ("imap.gmail.com", 993, "ssl"), ("smtp.gmail.com", 587, "starttls")),
+        ("imap.gmail.com", 993, "ssl"),
+        ("smtp.gmail.com", 587, "starttls"),
+    ),
     "microsoft": Provider(
-        "microsoft", "Microsoft", "https://login.microsoftonline.com/common/oauth2/v2.0/devicecode",
+        "microsoft",
+        "Microsoft",
+        "https://login.microsoftonline.com/common/oauth2/v2.0/devicecode",
         "https://login.microsoftonline.com/common/oauth2/v2.0/token",
         "offline_access https://outlook.office.com/IMAP.AccessAsUser.All https://outlook.office.com/SMTP.Send",
-        ("outlook.office365.com", 993, "ssl"), ("smtp.office365.com", 587, "starttls")),
+        ("outlook.office365.com", 993, "ssl"),
+        ("smtp.office365.com", 587, "starttls"),
+    ),
 }
 
 
@@ -73,21 +82,27 @@ def provider_of(name: str) -> Provider:
 
 
 def fix_line(provider: Provider) -> str:
-    return (f"{provider.title} no longer lets Wilson in: the access you gave was revoked or has expired. Run "
-            f"`wilson account add {provider.name}` to give it again.")
+    return (
+        f"{provider.title} no longer lets Wilson in: the access you gave was revoked or has expired. Run "
+        f"`wilson account add {provider.name}` to give it again."
+    )
 
 
 def _endpoints(config, provider: Provider) -> tuple[str, str]:
     get = config.get
-    return (str(get("accounts", "device_url") or provider.device_url),
-            str(get("accounts", "token_url") or provider.token_url))
+    return (
+        str(get("accounts", "device_url") or provider.device_url),
+        str(get("accounts", "token_url") or provider.token_url),
+    )
 
 
 def _client(config) -> dict:
     client_id = str(config.get("accounts", "client_id") or "").strip()
     if not client_id:
-        raise AccountError("no OAuth client is set: register one with the provider (docs/email.md says how) and set "
-                           "[accounts] client_id and WILSON_ACCOUNTS_CLIENT_SECRET")
+        raise AccountError(
+            "no OAuth client is set: register one with the provider (docs/email.md says how) and set "
+            "[accounts] client_id and WILSON_ACCOUNTS_CLIENT_SECRET"
+        )
     form = {"client_id": client_id}
     secret = str(config.get("accounts", "client_secret") or "")
     if secret:
@@ -132,8 +147,9 @@ def load_grant(home: Path, provider: Provider) -> dict | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise AccountError(f"{path} cannot be read ({type(exc).__name__}); run `wilson account add "
-                           f"{provider.name}` again") from None
+        raise AccountError(
+            f"{path} cannot be read ({type(exc).__name__}); run `wilson account add {provider.name}` again"
+        ) from None
     return grant if isinstance(grant, dict) else None
 
 
@@ -158,19 +174,29 @@ def device_flow(config, provider: Provider, say, *, account: str = "") -> dict:
         said = started.get("error_description") or started.get("error") or f"HTTP {status}"
         raise AccountError(f"{provider.title} would not start the sign-in ({said}); check [accounts] client_id")
     where = started.get("verification_uri") or started.get("verification_url") or ""
-    say(f"Open {where} on any device, sign in to your {provider.title} account and enter the code "
-        f"{started['user_code']}")
+    say(
+        f"Open {where} on any device, sign in to your {provider.title} account and enter the code "
+        f"{started['user_code']}"
+    )
     interval = max(1.0, float(started.get("interval") or 5))
     give_up = clockmod.monotonic() + float(started.get("expires_in") or 900)
     while clockmod.monotonic() < give_up:
         clockmod.pause(interval)
-        status, answer = _post(token_url, {**form, "device_code": started["device_code"],
-                                           "grant_type": "urn:ietf:params:oauth:grant-type:device_code"})
+        status, answer = _post(
+            token_url,
+            {
+                **form,
+                "device_code": started["device_code"],
+                "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+            },
+        )
         error = answer.get("error")
         if status == 200 and answer.get("access_token"):
             if not answer.get("refresh_token"):
-                raise AccountError(f"{provider.title} gave no refresh token, so Wilson would lose access within "
-                                   "the hour; check the client's type and the scope")
+                raise AccountError(
+                    f"{provider.title} gave no refresh token, so Wilson would lose access within "
+                    "the hour; check the client's type and the scope"
+                )
             grant = _stored(answer, clockmod.wall_now(), {"provider": provider.name, "account": account})
             save_grant(config.home, provider, grant)
             return grant
@@ -183,7 +209,9 @@ def device_flow(config, provider: Provider, say, *, account: str = "") -> dict:
             raise AccountError("you declined on the sign-in page; nothing was stored")
         if error == "expired_token":
             break
-        raise AccountError(f"{provider.title} refused the sign-in ({answer.get('error_description') or error or status})")
+        raise AccountError(
+            f"{provider.title} refused the sign-in ({answer.get('error_description') or error or status})"
+        )
     raise AccountError("the code ran out before it was entered; run the command again")
 
 
@@ -202,16 +230,19 @@ def access_token(config, provider: Provider, fresh: bool = False) -> str:
     if grant.get("access_token") and expires - EARLY > now and not fresh:
         return str(grant["access_token"])
     _, token_url = _endpoints(config, provider)
-    status, answer = _post(token_url, {**_client(config), "grant_type": "refresh_token",
-                                       "refresh_token": grant["refresh_token"]})
+    status, answer = _post(
+        token_url, {**_client(config), "grant_type": "refresh_token", "refresh_token": grant["refresh_token"]}
+    )
     if status == 200 and answer.get("access_token"):
         grant = _stored(answer, now, grant)
         save_grant(config.home, provider, grant)
         return str(grant["access_token"])
     if answer.get("error") in ("invalid_grant", "unauthorized_client", "invalid_client"):
         raise GrantRevoked(fix_line(provider))
-    raise AccountError(f"{provider.title} did not give a fresh access token "
-                       f"({answer.get('error_description') or answer.get('error') or f'HTTP {status}'})")
+    raise AccountError(
+        f"{provider.title} did not give a fresh access token "
+        f"({answer.get('error_description') or answer.get('error') or f'HTTP {status}'})"
+    )
 
 
 def token_source(config, section: str):
@@ -254,5 +285,12 @@ def sasl(offered: str, user: str, token: str) -> tuple[str, str]:
 def settings_lines(provider: Provider, account: str) -> list[str]:
     """What to put in wilson.toml so that mail (and Google's calendar) use the account."""
     imap, smtp = provider.imap, provider.smtp
-    return ["[email]", f'imap_host = "{imap[0]}"', f'imap_security = "{imap[2]}"', f'username = "{account}"',
-            f'smtp_host = "{smtp[0]}"', f'smtp_security = "{smtp[2]}"', f'oauth = "{provider.name}"']
+    return [
+        "[email]",
+        f'imap_host = "{imap[0]}"',
+        f'imap_security = "{imap[2]}"',
+        f'username = "{account}"',
+        f'smtp_host = "{smtp[0]}"',
+        f'smtp_security = "{smtp[2]}"',
+        f'oauth = "{provider.name}"',
+    ]

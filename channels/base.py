@@ -96,19 +96,26 @@ class Channel(WilsonActor):
         logger.debug("{} has nothing to do for {!r}", self.name, message)
 
     # Receiving -----------------------------------------------------------
-    def stimulus(self, text: str, *, user_id: str | None, dedup_key: str | None = None,
-                 payload: dict | None = None, kind: str = "message"):
+    def stimulus(
+        self,
+        text: str,
+        *,
+        user_id: str | None,
+        dedup_key: str | None = None,
+        payload: dict | None = None,
+        kind: str = "message",
+    ):
         """A realtime stimulus from the user: committed, then the thalamus is told."""
-        row = routing.commit_realtime(source=self.name, text=text, user_id=user_id, dedup_key=dedup_key,
-                                       payload=payload, kind=kind, at=self.now())
+        row = routing.commit_realtime(
+            source=self.name, text=text, user_id=user_id, dedup_key=dedup_key, payload=payload, kind=kind, at=self.now()
+        )
         if row is not None:
             self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row
 
     def buffer(self, text: str, *, dedup_key: str, payload: dict | None = None):
         """A buffered stimulus: committed to receptor_buffers, then the thalamus is told."""
-        row = routing.commit_buffered(channel=self.name, text=text, dedup_key=dedup_key,
-                                       payload=payload, at=self.now())
+        row = routing.commit_buffered(channel=self.name, text=text, dedup_key=dedup_key, payload=payload, at=self.now())
         if row is not None:
             self.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
         return row
@@ -171,11 +178,19 @@ class Channel(WilsonActor):
         if since is None:
             return
         hours = max(1, int((now - since).total_seconds() // 3600))
-        text = (f"I have not been able to reach your {self.what} for {'an hour' if hours == 1 else f'{hours} hours'}: "
-                f"{' '.join(error.split())[:300]}. `wilson doctor` checks it and says what to change.")
+        text = (
+            f"I have not been able to reach your {self.what} for {'an hour' if hours == 1 else f'{hours} hours'}: "
+            f"{' '.join(error.split())[:300]}. `wilson doctor` checks it and says what to change."
+        )
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
-                          key=f"health:{self.name}:{since.isoformat()}", at=now, payload={"health": self.name})
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=f"health:{self.name}:{since.isoformat()}",
+            at=now,
+            payload={"health": self.name},
+        )
         if told.status == "pending":
             self.tell(channel, Deliver(told.id))
 
@@ -232,9 +247,14 @@ class Channel(WilsonActor):
                 also()
             outbox.mark_retry(row.id, next_at, reason)
             if attempts & (attempts - 1) == 0:
-                trace.record(row.trace_id, "retrying", self.name,
-                             f"delivery attempt {attempts} failed ({reason}); trying again", at,
-                             {"outbox_id": row.id, "attempts": attempts, "next_attempt_at": next_at.isoformat()})
+                trace.record(
+                    row.trace_id,
+                    "retrying",
+                    self.name,
+                    f"delivery attempt {attempts} failed ({reason}); trying again",
+                    at,
+                    {"outbox_id": row.id, "attempts": attempts, "next_attempt_at": next_at.isoformat()},
+                )
 
     def send(self, row: Outbox) -> dict:
         raise NotImplementedError

@@ -123,5 +123,8 @@ class LoopThread:
 
     def _loop_error(self, loop, context) -> None:
         exc = context.get("exception")
-        logger.error("{}{}", redact(str(context.get("message", "error in the event loop"))),
-                     f" ({self.describe(exc)})" if exc else "")
+        logger.error(
+            "{}{}",
+            redact(str(context.get("message", "error in the event loop"))),
+            f" ({self.describe(exc)})" if exc else "",
+        )

@@ -23,8 +23,9 @@ def delivery_record(row: Outbox, at) -> dict:
         "channel": row.channel,
         "text": row.text,
         "topic": topic,
-        "approval": {"id": approval["id"], "actions": approval["actions"],
-                     "items": len(approval.get("items") or [])} if approval else None,
+        "approval": {"id": approval["id"], "actions": approval["actions"], "items": len(approval.get("items") or [])}
+        if approval
+        else None,
         "proposals": list(payload.get("proposals") or []),  # a briefing offers these for a decision
         "undo": (payload.get("undo") or {}).get("id") if isinstance(payload.get("undo"), dict) else None,
         "tasks": [t for t in payload.get("tasks") or [] if isinstance(t, int)],  # a follow-up's one-tap answers

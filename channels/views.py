@@ -1,4 +1,7 @@
-"""Read-only views of working memory for the REPL, the CLI and Telegram commands."""
+"""Read-only views of working memory for the REPL, the CLI and Telegram commands.
+
+Size: one read-only view per thing the user can look at; each is short and they share the row formatting.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +24,11 @@ from wilson.model.synapse import REST_KEY
 
 def tasks(tz, status: str | None = None, user_id: str | None = None, owner: str | None = None) -> list[dict]:
     """`user_id`, `owner`: whose list it is (`visible_to`); None lists everything."""
-    query = (Task.select().where(visible_to(Task, user_id, owner))
-             .order_by(Task.status != "open", Task.due.is_null(), Task.due, Task.id))
+    query = (
+        Task.select()
+        .where(visible_to(Task, user_id, owner))
+        .order_by(Task.status != "open", Task.due.is_null(), Task.due, Task.id)
+    )
     if status:
         query = query.where(Task.status == status)
     return [task_view(t, tz) for t in query]
@@ -32,8 +38,11 @@ def overdue(tz, now, user_id: str | None = None, owner: str | None = None) -> li
     """Open tasks whose day has passed by `now`, oldest first, each with what the user can do about it."""
     today = now.astimezone(tz).date()
     rows = []
-    for task in (Task.select().where(visible_to(Task, user_id, owner) & (Task.status == "open")
-                                     & Task.due.is_null(False)).order_by(Task.due, Task.id)):
+    for task in (
+        Task.select()
+        .where(visible_to(Task, user_id, owner) & (Task.status == "open") & Task.due.is_null(False))
+        .order_by(Task.due, Task.id)
+    ):
         view = task_view(task, tz)
         if view["due"] and str(view["due"])[:10] < today.isoformat():
             rows.append(dict(view, choices=f"done {task.id} · move {task.id} DATE · drop {task.id} · help {task.id}"))
@@ -46,30 +55,51 @@ def topics(tz, user_id: str | None = None, owner: str | None = None) -> list[dic
     views = []
     for topic in Topic.select().where(visible_to(Topic, user_id, owner)).order_by(Topic.id):
         view = topic_view(topic, tz)
-        view["tasks"] = [task_view(t, tz) for t in topic.tasks.where(visible_to(Task, user_id, owner))
-                         .order_by(Task.due.is_null(), Task.due, Task.id)]
+        view["tasks"] = [
+            task_view(t, tz)
+            for t in topic.tasks.where(visible_to(Task, user_id, owner)).order_by(Task.due.is_null(), Task.due, Task.id)
+        ]
         view["history"] = [f"{topic.created_at.astimezone(tz):%Y-%m-%d} created"] + (
-            [f"{topic.closed_at.astimezone(tz):%Y-%m-%d} closed"] if topic.closed_at else [])
+            [f"{topic.closed_at.astimezone(tz):%Y-%m-%d} closed"] if topic.closed_at else []
+        )
         views.append(view)
-    pending = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
-               .where((ApprovalItem.tool == "create_topic") & (ApprovalItem.status == "pending")
-                      & Approval.status.in_(OPEN)))
+    pending = (
+        ApprovalItem.select(ApprovalItem, Approval)
+        .join(Approval)
+        .where((ApprovalItem.tool == "create_topic") & (ApprovalItem.status == "pending") & Approval.status.in_(OPEN))
+    )
     if user_id is not None and str(user_id) != str(owner):
         pending = pending.where(Approval.approver == str(user_id))
     for item in pending:
-        views.append({"id": None, "title": item.args.get("title"), "status": "proposed",
-                      "starts": item.args.get("starts"), "ends": item.args.get("ends"),
-                      "proposal": item.approval_id, "tasks": [], "history": []})
+        views.append(
+            {
+                "id": None,
+                "title": item.args.get("title"),
+                "status": "proposed",
+                "starts": item.args.get("starts"),
+                "ends": item.args.get("ends"),
+                "proposal": item.approval_id,
+                "tasks": [],
+                "history": [],
+            }
+        )
     return views
 
 
 def _approval_row(approval: Approval, tz) -> dict:
-    return {"id": approval.id, "status": approval.status,
-            "expires": approval.expires_at.astimezone(tz).isoformat(timespec="minutes"),
-            "supersedes": approval.supersedes, "superseded_by": approval.superseded_by,
-            "reason": approval.reason, "changes": approval.changes,
-            "items": [{"position": i.position, "tool": i.tool, "status": i.status, "description": i.description}
-                      for i in approval.items.order_by(ApprovalItem.position)]}
+    return {
+        "id": approval.id,
+        "status": approval.status,
+        "expires": approval.expires_at.astimezone(tz).isoformat(timespec="minutes"),
+        "supersedes": approval.supersedes,
+        "superseded_by": approval.superseded_by,
+        "reason": approval.reason,
+        "changes": approval.changes,
+        "items": [
+            {"position": i.position, "tool": i.tool, "status": i.status, "description": i.description}
+            for i in approval.items.order_by(ApprovalItem.position)
+        ],
+    }
 
 
 def approvals(tz) -> list[dict]:
@@ -78,8 +108,12 @@ def approvals(tz) -> list[dict]:
 
 def expired(tz) -> list[dict]:
     """Proposals that ran out of time and were not brought back, newest first: what `revive N` can bring back."""
-    query = (Approval.select().where((Approval.status == "expired") & Approval.superseded_by.is_null())
-             .order_by(Approval.id.desc()).limit(20))
+    query = (
+        Approval.select()
+        .where((Approval.status == "expired") & Approval.superseded_by.is_null())
+        .order_by(Approval.id.desc())
+        .limit(20)
+    )
     return [_approval_row(a, tz) for a in query]
 
 
@@ -89,14 +123,25 @@ def reminders(tz) -> list[dict]:
 
 
 def inbox(tz) -> list[dict]:
-    return [{"id": r.id, "priority": r.priority, "kind": r.kind, "origin": r.origin, "status": r.status,
-             "trace": r.trace_id, "text": r.text[:80]}
-            for r in Inbox.select().order_by(Inbox.id.desc()).limit(30)]
+    return [
+        {
+            "id": r.id,
+            "priority": r.priority,
+            "kind": r.kind,
+            "origin": r.origin,
+            "status": r.status,
+            "trace": r.trace_id,
+            "text": r.text[:80],
+        }
+        for r in Inbox.select().order_by(Inbox.id.desc()).limit(30)
+    ]
 
 
 def outbox(tz) -> list[dict]:
-    return [{"id": r.id, "channel": r.channel, "status": r.status, "trace": r.trace_id, "text": r.text[:80]}
-            for r in Outbox.select().order_by(Outbox.id.desc()).limit(30)]
+    return [
+        {"id": r.id, "channel": r.channel, "status": r.status, "trace": r.trace_id, "text": r.text[:80]}
+        for r in Outbox.select().order_by(Outbox.id.desc()).limit(30)
+    ]
 
 
 def memories(tz) -> list[dict]:
@@ -109,8 +154,10 @@ def memories(tz) -> list[dict]:
 def trace_steps(trace_id: str, tz=None) -> list[dict]:
     """`tz`: the user's zone (None: this machine's)."""
     # rows written before redaction existed may still hold a secret
-    return [{"at": r.at.astimezone(tz).isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
-            for r in trace.path(trace_id)]
+    return [
+        {"at": r.at.astimezone(tz).isoformat(), "stage": r.stage, "actor": r.actor, "reason": redact(r.reason)}
+        for r in trace.path(trace_id)
+    ]
 
 
 def trace_text(trace_id: str, tz=None) -> str:
@@ -133,12 +180,15 @@ def quiet(argument: str, now, config, command: str = "/quiet") -> str:
     mute.mute(until)
     mute.retime_held(config, now)
     local = until.astimezone(config.timezone)
-    return (f"Quiet until {local:%a %d %b %H:%M} ({config.timezone}). "
-            f"{still_through(config)} {command} off ends it early.")
+    return (
+        f"Quiet until {local:%a %d %b %H:%M} ({config.timezone}). {still_through(config)} {command} off ends it early."
+    )
 
 
-EMERGENCIES = ("a water or gas leak, a fire, a medical emergency, the police, your child's school or care closing "
-               "today, travel cancelled or moved within 12 hours")
+EMERGENCIES = (
+    "a water or gas leak, a fire, a medical emergency, the police, your child's school or care closing "
+    "today, travel cancelled or moved within 12 hours"
+)
 
 
 def still_through(config) -> str:
@@ -159,11 +209,16 @@ def table(name: str, rows: list[dict]) -> str:
     lines = []
     for row in rows:
         if name == "overdue":
-            lines.append(f"#{row['id']:<4} was due {row['due']:<12} {row['title']}"
-                         + (f"  [{row['topic']}]" if row.get("topic") else "") + f"\n      → {row['choices']}")
+            lines.append(
+                f"#{row['id']:<4} was due {row['due']:<12} {row['title']}"
+                + (f"  [{row['topic']}]" if row.get("topic") else "")
+                + f"\n      → {row['choices']}"
+            )
         elif name == "tasks":
-            lines.append(f"#{row['id']:<4} {row['status']:<9} {row['due'] or '—':<12} {row['title']}"
-                         + (f"  [{row['topic']}]" if row.get("topic") else ""))
+            lines.append(
+                f"#{row['id']:<4} {row['status']:<9} {row['due'] or '—':<12} {row['title']}"
+                + (f"  [{row['topic']}]" if row.get("topic") else "")
+            )
         elif name == "topics":
             span = f"{row['starts'] or ''}–{row['ends'] or ''}"
             ident = f"#{row['id']}" if row["id"] else f"(proposal {row['proposal']})"
@@ -178,18 +233,25 @@ def table(name: str, rows: list[dict]) -> str:
             if row.get("reason"):
                 lines.append(f"       {row['reason'][:1].upper()}{row['reason'][1:]}.")
             # an item's notes go on under it, indented as deep as its first line
-            lines += [f"       {i['position']}. [{i['status']}] {i['description']}".replace("\n", "\n       ")
-                      for i in row["items"]]
+            lines += [
+                f"       {i['position']}. [{i['status']}] {i['description']}".replace("\n", "\n       ")
+                for i in row["items"]
+            ]
             if row.get("changes") and row.get("supersedes"):
                 lines.append(f"       What changed from #{row['supersedes']}:")
                 lines += [f"         {c}" for c in row["changes"].splitlines()]
         elif name == "memories" and row["kind"] == "change":
             lines.append(f"now: {row['says']}  (since {row['since']}; {row['because']}; undo: {row['undo']})")
         elif name == "memories":
-            lines.append(f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
-                         + (f"  (from {', '.join(row['provenance'][:3])}"
-                            + (" …" if len(row["provenance"]) > 3 else "") + ")" if row["provenance"] else "")
-                         + ("  — changes nothing until you approve it" if row.get("asks_first") else ""))
+            lines.append(
+                f"#{row['id']:<4} {row['kind']:<14} since {row['since']}  {row['text']}"
+                + (
+                    f"  (from {', '.join(row['provenance'][:3])}" + (" …" if len(row["provenance"]) > 3 else "") + ")"
+                    if row["provenance"]
+                    else ""
+                )
+                + ("  — changes nothing until you approve it" if row.get("asks_first") else "")
+            )
         elif name == "reminders":
             lines.append(f"{row['text']} — {row['when']}" + ("" if row["kind"] == "once" else f" (next {row['next']})"))
         else:
@@ -215,9 +277,14 @@ def recent_traces(tz, limit: int = 25) -> list[dict]:
     for trace_id in latest_traces(limit):
         rows = trace.path(trace_id)  # with the routing and deliveries their rows record
         if rows:
-            found.append({"id": trace_id, "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
-                          "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
-                          "last": f"{rows[-1].stage}: {rows[-1].reason}"[:140] if len(rows) > 1 else ""})
+            found.append(
+                {
+                    "id": trace_id,
+                    "at": rows[0].at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                    "first": f"{rows[0].stage}: {rows[0].reason}"[:140],
+                    "last": f"{rows[-1].stage}: {rows[-1].reason}"[:140] if len(rows) > 1 else "",
+                }
+            )
     return found
 
 
@@ -235,12 +302,16 @@ def budget_lines(config, days: int = 7) -> list[str]:
         money = cost(table.get(row.role, (0.0, 0.0, 0.0)), row.prompt_tokens, row.completion_tokens)
         total += money
         calls = f"{row.calls:,} call" + ("" if row.calls == 1 else "s")
-        lines.append(f"  {row.day}  {row.role:<6} {calls:>11}  {row.prompt_tokens:>11,} in  "
-                     f"{row.completion_tokens:>9,} out  about {usd(money)}")
+        lines.append(
+            f"  {row.day}  {row.role:<6} {calls:>11}  {row.prompt_tokens:>11,} in  "
+            f"{row.completion_tokens:>9,} out  about {usd(money)}"
+        )
     lines.append(f"  in all about {usd(total)}")
     if example_prices(config):
-        lines.append("Priced at the example prices Wilson ships with; set WILSON_LLM_PRICE_<ROLE> "
-                     "(input/cached/output USD per million tokens) to your provider's.")
+        lines.append(
+            "Priced at the example prices Wilson ships with; set WILSON_LLM_PRICE_<ROLE> "
+            "(input/cached/output USD per million tokens) to your provider's."
+        )
     return lines
 
 
@@ -249,14 +320,19 @@ def model_lines(config) -> list[str]:
     offline rules spend no tokens), then the token use of the last days a model was used."""
     endpoints = {role: resolve_endpoint(config, role) for role in ROLES}
     if not any(e.base_url for e in endpoints.values()):
-        lines = ["model: none connected; the offline rules answer, and no tokens are spent "
-                 "(set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL to connect one)"]
+        lines = [
+            "model: none connected; the offline rules answer, and no tokens are spent "
+            "(set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL to connect one)"
+        ]
     else:
-        lines = [f"model {role}: {e.models[0]}" if e.base_url else f"model {role}: none (offline rules, no tokens)"
-                 for role, e in endpoints.items()]
+        lines = [
+            f"model {role}: {e.models[0]}" if e.base_url else f"model {role}: none (offline rules, no tokens)"
+            for role, e in endpoints.items()
+        ]
     for row in TokenUsage.select().order_by(TokenUsage.day.desc(), TokenUsage.role).limit(6):
-        lines.append(f"model {row.day} {row.role:<6} {row.calls} calls, "
-                     f"{row.prompt_tokens}+{row.completion_tokens} tokens")
+        lines.append(
+            f"model {row.day} {row.role:<6} {row.calls} calls, {row.prompt_tokens}+{row.completion_tokens} tokens"
+        )
     return lines + failure_lines()
 
 
@@ -269,11 +345,16 @@ def failure_lines() -> list[str]:
         return []
     since = (date.fromisoformat(newest) - timedelta(days=1)).isoformat()
     lines = []
-    for row in TokenUsage.select().where((TokenUsage.day >= since) & (TokenUsage.failed > 0)).order_by(
-            TokenUsage.day.desc(), TokenUsage.role):
-        lines.append(f"model {row.role}: FIX: {row.failed} of {max(row.runs, row.failed)} runs on {row.day} broke the "
-                     f"tool protocol (last: {row.failure or 'unknown'}); the offline rules handled them. "
-                     "`wilson doctor` tests the model.")
+    for row in (
+        TokenUsage.select()
+        .where((TokenUsage.day >= since) & (TokenUsage.failed > 0))
+        .order_by(TokenUsage.day.desc(), TokenUsage.role)
+    ):
+        lines.append(
+            f"model {row.role}: FIX: {row.failed} of {max(row.runs, row.failed)} runs on {row.day} broke the "
+            f"tool protocol (last: {row.failure or 'unknown'}); the offline rules handled them. "
+            "`wilson doctor` tests the model."
+        )
     return lines + resting_lines()
 
 
@@ -283,9 +364,11 @@ def resting_lines() -> list[str]:
     for role, value in sorted((kv.get_setting(REST_KEY) or {}).items()):
         if not isinstance(value, dict):
             continue
-        lines.append(f"model {role}: resting after {value.get('failed', '?')} failed runs in a row (last: "
-                     f"{value.get('why') or 'unknown'}): the offline rules answer its runs until "
-                     f"{value.get('until', '?')[:16].replace('T', ' ')}, then one run asks the model again.")
+        lines.append(
+            f"model {role}: resting after {value.get('failed', '?')} failed runs in a row (last: "
+            f"{value.get('why') or 'unknown'}): the offline rules answer its runs until "
+            f"{value.get('until', '?')[:16].replace('T', ' ')}, then one run asks the model again."
+        )
     return lines
 
 
@@ -321,8 +404,13 @@ def health_rows(tz) -> list[dict]:
     rows = []
     for row in Cursor.select().where(Cursor.name.startswith("health:")).order_by(Cursor.name):
         value = row.value if isinstance(row.value, dict) else {"state": str(row.value)}
-        rows.append({"name": row.name[len("health:"):], "state": value.get("state") or "unknown",
-                     "last_ok": _moment(value["last_ok"], tz) if value.get("last_ok") else "",
-                     "error": value.get("error") or "",
-                     "error_at": _moment(value["error_at"], tz) if value.get("error_at") else ""})
+        rows.append(
+            {
+                "name": row.name[len("health:") :],
+                "state": value.get("state") or "unknown",
+                "last_ok": _moment(value["last_ok"], tz) if value.get("last_ok") else "",
+                "error": value.get("error") or "",
+                "error_at": _moment(value["error_at"], tz) if value.get("error_at") else "",
+            }
+        )
     return rows

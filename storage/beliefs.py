@@ -18,21 +18,45 @@ ADOPTED = "learning:adopted:"  # + change key -> {"item", "at", "says"}: a say-l
 # Memories that would make Wilson say less, by how they read: (pattern, the change's key, what Wilson would
 # then do, what the evidence shows). actors/hippocampus/consent.py asks the user before any acts.
 _LESS = (
-    (re.compile(r"^user lets early reminders pass, whatever they are about$"), "unheeded:any",
-     "remind you of tasks only when they are due", "early reminders went unanswered about several kinds of task"),
-    (re.compile(r"^remind about tasks only when they are due$"), "unheeded:any",
-     "remind you of tasks only when they are due", "early reminders went unanswered about several kinds of task"),
-    (re.compile(r"^user lets early reminders about (.+) pass$"), "unheeded:{}",
-     "remind you of {} only when it is due", "the early reminders about {} went unanswered"),
-    (re.compile(r"^remind about (.+) only when it is due$"), "unheeded:{}",
-     "remind you of {} only when it is due", "the early reminders about {} went unanswered"),
+    (
+        re.compile(r"^user lets early reminders pass, whatever they are about$"),
+        "unheeded:any",
+        "remind you of tasks only when they are due",
+        "early reminders went unanswered about several kinds of task",
+    ),
+    (
+        re.compile(r"^remind about tasks only when they are due$"),
+        "unheeded:any",
+        "remind you of tasks only when they are due",
+        "early reminders went unanswered about several kinds of task",
+    ),
+    (
+        re.compile(r"^user lets early reminders about (.+) pass$"),
+        "unheeded:{}",
+        "remind you of {} only when it is due",
+        "the early reminders about {} went unanswered",
+    ),
+    (
+        re.compile(r"^remind about (.+) only when it is due$"),
+        "unheeded:{}",
+        "remind you of {} only when it is due",
+        "the early reminders about {} went unanswered",
+    ),
     (re.compile(r"^user does not want (tasks like '.+')$"), "rejected:{}", "stop proposing {}", "you turned down {}"),
     (re.compile(r"^user does not want (.+) proposed$"), "rejected:{}", "stop proposing {}", "you turned down {}"),
     (re.compile(r"^do not propose (.+)$"), "rejected:{}", "stop proposing {}", "you turned down {}"),
-    (re.compile(r"^user ignores mail from (\S+)$"), "mail:{}",
-     "keep mail from {} for the morning briefing", "you let mail from {} pass"),
-    (re.compile(r"^keep mail from (\S+) for the morning briefing$"), "mail:{}",
-     "keep mail from {} for the morning briefing", "you let mail from {} pass"),
+    (
+        re.compile(r"^user ignores mail from (\S+)$"),
+        "mail:{}",
+        "keep mail from {} for the morning briefing",
+        "you let mail from {} pass",
+    ),
+    (
+        re.compile(r"^keep mail from (\S+) for the morning briefing$"),
+        "mail:{}",
+        "keep mail from {} for the morning briefing",
+        "you let mail from {} pass",
+    ),
 )
 _MORE = re.compile(r"^(?:keep in mind: )?(?:user .+ late|propose .+ earlier than usual)$")
 KEEP_IN_MIND = "keep in mind: "
@@ -44,14 +68,13 @@ def change_of(text: str | None) -> dict | None:
     words = " ".join(str(text or "").split()).strip().rstrip(".")
     lowered = words.lower()
     if lowered.startswith(KEEP_IN_MIND):
-        words, lowered = words[len(KEEP_IN_MIND):], lowered[len(KEEP_IN_MIND):]
+        words, lowered = words[len(KEEP_IN_MIND) :], lowered[len(KEEP_IN_MIND) :]
     for pattern, key, does, because in _LESS:
         match = pattern.match(lowered)
         if match is None:
             continue
-        subject = words[match.start(1):match.end(1)] if match.groups() else ""
-        return {"key": key.format(subject.lower()), "does": does.format(subject),
-                "because": because.format(subject)}
+        subject = words[match.start(1) : match.end(1)] if match.groups() else ""
+        return {"key": key.format(subject.lower()), "does": does.format(subject), "because": because.format(subject)}
     return None
 
 
@@ -69,9 +92,16 @@ def behaviour_changes(at: datetime | None = None) -> list[dict]:
         if not isinstance(value, dict):
             continue
         item = ApprovalItem.get_or_none(ApprovalItem.id == value.get("item")) if value.get("item") else None
-        found.append({"kind": "change", "says": value.get("says") or key, "since": str(value.get("at") or "")[:10],
-                      "because": (item.approval.reason if item is not None else "") or "you approved it",
-                      "undo": f"undo {item.approval_id}" if item is not None else None, "key": key})
+        found.append(
+            {
+                "kind": "change",
+                "says": value.get("says") or key,
+                "since": str(value.get("at") or "")[:10],
+                "because": (item.approval.reason if item is not None else "") or "you approved it",
+                "undo": f"undo {item.approval_id}" if item is not None else None,
+                "key": key,
+            }
+        )
     told = set()
     for memory in (m for kind in ("principle", "belief") for m in engram.live(kind, at)):
         if not says_more(memory.text) or memory.kind == "belief" and memory.strength < 2:
@@ -80,10 +110,16 @@ def behaviour_changes(at: datetime | None = None) -> list[dict]:
         if name in told:
             continue
         told.add(name)
-        found.append({"kind": "change", "says": f"{memory.text} (so I propose such tasks a week earlier)",
-                      "since": as_utc(memory.created_at).date().isoformat() if memory.created_at else None,
-                      "because": "from " + ", ".join(memory.provenance[:4]), "undo": f"forget {memory.id}",
-                      "key": f"memory:{memory.id}"})
+        found.append(
+            {
+                "kind": "change",
+                "says": f"{memory.text} (so I propose such tasks a week earlier)",
+                "since": as_utc(memory.created_at).date().isoformat() if memory.created_at else None,
+                "because": "from " + ", ".join(memory.provenance[:4]),
+                "undo": f"forget {memory.id}",
+                "key": f"memory:{memory.id}",
+            }
+        )
     return found
 
 
@@ -92,10 +128,18 @@ def memory_list(at: datetime | None = None, limit: int = 40) -> list[dict]:
     id (for `forget N`), since when, strength and provenance."""
     order = {"principle": 0, "belief": 1, "interpretation": 2}
     rows = [m for kind in order for m in engram.live(kind, at)]
-    return [{"id": m.id, "kind": m.kind, "text": m.text,
-             "since": as_utc(m.created_at).date().isoformat() if m.created_at else None,
-             "strength": m.strength, "provenance": m.provenance,
-             "asks_first": _waits(m)} for m in rows[:limit]]
+    return [
+        {
+            "id": m.id,
+            "kind": m.kind,
+            "text": m.text,
+            "since": as_utc(m.created_at).date().isoformat() if m.created_at else None,
+            "strength": m.strength,
+            "provenance": m.provenance,
+            "asks_first": _waits(m),
+        }
+        for m in rows[:limit]
+    ]
 
 
 def _waits(memory: Memory) -> bool:

@@ -11,11 +11,19 @@ from storage.models import ReceptorBuffer
 SNIPPET_CHARS = 280
 
 
-def add(*, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None,
-        trace_id: str | None = None) -> ReceptorBuffer | None:
+def add(
+    *, channel: str, text: str, dedup_key: str, at: datetime, payload: dict | None = None, trace_id: str | None = None
+) -> ReceptorBuffer | None:
     """Commit one buffer row; None when this natural key was already buffered."""
-    row = ReceptorBuffer(trace_id=trace_id or trace.new_trace_id(), channel=channel, dedup_key=dedup_key,
-                         text=text, snippet=text[:SNIPPET_CHARS], payload=payload or {}, created_at=at)
+    row = ReceptorBuffer(
+        trace_id=trace_id or trace.new_trace_id(),
+        channel=channel,
+        dedup_key=dedup_key,
+        text=text,
+        snippet=text[:SNIPPET_CHARS],
+        payload=payload or {},
+        created_at=at,
+    )
     # ON CONFLICT DO NOTHING instead of a savepoint: a poll that finds the same mail again costs one statement
     return row if hot.insert(ReceptorBuffer, row, skip_duplicate=True) is not None else None
 
@@ -28,13 +36,20 @@ def untriaged(ids) -> list[int]:
     """Those of `ids` that no sync has triaged yet (not processed, not kept for the briefing either)."""
     if not ids:
         return []
-    return [r.id for r in ReceptorBuffer.select(ReceptorBuffer.id).where(
-        ReceptorBuffer.id.in_(list(ids)) & ReceptorBuffer.processed_at.is_null() & ReceptorBuffer.outcome.is_null())]
+    return [
+        r.id
+        for r in ReceptorBuffer.select(ReceptorBuffer.id).where(
+            ReceptorBuffer.id.in_(list(ids)) & ReceptorBuffer.processed_at.is_null() & ReceptorBuffer.outcome.is_null()
+        )
+    ]
 
 
 def unscanned() -> list[ReceptorBuffer]:
-    return list(ReceptorBuffer.select().where(
-        ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))
+    return list(
+        ReceptorBuffer.select()
+        .where(ReceptorBuffer.scanned_at.is_null() & ReceptorBuffer.processed_at.is_null())
+        .order_by(ReceptorBuffer.id)
+    )
 
 
 def drop(rows: list, reasons: dict[int, str], now: datetime, actor: str) -> None:
@@ -54,6 +69,7 @@ def mark_dropped(grouped: dict[str, list], now: datetime, actor: str) -> None:
     its reason ("not needed" for none); in the caller's transaction."""
     for reason, members in grouped.items():
         ReceptorBuffer.update(processed_at=now, outcome="drop", reason=reason).where(
-            ReceptorBuffer.id.in_([m.id for m in members])).execute()
+            ReceptorBuffer.id.in_([m.id for m in members])
+        ).execute()
         for member in members:
             trace.record(member.trace_id, "dropped", actor, reason or "not needed", now)

@@ -46,8 +46,14 @@ def _entry_event(key: str, entry) -> DayEvent | None:
         return None
     if start is None:
         return None
-    return DayEvent(key=key, title=str(entry.get("title") or "(untitled)"), start=start, end=end,
-                    all_day=bool(entry.get("all_day")), location=str(entry.get("location") or ""))
+    return DayEvent(
+        key=key,
+        title=str(entry.get("title") or "(untitled)"),
+        start=start,
+        end=end,
+        all_day=bool(entry.get("all_day")),
+        location=str(entry.get("location") or ""),
+    )
 
 
 def _all_events():
@@ -79,7 +85,9 @@ def overlaps(begins: datetime, ends: datetime | None, start: datetime | None, en
 def events_between(start: datetime | None, end: datetime | None) -> list[DayEvent]:
     """Every event and occurrence that overlaps [start, end], by start; an all-day one without an end lasts
     its day."""
-    found = [event for event in _all_events()
-             if overlaps(event.start, event.end or (event.start + timedelta(days=1) if event.all_day else None),
-                         start, end)]
+    found = [
+        event
+        for event in _all_events()
+        if overlaps(event.start, event.end or (event.start + timedelta(days=1) if event.all_day else None), start, end)
+    ]
     return sorted(found, key=lambda e: (e.start, e.title))

@@ -132,8 +132,9 @@ class QueuedWriterSqlite(peewee.SqliteDatabase):
 
     def _take_writer(self) -> None:
         if not self._writer.acquire(timeout=self._writer_timeout, urgent=lanes.is_urgent()):
-            raise peewee.OperationalError(f"database is locked (another writer of this process held it for "
-                                          f"{self._writer_timeout:g} s)")
+            raise peewee.OperationalError(
+                f"database is locked (another writer of this process held it for {self._writer_timeout:g} s)"
+            )
         self._holding.on = True
 
     def _drop_writer(self) -> None:
@@ -235,14 +236,19 @@ def open_database(url: str | None, home: Path) -> peewee.Database:
     if url:
         db = connect_url(url)
         if isinstance(db, peewee.SqliteDatabase):
-            db = QueuedWriterSqlite(db.database, pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE",
-                                    cached_statements=STATEMENT_CACHE)
+            db = QueuedWriterSqlite(
+                db.database, pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE", cached_statements=STATEMENT_CACHE
+            )
     else:
         home.mkdir(parents=True, exist_ok=True)
         # IMMEDIATE: a transaction that reads and then writes must hold the write lock from the
         # start, or SQLite fails it with "database is locked" when another writer got in between.
-        db = QueuedWriterSqlite(str(home / "wilson.sqlite3"), pragmas=SQLITE_PRAGMAS, lock_type="IMMEDIATE",
-                                cached_statements=STATEMENT_CACHE)
+        db = QueuedWriterSqlite(
+            str(home / "wilson.sqlite3"),
+            pragmas=SQLITE_PRAGMAS,
+            lock_type="IMMEDIATE",
+            cached_statements=STATEMENT_CACHE,
+        )
     database.initialize(db)
     return db
 

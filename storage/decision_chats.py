@@ -18,7 +18,8 @@ KEEP = timedelta(days=90)  # longer than a proposal lives, is revived or undone
 def remember(key: str, place: dict, now: datetime) -> None:
     now = as_utc(now)
     DecisionChat.insert(key=key, place=place, at=now).on_conflict(
-        conflict_target=[DecisionChat.key], update={DecisionChat.place: place, DecisionChat.at: now}).execute()
+        conflict_target=[DecisionChat.key], update={DecisionChat.place: place, DecisionChat.at: now}
+    ).execute()
     DecisionChat.delete().where(DecisionChat.at < now - KEEP).execute()
 
 

@@ -14,10 +14,27 @@ from datetime import datetime
 from storage.models import DecisionRow
 
 
-def record(*, approval_id: int, action: str, user_id: str, channel: str, at: datetime, text: str = "",
-           items: tuple[int, ...] = (), nonce: str | None = None) -> DecisionRow:
-    return DecisionRow.create(approval_id=approval_id, action=action, user_id=str(user_id), channel=channel,
-                              text=text, items=list(items), nonce=nonce, created_at=at)
+def record(
+    *,
+    approval_id: int,
+    action: str,
+    user_id: str,
+    channel: str,
+    at: datetime,
+    text: str = "",
+    items: tuple[int, ...] = (),
+    nonce: str | None = None,
+) -> DecisionRow:
+    return DecisionRow.create(
+        approval_id=approval_id,
+        action=action,
+        user_id=str(user_id),
+        channel=channel,
+        text=text,
+        items=list(items),
+        nonce=nonce,
+        created_at=at,
+    )
 
 
 def pending() -> list[DecisionRow]:
@@ -26,5 +43,8 @@ def pending() -> list[DecisionRow]:
 
 def claim(decision_id: int, at: datetime) -> bool:
     """Inside the gate's transaction: True for the one caller that takes this decision."""
-    return bool(DecisionRow.update(status="applied", applied_at=at).where(
-        (DecisionRow.id == decision_id) & (DecisionRow.status == "pending")).execute())
+    return bool(
+        DecisionRow.update(status="applied", applied_at=at)
+        .where((DecisionRow.id == decision_id) & (DecisionRow.status == "pending"))
+        .execute()
+    )

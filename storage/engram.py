@@ -37,12 +37,14 @@ RETIRED_BY_USER = "retired by the user"  # how `forget` (actors/hippocampus/skil
 # Words that match nearly every memory add cost to a lookup and nothing to ranking
 # (SQLite's FTS5 has no stop list of its own). "user" is here because almost every
 # memory is about the user.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an and are as at be been but by can could did do does for from had has have he her
 his i if in into is it its me my no not of on or our she so than that the their them
 then there these they this those to too us was we were what when where which who why
 will with would you your user users wilson
-""".split())
+""".split()
+)
 
 _APOSTROPHES = re.compile(r"['\u2019\u02bc]")
 _PUNCT = re.compile(r"[^\w\s]|_")
@@ -72,6 +74,7 @@ LEARNED = ("principle", "belief")
 
 # -- text ---------------------------------------------------------------------
 
+
 def normalise(text: str) -> str:
     """Lowercase, punctuation stripped, whitespace collapsed."""
     text = _APOSTROPHES.sub("", text.casefold())
@@ -84,7 +87,7 @@ def make_key(text: str) -> str:
     if len(norm) <= KEY_LIMIT:
         return norm
     digest = hashlib.sha1(norm.encode("utf-8")).hexdigest()
-    return f"{norm[:KEY_LIMIT - len(digest) - 1]}#{digest}"
+    return f"{norm[: KEY_LIMIT - len(digest) - 1]}#{digest}"
 
 
 def terms(text: str) -> list[str]:
@@ -104,7 +107,9 @@ def _merge(old: list, new: list) -> list:
             merged.append(item)
     return merged
 
+
 # -- the index ------------------------------------------------------------------
+
 
 def install_index(db) -> None:
     """Create the full-text index for this database (migration 17) and fill it from the memories."""
@@ -119,12 +124,15 @@ def install_index(db) -> None:
 
 # -- writing ------------------------------------------------------------------
 
+
 def find(kind: str, text: str) -> Memory | None:
     """The live (not invalidated) memory of this kind with this normalised text."""
-    return (Memory.select()
-            .where(Memory.kind == kind, Memory.key == make_key(text), Memory.invalidated_at.is_null())
-            .order_by(Memory.id)
-            .first())
+    return (
+        Memory.select()
+        .where(Memory.kind == kind, Memory.key == make_key(text), Memory.invalidated_at.is_null())
+        .order_by(Memory.id)
+        .first()
+    )
 
 
 def store(kind: str, text: str, provenance: list[str] | None, at: datetime, *, weight: float = 1.0) -> Memory:
@@ -156,10 +164,13 @@ def find_live(kinds: tuple[str, ...], texts: list[str]) -> dict[tuple[str, str],
     keys = list(dict.fromkeys(make_key(t) for t in texts if t and t.strip()))
     found: dict[tuple[str, str], Memory] = {}
     for start in range(0, len(keys), 500):
-        query = (Memory.select()
-                 .where(Memory.kind.in_(list(kinds)), Memory.key.in_(keys[start:start + 500]),
-                        Memory.invalidated_at.is_null())
-                 .order_by(Memory.id))
+        query = (
+            Memory.select()
+            .where(
+                Memory.kind.in_(list(kinds)), Memory.key.in_(keys[start : start + 500]), Memory.invalidated_at.is_null()
+            )
+            .order_by(Memory.id)
+        )
         for memory in query:
             found.setdefault((memory.kind, memory.key), memory)  # the oldest, as `find` answers
     return found
@@ -198,22 +209,28 @@ def write_batch(batch: dict, at: datetime) -> int:
         for key, entry in merged.items():
             memory = existing.get((kind, key))
             if memory is None:
-                new.append({"kind": kind, "text": entry["text"], "key": key, "provenance": entry["provenance"],
-                            "strength": weight * entry["mentions"], "created_at": at})
+                new.append(
+                    {
+                        "kind": kind,
+                        "text": entry["text"],
+                        "key": key,
+                        "provenance": entry["provenance"],
+                        "strength": weight * entry["mentions"],
+                        "created_at": at,
+                    }
+                )
                 continue
             memory.strength += weight * entry["mentions"]
             memory.provenance = _merge(memory.provenance, entry["provenance"])
             memory.save(only=[Memory.strength, Memory.provenance])
         for start in range(0, len(new), 100):  # the index follows by trigger (SQLite) or generated column
-            Memory.insert_many(new[start:start + 100]).execute()
+            Memory.insert_many(new[start : start + 100]).execute()
     return len(new)
 
 
 def invalidate(memory_id: int, at: datetime, reason: str) -> bool:
     """Mark a memory as no longer true (kept for provenance, excluded from recall)."""
-    updated = (Memory.update(invalidated_at=at)
-               .where(Memory.id == memory_id, Memory.invalidated_at.is_null())
-               .execute())
+    updated = Memory.update(invalidated_at=at).where(Memory.id == memory_id, Memory.invalidated_at.is_null()).execute()
     if updated:
         # The reason lives in the trace so that `wilson trace memory:<id>` explains it.
         trace.record(f"memory:{memory_id}", "invalidated", "engram", reason, at, data={"memory": memory_id})
@@ -227,9 +244,13 @@ def derived_from(memory_ids: list[int]) -> list[Memory]:
         return []
     # provenance is a JSON list in a text column: a LIKE narrows, the exact check is in Python
     # the pattern is matched raw: the JSON field would otherwise encode it as a JSON string first
-    like = functools.reduce(operator.or_, [
-        peewee.Expression(Memory.provenance, peewee.OP.ILIKE, peewee.Value(f'%"{w}"%', converter=False))
-        for w in wanted])
+    like = functools.reduce(
+        operator.or_,
+        [
+            peewee.Expression(Memory.provenance, peewee.OP.ILIKE, peewee.Value(f'%"{w}"%', converter=False))
+            for w in wanted
+        ],
+    )
     query = Memory.select().where(Memory.invalidated_at.is_null() & like)
     return [m for m in query if wanted & set(m.provenance or [])]
 
@@ -238,17 +259,25 @@ def was_retired(kind: str, text: str, provenance: list[str]) -> bool:
     """True when a memory of this kind and text was invalidated while resting on all of `provenance`:
     the same evidence must not bring it back."""
     evidence = {str(p) for p in provenance or []}
-    gone = Memory.select(Memory.provenance).where(Memory.kind == kind, Memory.key == make_key(text),
-                                                  Memory.invalidated_at.is_null(False))
+    gone = Memory.select(Memory.provenance).where(
+        Memory.kind == kind, Memory.key == make_key(text), Memory.invalidated_at.is_null(False)
+    )
     return bool(evidence) and any(evidence <= set(m.provenance or []) for m in gone)
 
 
 def retired_by_user(kind: str, text: str) -> bool:
     """Whether the user retired a memory of this kind and text (`forget`): no evidence brings such a one back."""
-    gone = [m.id for m in Memory.select(Memory.id).where(Memory.kind == kind, Memory.key == make_key(text),
-                                                         Memory.invalidated_at.is_null(False))]
-    return bool(gone) and (Trace.select().where(Trace.trace_id.in_([f"memory:{i}" for i in gone])
-                                                & Trace.reason.startswith(RETIRED_BY_USER)).exists())
+    gone = [
+        m.id
+        for m in Memory.select(Memory.id).where(
+            Memory.kind == kind, Memory.key == make_key(text), Memory.invalidated_at.is_null(False)
+        )
+    ]
+    return bool(gone) and (
+        Trace.select()
+        .where(Trace.trace_id.in_([f"memory:{i}" for i in gone]) & Trace.reason.startswith(RETIRED_BY_USER))
+        .exists()
+    )
 
 
 def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tuple[str, ...] | None = None) -> int:
@@ -265,13 +294,14 @@ def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tu
         removed = 0
         # Chunked so that a large prune stays under SQLite's bound-parameter limit.
         for start in range(0, len(ids), 500):
-            removed += Memory.delete().where(Memory.id.in_(ids[start:start + 500])).execute()
+            removed += Memory.delete().where(Memory.id.in_(ids[start : start + 500])).execute()
     if removed:
         logger.info("pruned {} memories (strength < {}, older than {})", removed, min_strength, cutoff)
     return removed
 
 
 # -- reading ------------------------------------------------------------------
+
 
 def live(kind: str | None = None, at: datetime | None = None) -> list[Memory]:
     query = Memory.select().order_by(Memory.strength.desc(), Memory.id)
@@ -288,8 +318,11 @@ def mentioning_address(address: str, kinds: tuple[str, ...], limit: int, at: dat
     if "@" not in address or not reads.engram_holds_memories():
         return []
     whole = re.compile(rf"(?<![\w.+-]){re.escape(address)}(?![\w-]|\.\w)", re.I)
-    candidates = Memory.select().where(Memory.kind.in_(kinds) & Memory.text.contains(address) & _alive(at)) \
-        .order_by(Memory.strength.desc(), Memory.id.desc())  # LIKE narrows; the pattern decides
+    candidates = (
+        Memory.select()
+        .where(Memory.kind.in_(kinds) & Memory.text.contains(address) & _alive(at))
+        .order_by(Memory.strength.desc(), Memory.id.desc())
+    )  # LIKE narrows; the pattern decides
     return [m for m in candidates if whole.search(m.text)][:limit]
 
 
@@ -307,6 +340,7 @@ def profile(limit: int = 5, at: datetime | None = None) -> list[Memory]:
 
 
 # -- bulk import (`wilson memory import`) --------------------------------------------------------
+
 
 def import_lines(lines, default_at: datetime) -> tuple[int, list[str]]:
     """Memories from JSON lines: {"text", "at" (ISO time), "kind" (default episode), "source" (an id, kept
@@ -330,7 +364,7 @@ def import_lines(lines, default_at: datetime) -> tuple[int, list[str]]:
             problems.append(f"line {number}: {exc}")
     stored = 0
     for start in range(0, len(rows), 500):
-        stored += _import_chunk(rows[start:start + 500])
+        stored += _import_chunk(rows[start : start + 500])
     return stored, problems
 
 
@@ -350,9 +384,15 @@ def _import_chunk(rows: list[tuple[str, str, datetime, list[str]]]) -> int:
                 new[(kind, key)]["strength"] += 1
                 new[(kind, key)]["provenance"] = _merge(new[(kind, key)]["provenance"], provenance)
             else:
-                new[(kind, key)] = {"kind": kind, "text": text, "key": key, "provenance": provenance,
-                                    "strength": 1.0, "created_at": at}
+                new[(kind, key)] = {
+                    "kind": kind,
+                    "text": text,
+                    "key": key,
+                    "provenance": provenance,
+                    "strength": 1.0,
+                    "created_at": at,
+                }
         values = list(new.values())
         for start in range(0, len(values), 100):
-            Memory.insert_many(values[start:start + 100]).execute()
+            Memory.insert_many(values[start : start + 100]).execute()
     return len(rows)

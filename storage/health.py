@@ -33,8 +33,12 @@ def failed(name: str, at: datetime, error: str) -> datetime | None:
     with database.atomic():
         value = dict(kv.get_cursor(PREFIX + name) or {})
         since = datetime.fromisoformat(value.get("failing_since") or at.isoformat())
-        value.update(state="failing", error=" ".join(str(error).split())[:300],
-                     error_at=at.isoformat(timespec="seconds"), failing_since=since.isoformat(timespec="seconds"))
+        value.update(
+            state="failing",
+            error=" ".join(str(error).split())[:300],
+            error_at=at.isoformat(timespec="seconds"),
+            failing_since=since.isoformat(timespec="seconds"),
+        )
         tell = not value.get("told") and at - since >= TELL_AFTER
         if tell:
             value["told"] = at.isoformat(timespec="seconds")

@@ -58,9 +58,14 @@ def _converters(model) -> tuple[list, list]:
     found = _columns.get(key)
     if found is None:
         fields = columns(model)
-        found = _columns[key] = ([f.name for f in fields], [
-            (f.name, _fast_time(f) if isinstance(f, UTCDateTimeField) else f.python_value)
-            for f in fields if type(f) not in _AS_STORED])
+        found = _columns[key] = (
+            [f.name for f in fields],
+            [
+                (f.name, _fast_time(f) if isinstance(f, UTCDateTimeField) else f.python_value)
+                for f in fields
+                if type(f) not in _AS_STORED
+            ],
+        )
     return found
 
 
@@ -79,6 +84,7 @@ def _to_db(field):
 def _fast_time(field):
     """SQLite hands times back as text: `fromisoformat` reads peewee's format at a fraction of the cost of
     its `strptime` attempts; anything else goes to the field's own converter."""
+
     def convert(value):
         if isinstance(value, str):
             try:
@@ -88,6 +94,7 @@ def _fast_time(field):
             if parsed is not None and parsed.tzinfo is None:
                 return parsed.replace(tzinfo=timezone.utc)
         return field.python_value(value)
+
     return convert
 
 
@@ -128,7 +135,8 @@ def _plain(model, fields: dict) -> bool:
     plain = _columns.get((model, "plain"))
     if plain is None:
         plain = _columns[(model, "plain")] = frozenset(
-            name for name, f in model._meta.fields.items() if type(model.__dict__.get(name)) is peewee.FieldAccessor)
+            name for name, f in model._meta.fields.items() if type(model.__dict__.get(name)) is peewee.FieldAccessor
+        )
     return plain.issuperset(fields)
 
 
@@ -158,8 +166,9 @@ def _mutable(model) -> bool:
     key = (model, "mutable")
     found = _columns.get(key)
     if found is None:
-        found = _columns[key] = any(type(f) not in _AS_STORED and not isinstance(f, UTCDateTimeField)
-                                    for f in columns(model))
+        found = _columns[key] = any(
+            type(f) not in _AS_STORED and not isinstance(f, UTCDateTimeField) for f in columns(model)
+        )
     return found
 
 
@@ -199,8 +208,10 @@ def insert(model, row: peewee.Model, *, skip_duplicate: bool = False, returning:
         fields = [f for f in columns(model) if f.name in data and f is not model._meta.primary_key]
 
         def build():
-            sql = (f"INSERT INTO {_quote(model._meta.table_name)} "
-                   f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES ({', '.join('?' for _ in fields)})")
+            sql = (
+                f"INSERT INTO {_quote(model._meta.table_name)} "
+                f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES ({', '.join('?' for _ in fields)})"
+            )
             if skip_duplicate:
                 sql += " ON CONFLICT DO NOTHING"
             if returning:
@@ -209,7 +220,9 @@ def insert(model, row: peewee.Model, *, skip_duplicate: bool = False, returning:
 
         plan = _inserts[(model, tuple(data), skip_duplicate, returning)] = (
             [(f.name, _to_db(f)) for f in fields],
-            ("insert", model, tuple(f.name for f in fields), skip_duplicate, returning), build)
+            ("insert", model, tuple(f.name for f in fields), skip_duplicate, returning),
+            build,
+        )
     converters, key, build = plan
     result = execute(key, build, [convert(data[name]) for name, convert in converters])
     if not returning:
@@ -231,12 +244,16 @@ def insert_rows(model, rows: list) -> None:
         one = f"({', '.join('?' for _ in fields)})"
 
         def build():
-            return (f"INSERT INTO {_quote(model._meta.table_name)} "
-                    f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES {', '.join([one] * len(rows))}")
+            return (
+                f"INSERT INTO {_quote(model._meta.table_name)} "
+                f"({', '.join(_quote(f.column_name) for f in fields)}) VALUES {', '.join([one] * len(rows))}"
+            )
 
         plan = _inserts[(model, tuple(data[0]), "rows", len(rows))] = (
-            [(f.name, _to_db(f)) for f in fields], ("insert rows", model, tuple(f.name for f in fields), len(rows)),
-            build)
+            [(f.name, _to_db(f)) for f in fields],
+            ("insert rows", model, tuple(f.name for f in fields), len(rows)),
+            build,
+        )
     converters, key, build = plan
     execute(key, build, [convert(values[name]) for values in data for name, convert in converters])
     for row in rows:
@@ -252,7 +269,12 @@ def create(model, **fields) -> peewee.Model:
 
 def by_id(model, row_id: int):
     """The row with this id as a model instance, or None."""
-    result = execute(("by_id", model), lambda: (
-        f"SELECT {column_list(model)} FROM {_quote(model._meta.table_name)} WHERE "
-        f"{_quote(model._meta.primary_key.column_name)} = ?"), (row_id,))
+    result = execute(
+        ("by_id", model),
+        lambda: (
+            f"SELECT {column_list(model)} FROM {_quote(model._meta.table_name)} WHERE "
+            f"{_quote(model._meta.primary_key.column_name)} = ?"
+        ),
+        (row_id,),
+    )
     return instance(model, result.rows[0]) if result.rows else None

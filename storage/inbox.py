@@ -30,14 +30,35 @@ class LostClaim(Exception):
     """The row is no longer this owner's: its lease ran out or the owner was replaced as hung."""
 
 
-def add(*, source: str, text: str, priority: int, at: datetime, trace_id: str | None = None,
-        kind: str = "message", origin: str = "user", payload: dict | None = None,
-        user_id: str | None = None, reply_channel: str | None = None,
-        dedup_key: str | None = None) -> Inbox | None:
+def add(
+    *,
+    source: str,
+    text: str,
+    priority: int,
+    at: datetime,
+    trace_id: str | None = None,
+    kind: str = "message",
+    origin: str = "user",
+    payload: dict | None = None,
+    user_id: str | None = None,
+    reply_channel: str | None = None,
+    dedup_key: str | None = None,
+) -> Inbox | None:
     """Commit one inbox row; returns None when `dedup_key` was already seen."""
-    row = hot.new(Inbox, trace_id=trace_id or trace.new_trace_id(), source=source, kind=kind, origin=origin,
-                  priority=priority, text=text, payload=payload or {}, user_id=user_id, reply_channel=reply_channel,
-                  dedup_key=dedup_key, created_at=at)
+    row = hot.new(
+        Inbox,
+        trace_id=trace_id or trace.new_trace_id(),
+        source=source,
+        kind=kind,
+        origin=origin,
+        priority=priority,
+        text=text,
+        payload=payload or {},
+        user_id=user_id,
+        reply_channel=reply_channel,
+        dedup_key=dedup_key,
+        created_at=at,
+    )
     # ON CONFLICT DO NOTHING instead of a savepoint around the insert: one statement, and the
     # caller's transaction is never rolled back to a savepoint for a duplicate
     return row if hot.insert(Inbox, row, skip_duplicate=True) is not None else None
@@ -48,8 +69,14 @@ def claimable(now_wall: datetime):
     return (Inbox.status == "pending") | ((Inbox.status == "claimed") & (Inbox.lease_until < now_wall))
 
 
-def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_priority: int = 99,
-               owner: str | None = None, lease_seconds: float = LEASE_SECONDS) -> Inbox | None:
+def claim_next(
+    at: datetime,
+    lane: str = "any",
+    min_priority: int = 0,
+    max_priority: int = 99,
+    owner: str | None = None,
+    lease_seconds: float = LEASE_SECONDS,
+) -> Inbox | None:
     """Claim the most urgent claimable row in the priority range for `owner`, or None.
 
     One `UPDATE … RETURNING` picks and claims the row: nothing can come between the look and
@@ -63,10 +90,21 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
     lease_until = now_wall + timedelta(seconds=lease_seconds)
     # the claim and its trace take the write lock once: the realtime lane claims with every message
     with write_lock():
-        found = hot.execute(("claim", is_postgres()), _claim_sql, [
-            Inbox.claimed_at.db_value(at), lane, TAKING_OVER, owner, Inbox.lease_until.db_value(lease_until),
-            Inbox.lease_until.db_value(now_wall), min_priority, max_priority,
-            Inbox.lease_until.db_value(now_wall)]).rows
+        found = hot.execute(
+            ("claim", is_postgres()),
+            _claim_sql,
+            [
+                Inbox.claimed_at.db_value(at),
+                lane,
+                TAKING_OVER,
+                owner,
+                Inbox.lease_until.db_value(lease_until),
+                Inbox.lease_until.db_value(now_wall),
+                min_priority,
+                max_priority,
+                Inbox.lease_until.db_value(now_wall),
+            ],
+        ).rows
         if not found:
             return None
         row = hot.instance(Inbox, found[0])
@@ -74,14 +112,19 @@ def claim_next(at: datetime, lane: str = "any", min_priority: int = 0, max_prior
         if row.owner != owner:
             # a row whose lease ran out: the claim marked it "taking over from <old owner>" (its lease is
             # fresh, so nobody else takes it, and the old owner can no longer finish it); now it is ours
-            taken_from = row.owner[len(TAKING_OVER):]
+            taken_from = row.owner[len(TAKING_OVER) :]
             Inbox.update(owner=owner).where((Inbox.id == row.id) & (Inbox.owner == row.owner)).execute()
             row.owner = owner
         faults.point("inbox:after-claim")  # claimed, its trace not yet written
         # a takeover's line is written now: the old owner it names is in no column
-        trace.record(row.trace_id, "claimed", lane, claim_reason(row)
-                     + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""), at,
-                     hold=not taken_from)
+        trace.record(
+            row.trace_id,
+            "claimed",
+            lane,
+            claim_reason(row) + (f", taken over from {taken_from} whose lease ran out" if taken_from else ""),
+            at,
+            hold=not taken_from,
+        )
     return row
 
 
@@ -92,13 +135,15 @@ def claim_reason(row: Inbox) -> str:
 def _claim_sql() -> str:
     # IN first: the (status, priority, id) index then finds the few pending and claimed rows, where
     # the OR alone made SQLite merge two index scans
-    claimable_sql = ('"status" IN (\'pending\', \'claimed\') AND ("status" = \'pending\' OR "lease_until" < ?)')
+    claimable_sql = "\"status\" IN ('pending', 'claimed') AND (\"status\" = 'pending' OR \"lease_until\" < ?)"
     lock = " FOR UPDATE SKIP LOCKED" if is_postgres() else ""
-    return ('UPDATE "inbox" SET "status" = \'claimed\', "claimed_at" = ?, "lane" = ?, '
-            '"owner" = CASE WHEN "status" = \'claimed\' THEN ? || COALESCE("owner", \'\') ELSE ? END, "lease_until" = ? '
-            f'WHERE "id" = (SELECT "id" FROM "inbox" WHERE {claimable_sql} AND "priority" >= ? AND "priority" <= ? '
-            f'ORDER BY "priority", "id" LIMIT 1{lock}) AND {claimable_sql} '
-            f'RETURNING {hot.column_list(Inbox)}')
+    return (
+        'UPDATE "inbox" SET "status" = \'claimed\', "claimed_at" = ?, "lane" = ?, '
+        '"owner" = CASE WHEN "status" = \'claimed\' THEN ? || COALESCE("owner", \'\') ELSE ? END, "lease_until" = ? '
+        f'WHERE "id" = (SELECT "id" FROM "inbox" WHERE {claimable_sql} AND "priority" >= ? AND "priority" <= ? '
+        f'ORDER BY "priority", "id" LIMIT 1{lock}) AND {claimable_sql} '
+        f"RETURNING {hot.column_list(Inbox)}"
+    )
 
 
 def owned(row_id: int, owner: str | None):
@@ -123,17 +168,23 @@ def finish(row_id: int, at: datetime, owner: str | None = None) -> None:
     # after is followed by its own nudge: a drain that looks here needs no claim that finds nothing.
     # The look rides on the finish: PostgreSQL's RETURNING sees the table as it was before the
     # UPDATE, SQLite's as it is after, so the finished row itself is left out by its id
-    found = hot.execute("finish, next claimable", lambda: (
-        f'{_FINISH_SQL} RETURNING (SELECT min("priority") FROM "inbox" WHERE "status" IN (\'pending\', '
-        '\'claimed\') AND ("status" = \'pending\' OR "lease_until" < ?) AND "id" <> ?)'),
-        [Inbox.done_at.db_value(at), row_id, owner, Inbox.lease_until.db_value(wall_now()), row_id]).rows
+    found = hot.execute(
+        "finish, next claimable",
+        lambda: (
+            f'{_FINISH_SQL} RETURNING (SELECT min("priority") FROM "inbox" WHERE "status" IN (\'pending\', '
+            '\'claimed\') AND ("status" = \'pending\' OR "lease_until" < ?) AND "id" <> ?)'
+        ),
+        [Inbox.done_at.db_value(at), row_id, owner, Inbox.lease_until.db_value(wall_now()), row_id],
+    ).rows
     if not found:
         raise LostClaim(f"inbox {row_id} is no longer held by {owner}")
     _finished.row_id, _finished.next_priority = row_id, found[0][0]
 
 
-_FINISH_SQL = ('UPDATE "inbox" SET "status" = \'done\', "done_at" = ?, "lease_until" = NULL '
-               'WHERE "id" = ? AND "owner" = ? AND "status" = \'claimed\'')
+_FINISH_SQL = (
+    'UPDATE "inbox" SET "status" = \'done\', "done_at" = ?, "lease_until" = NULL '
+    'WHERE "id" = ? AND "owner" = ? AND "status" = \'claimed\''
+)
 
 
 _finished = threading.local()  # the row this thread finished last, and the most urgent claimable priority then
@@ -166,9 +217,17 @@ def fail_or_retry(row_id: int, at: datetime, error: str, owner: str | None = Non
         status = "failed" if row.attempts + 1 >= MAX_ATTEMPTS else "pending"
         # the owner is checked again by the write itself: on PostgreSQL the row may have been
         # released and claimed by another worker since it was read
-        changed = Inbox.update(status=status, error=redact(error)[:2000], attempts=Inbox.attempts + 1,
-                               lease_until=None, done_at=at if status == "failed" else None).where(
-            owned(row_id, owner)).execute()
+        changed = (
+            Inbox.update(
+                status=status,
+                error=redact(error)[:2000],
+                attempts=Inbox.attempts + 1,
+                lease_until=None,
+                done_at=at if status == "failed" else None,
+            )
+            .where(owned(row_id, owner))
+            .execute()
+        )
     return status if changed else "lost"
 
 
@@ -177,9 +236,13 @@ def release_owner(owner: str) -> int:
     mine = (Inbox.owner == owner) & (Inbox.status == "claimed")
     with database.atomic():
         Inbox.update(status="failed", error=GAVE_UP, lease_until=None, attempts=Inbox.attempts + 1).where(
-            mine & (Inbox.attempts + 1 >= MAX_ATTEMPTS)).execute()
-        return Inbox.update(status="pending", claimed_at=None, lease_until=None,
-                            attempts=Inbox.attempts + 1).where(mine).execute()
+            mine & (Inbox.attempts + 1 >= MAX_ATTEMPTS)
+        ).execute()
+        return (
+            Inbox.update(status="pending", claimed_at=None, lease_until=None, attempts=Inbox.attempts + 1)
+            .where(mine)
+            .execute()
+        )
 
 
 def recover(at: datetime) -> int:
@@ -189,22 +252,35 @@ def recover(at: datetime) -> int:
     counted against the row. Each row taken back is traced, so a run's trace says why it ran twice."""
     owners = [r.owner for r in Inbox.select(Inbox.owner).where(Inbox.status == "claimed").distinct()]
     dead = [o for o in owners if o is None or liveness.owner_alive(o) is False]
-    stale = (Inbox.status == "claimed") & ((Inbox.lease_until < wall_now()) | Inbox.lease_until.is_null()
-                                           | Inbox.owner.in_(dead or [""]))
+    stale = (Inbox.status == "claimed") & (
+        (Inbox.lease_until < wall_now()) | Inbox.lease_until.is_null() | Inbox.owner.in_(dead or [""])
+    )
     released = 0
     with database.atomic():
-        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.owner, Inbox.lane, Inbox.priority, Inbox.kind,
-                                Inbox.claimed_at).where(stale):
+        for row in Inbox.select(
+            Inbox.id, Inbox.trace_id, Inbox.owner, Inbox.lane, Inbox.priority, Inbox.kind, Inbox.claimed_at
+        ).where(stale):
             why = "which is gone" if row.owner in dead else "whose lease ran out"
-            if row.claimed_at is not None and not Trace.select().where(
-                    (Trace.trace_id == row.trace_id) & (Trace.stage == "claimed")
-                    & (Trace.at == row.claimed_at)).exists():
+            if (
+                row.claimed_at is not None
+                and not Trace.select()
+                .where((Trace.trace_id == row.trace_id) & (Trace.stage == "claimed") & (Trace.at == row.claimed_at))
+                .exists()
+            ):
                 # the run died before its claim's line was written (it waits for the run's results)
                 trace.record(row.trace_id, "claimed", row.lane or "inbox", claim_reason(row), row.claimed_at)
-            released += Inbox.update(status="pending", claimed_at=None, lease_until=None).where(
-                (Inbox.id == row.id) & stale).execute()
-            trace.record(row.trace_id, "released", "inbox", f"inbox {row.id} taken over from {row.owner}, {why}",
-                         at or wall_now())
+            released += (
+                Inbox.update(status="pending", claimed_at=None, lease_until=None)
+                .where((Inbox.id == row.id) & stale)
+                .execute()
+            )
+            trace.record(
+                row.trace_id,
+                "released",
+                "inbox",
+                f"inbox {row.id} taken over from {row.owner}, {why}",
+                at or wall_now(),
+            )
     return released
 
 
@@ -241,12 +317,13 @@ KEPT_RETRY = timedelta(minutes=5)
 def keep(row_id: int, at: datetime, error: str, owner: str | None = None) -> None:
     """Inside the run's transaction: the row waits for the model (its `claimed_at` says since when)."""
     Inbox.update(status="kept", error=redact(error)[:2000], lease_until=None, claimed_at=at).where(
-        owned(row_id, owner)).execute()
+        owned(row_id, owner)
+    ).execute()
 
 
 def kept_due() -> datetime | None:
     """When the oldest kept message is tried again (None when none is kept)."""
-    oldest = (Inbox.select(Inbox.claimed_at).where(Inbox.status == "kept").order_by(Inbox.id).first())
+    oldest = Inbox.select(Inbox.claimed_at).where(Inbox.status == "kept").order_by(Inbox.id).first()
     if oldest is None:
         return None
     return (oldest.claimed_at or wall_now()) + KEPT_RETRY
@@ -266,16 +343,23 @@ def release_kept(*, oldest_only: bool, while_user_waits: bool = False) -> int:
             payload = dict(Inbox.payload.python_value(stored) or {})
             if not oldest_only:
                 payload["kept_after_answer"] = True
-            released += Inbox.update(status="pending", payload=payload).where(
-                (Inbox.id == row_id) & (Inbox.status == "kept")).execute()
+            released += (
+                Inbox.update(status="pending", payload=payload)
+                .where((Inbox.id == row_id) & (Inbox.status == "kept"))
+                .execute()
+            )
     return released
 
 
 def _kept_sql(oldest_only: bool, while_user_waits: bool) -> str:
-    waits = (' AND EXISTS (SELECT 1 FROM "inbox" WHERE "status" = \'pending\' AND "origin" = \'user\')'
-             if while_user_waits else "")
-    return (f'SELECT "id", "payload" FROM "inbox" WHERE "status" = \'kept\'{waits} ORDER BY "id"'
-            + (" LIMIT 1" if oldest_only else ""))
+    waits = (
+        ' AND EXISTS (SELECT 1 FROM "inbox" WHERE "status" = \'pending\' AND "origin" = \'user\')'
+        if while_user_waits
+        else ""
+    )
+    return f'SELECT "id", "payload" FROM "inbox" WHERE "status" = \'kept\'{waits} ORDER BY "id"' + (
+        " LIMIT 1" if oldest_only else ""
+    )
 
 
 def retry_deferred() -> int:

@@ -45,8 +45,7 @@ def describe_holder(name: str | None) -> str:
 
 
 def refusal(where: str, holder: str | None) -> str:
-    return (f"{where} is run by {describe_holder(holder)}: stop it first, or start this one with "
-            "--role worker")
+    return f"{where} is run by {describe_holder(holder)}: stop it first, or start this one with --role worker"
 
 
 def sqlite_path(url: str | None, home: Path) -> Path | None:
@@ -96,8 +95,14 @@ def _hold_postgres(url: str, role: str) -> Iterator[None]:
     import psycopg2
 
     # keepalives: a holder whose machine vanished lets go within about a minute and a half
-    connection = psycopg2.connect(url, application_name=holder_name(role), keepalives=1, keepalives_idle=30,
-                                  keepalives_interval=10, keepalives_count=5)
+    connection = psycopg2.connect(
+        url,
+        application_name=holder_name(role),
+        keepalives=1,
+        keepalives_idle=30,
+        keepalives_interval=10,
+        keepalives_count=5,
+    )
     connection.autocommit = True
     try:
         with connection.cursor() as cursor:
@@ -111,10 +116,12 @@ def _hold_postgres(url: str, role: str) -> Iterator[None]:
 
 def _postgres_holder(cursor) -> str | None:
     # another role's sessions may hide their application_name (without pg_read_all_stats): then "another process"
-    cursor.execute("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                   "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
-                   "(SELECT oid FROM pg_database WHERE datname = current_database()) "
-                   "AND a.application_name LIKE 'wilson %% pid %%' AND a.pid <> pg_backend_pid()")
+    cursor.execute(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
+        "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+        "AND a.application_name LIKE 'wilson %% pid %%' AND a.pid <> pg_backend_pid()"
+    )
     names = [row[0] for row in cursor.fetchall()]
     # the Telegram lock's connection has no such name, so a named session holding an advisory lock is the ingress
     return names[0] if len(names) == 1 else None
@@ -123,4 +130,5 @@ def _postgres_holder(cursor) -> str | None:
 def _postgres_where(url: str) -> str:
     parts = urlsplit(url)  # never the password
     return f"the database {parts.path.lstrip('/') or '(default)'} on {parts.hostname or 'localhost'}" + (
-        f":{parts.port}" if parts.port else "")
+        f":{parts.port}" if parts.port else ""
+    )

@@ -22,7 +22,8 @@ def get_setting(key: str, default=None):
 
 def put_setting(key: str, value) -> None:
     Setting.insert(key=key, value=value).on_conflict(
-        conflict_target=[Setting.key], update={Setting.value: value}).execute()
+        conflict_target=[Setting.key], update={Setting.value: value}
+    ).execute()
 
 
 def delete_setting(key: str) -> bool:
@@ -37,8 +38,10 @@ def delete_settings(prefix: str) -> int:
 
 def settings_with_prefix(prefix: str) -> dict:
     """Every setting whose key starts with `prefix`, by the rest of its key (a family read whole)."""
-    return {row.key[len(prefix):]: row.value
-            for row in Setting.select().where(Setting.key.startswith(prefix)).order_by(Setting.key)}
+    return {
+        row.key[len(prefix) :]: row.value
+        for row in Setting.select().where(Setting.key.startswith(prefix)).order_by(Setting.key)
+    }
 
 
 def get_cursor(name: str, default=None):
@@ -54,7 +57,8 @@ def cursor_row(name: str) -> Cursor | None:
 
 def put_cursor(name: str, value, at: datetime) -> None:
     Cursor.insert(name=name, value=value, updated_at=at).on_conflict(
-        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}).execute()
+        conflict_target=[Cursor.name], update={Cursor.value: value, Cursor.updated_at: at}
+    ).execute()
 
 
 def delete_cursor(name: str) -> None:

@@ -18,7 +18,9 @@ KEEP = {
     "awaiting_modify": timedelta(days=7),
     "telegram_chat": timedelta(days=365),
     "web_press": timedelta(days=2),  # a dashboard form pressed twice counts once; its page is long gone by then
-    "telegram_handover": timedelta(days=30),  # a file handed over is read at the next start, well before this  # a chat the bot has not heard from in a year is no longer listed  # the change is wanted for an hour (channels/telegram/buttons.py)
+    "telegram_handover": timedelta(
+        days=30
+    ),  # a file handed over is read at the next start, well before this  # a chat the bot has not heard from in a year is no longer listed  # the change is wanted for an hour (channels/telegram/buttons.py)
 }
 
 
@@ -30,7 +32,8 @@ def get(kind: str, key: str, default=None):
 def put(kind: str, key: str, value, now: datetime) -> None:
     now = as_utc(now)
     Mark.insert(kind=kind, key=key, value=value, at=now).on_conflict(
-        conflict_target=[Mark.kind, Mark.key], update={Mark.value: value, Mark.at: now}).execute()
+        conflict_target=[Mark.kind, Mark.key], update={Mark.value: value, Mark.at: now}
+    ).execute()
     if kind in KEEP:
         Mark.delete().where((Mark.kind == kind) & (Mark.at < now - KEEP[kind])).execute()
 

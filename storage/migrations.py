@@ -40,10 +40,17 @@ def _v3_sent_messages(db, migrator):
         result = box.result if isinstance(box.result, dict) else {}
         if result.get("chat_id") is None:
             continue
-        rows += [{"channel": box.channel, "chat_id": str(result["chat_id"]), "message_id": str(message_id),
-                  "outbox_id": box.id} for message_id in result.get("message_ids") or []]
+        rows += [
+            {
+                "channel": box.channel,
+                "chat_id": str(result["chat_id"]),
+                "message_id": str(message_id),
+                "outbox_id": box.id,
+            }
+            for message_id in result.get("message_ids") or []
+        ]
     for start in range(0, len(rows), 200):
-        models.SentMessage.insert_many(rows[start:start + 200]).on_conflict_ignore().execute()
+        models.SentMessage.insert_many(rows[start : start + 200]).on_conflict_ignore().execute()
 
 
 def add_missing_columns(db, migrator, fields) -> None:
@@ -65,9 +72,19 @@ def add_missing_columns(db, migrator, fields) -> None:
 def _v4_leases_and_decisions(db, migrator):
     """Claims get an owner and a lease; decisions become rows; outbox rows remember their attempts;
     turns and proposals know whose they are and whether they were shown."""
-    add_missing_columns(db, migrator, [models.Inbox.owner, models.Inbox.lease_until, models.Outbox.next_attempt_at,
-                                       models.Outbox.sending_at, models.Turn.user_id, models.Approval.presented_at,
-                                       models.Approval.idempotency_key])
+    add_missing_columns(
+        db,
+        migrator,
+        [
+            models.Inbox.owner,
+            models.Inbox.lease_until,
+            models.Outbox.next_attempt_at,
+            models.Outbox.sending_at,
+            models.Turn.user_id,
+            models.Approval.presented_at,
+            models.Approval.idempotency_key,
+        ],
+    )
     if "approval_idempotency_key" not in {i.name for i in db.get_indexes("approval")}:
         db.execute_sql('CREATE UNIQUE INDEX "approval_idempotency_key" ON "approval" ("idempotency_key")')
     db.create_tables([models.DecisionRow])
@@ -103,8 +120,17 @@ def _v9_notify_between_processes(db, migrator):
 def _v11_proposal_life(db, migrator):
     """Proposals say why they were made and what a modification changed; they remind once before
     expiring and tell the user when they did."""
-    add_missing_columns(db, migrator, [models.Approval.reason, models.Approval.changes, models.Approval.remind_at,
-                                       models.Approval.reminded_at, models.Approval.expired_notice_at])
+    add_missing_columns(
+        db,
+        migrator,
+        [
+            models.Approval.reason,
+            models.Approval.changes,
+            models.Approval.remind_at,
+            models.Approval.reminded_at,
+            models.Approval.expired_notice_at,
+        ],
+    )
     # proposals older than this schema expired (or were decided) without a word: no late notices for them
     models.Approval.update(expired_notice_at=wall_now()).where(models.Approval.status == "expired").execute()
 
@@ -149,8 +175,12 @@ def _v22_model_failures(db, migrator):
 
 
 # the families of settings that were marks about one thing each, and their kind in the table `mark`
-MARKS = {"escalation:": "escalation", "telegram:renamed:": "renamed", "telegram:left_out:": "left_out",
-         "telegram:awaiting_modify:": "awaiting_modify"}
+MARKS = {
+    "escalation:": "escalation",
+    "telegram:renamed:": "renamed",
+    "telegram:left_out:": "left_out",
+    "telegram:awaiting_modify:": "awaiting_modify",
+}
 
 
 def _v23_state_tables(db, migrator):
@@ -160,22 +190,25 @@ def _v23_state_tables(db, migrator):
     now = wall_now()
     for row in models.Setting.select().where(models.Setting.key.startswith("telegram:decision_chat:")):
         if isinstance(row.value, dict) and row.value.get("chat_id") is not None:
-            models.DecisionChat.insert(key=row.key[len("telegram:decision_chat:"):], place=row.value, at=now) \
-                .on_conflict_ignore().execute()
+            models.DecisionChat.insert(
+                key=row.key[len("telegram:decision_chat:") :], place=row.value, at=now
+            ).on_conflict_ignore().execute()
     for row in models.Setting.select().where(models.Setting.key.startswith("budget_notice:")):
-        models.BudgetNotice.insert(day=row.key[len("budget_notice:"):], error=str(row.value or "")[:200], at=now) \
-            .on_conflict_ignore().execute()
+        models.BudgetNotice.insert(
+            day=row.key[len("budget_notice:") :], error=str(row.value or "")[:200], at=now
+        ).on_conflict_ignore().execute()
     for row in models.Setting.select().where(models.Setting.key.startswith("web:session:")):
         value = row.value if isinstance(row.value, dict) else {}
         try:
             created, expires = (datetime.fromisoformat(value[k]) for k in ("created", "expires"))
         except (KeyError, TypeError, ValueError):
             continue  # not a session this code wrote: it would not be let in either
-        models.WebSession.insert(digest=row.key[len("web:session:"):], csrf=str(value.get("csrf") or ""),
-                                 created=created, expires=expires).on_conflict_ignore().execute()
+        models.WebSession.insert(
+            digest=row.key[len("web:session:") :], csrf=str(value.get("csrf") or ""), created=created, expires=expires
+        ).on_conflict_ignore().execute()
     for row in models.Setting.select().where(models.Setting.key.startswith("web:watch:")):
         if isinstance(row.value, dict) and row.value.get("url"):
-            models.Watch.insert(source=row.key[len("web:watch:"):], state=row.value).on_conflict_ignore().execute()
+            models.Watch.insert(source=row.key[len("web:watch:") :], state=row.value).on_conflict_ignore().execute()
     for prefix, kind in MARKS.items():
         for key, value in kv.settings_with_prefix(prefix).items():
             models.Mark.insert(kind=kind, key=key, value=value, at=now).on_conflict_ignore().execute()
@@ -197,8 +230,7 @@ MIGRATIONS = [
     (20, "what the RAS learned of mail subjects", _v20_mail_subjects),
     (21, "what triage learned of bulk mail senders", _v21_bulk_senders),
     (22, "failed model runs per role and day", _v22_model_failures),
-    (23, "state in tables of its own: decision chats, budget notices, web sessions, watches, marks",
-     _v23_state_tables),
+    (23, "state in tables of its own: decision chats, budget notices, web sessions, watches, marks", _v23_state_tables),
 ]
 
 

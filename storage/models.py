@@ -84,8 +84,15 @@ class DecisionStatus(StrEnum):
     APPLIED = "applied"
 
 
-STATUSES = {"Inbox": InboxStatus, "Outbox": OutboxStatus, "Topic": TopicStatus, "Task": TaskStatus,
-            "Approval": ApprovalStatus, "ApprovalItem": ItemStatus, "DecisionRow": DecisionStatus}
+STATUSES = {
+    "Inbox": InboxStatus,
+    "Outbox": OutboxStatus,
+    "Topic": TopicStatus,
+    "Task": TaskStatus,
+    "Approval": ApprovalStatus,
+    "ApprovalItem": ItemStatus,
+    "DecisionRow": DecisionStatus,
+}
 
 
 class UTCDateTimeField(peewee.DateTimeField):
@@ -496,7 +503,31 @@ class Setting(BaseModel):
 
 
 ALL_MODELS = [
-    SchemaVersion, Inbox, ReceptorBuffer, MailSender, MailSubject, BulkSender, Outbox, SentMessage, Turn, Topic, Task,
-    TaskFiring, Approval, ApprovalItem, DecisionRow, Cursor, Schedule, Trace, TokenUsage, Memory, Feedback, Setting,
-    DecisionChat, BudgetNotice, WebSession, Watch, Mark,
+    SchemaVersion,
+    Inbox,
+    ReceptorBuffer,
+    MailSender,
+    MailSubject,
+    BulkSender,
+    Outbox,
+    SentMessage,
+    Turn,
+    Topic,
+    Task,
+    TaskFiring,
+    Approval,
+    ApprovalItem,
+    DecisionRow,
+    Cursor,
+    Schedule,
+    Trace,
+    TokenUsage,
+    Memory,
+    Feedback,
+    Setting,
+    DecisionChat,
+    BudgetNotice,
+    WebSession,
+    Watch,
+    Mark,
 ]

@@ -40,22 +40,34 @@ def retime_held(config, now: datetime) -> int:
     past the proposal's expiry (it is only ever brought forward). How many moved."""
     until = hold_until(config, now) or as_utc(now)
     with claim_transaction():
-        rows = [row.id for row in Outbox.select(Outbox.id, Outbox.payload, Outbox.deliver_after).where(
-                (Outbox.status == "held") & (Outbox.deliver_after != until))
-                if (row.payload or {}).get("held_by") != HELD_BY_CAP
-                and not ((row.payload or {}).get("reminder_for") and as_utc(row.deliver_after) < until)]
+        rows = [
+            row.id
+            for row in Outbox.select(Outbox.id, Outbox.payload, Outbox.deliver_after).where(
+                (Outbox.status == "held") & (Outbox.deliver_after != until)
+            )
+            if (row.payload or {}).get("held_by") != HELD_BY_CAP
+            and not ((row.payload or {}).get("reminder_for") and as_utc(row.deliver_after) < until)
+        ]
         if not rows:
             return 0
         # a morning briefing held past its own day would be a stale morning: it is dropped instead
         day = as_utc(until).astimezone(config.timezone).date().isoformat()
-        stale = [row.id for row in Outbox.select(Outbox.id, Outbox.payload).where(Outbox.id.in_(rows))
-                 if (row.payload or {}).get("briefing") not in (None, day)]
+        stale = [
+            row.id
+            for row in Outbox.select(Outbox.id, Outbox.payload).where(Outbox.id.in_(rows))
+            if (row.payload or {}).get("briefing") not in (None, day)
+        ]
         if stale:
-            (Outbox.update(status=OutboxStatus.DROPPED.value)
-             .where(Outbox.id.in_(stale) & (Outbox.status == "held")).execute())
-        return (Outbox.update(deliver_after=until)
-                .where(Outbox.id.in_([r for r in rows if r not in stale]) & (Outbox.status == "held"))
-                .execute()) + len(stale)  # not one released meanwhile
+            (
+                Outbox.update(status=OutboxStatus.DROPPED.value)
+                .where(Outbox.id.in_(stale) & (Outbox.status == "held"))
+                .execute()
+            )
+        return (
+            Outbox.update(deliver_after=until)
+            .where(Outbox.id.in_([r for r in rows if r not in stale]) & (Outbox.status == "held"))
+            .execute()
+        ) + len(stale)  # not one released meanwhile
 
 
 def hold_until(config, now: datetime) -> datetime | None:

@@ -25,12 +25,30 @@ from storage.models import Outbox
 DUE = ("pending", "retry")
 
 
-def add(*, channel: str, text: str, trace_id: str, key: str, at: datetime, payload: dict | None = None,
-        surfaced: bool = True, deliver_after: datetime | None = None) -> Outbox:
+def add(
+    *,
+    channel: str,
+    text: str,
+    trace_id: str,
+    key: str,
+    at: datetime,
+    payload: dict | None = None,
+    surfaced: bool = True,
+    deliver_after: datetime | None = None,
+) -> Outbox:
     """Commit one outbox row; the same idempotency key returns the existing row."""
-    row = hot.new(Outbox, channel=channel, text=text, trace_id=trace_id, idempotency_key=key, created_at=at,
-                  payload=payload or {}, surfaced=surfaced, status="held" if deliver_after else "pending",
-                  deliver_after=deliver_after)
+    row = hot.new(
+        Outbox,
+        channel=channel,
+        text=text,
+        trace_id=trace_id,
+        idempotency_key=key,
+        created_at=at,
+        payload=payload or {},
+        surfaced=surfaced,
+        status="held" if deliver_after else "pending",
+        deliver_after=deliver_after,
+    )
     # ON CONFLICT DO NOTHING instead of a savepoint: one statement for every reply
     if hot.insert(Outbox, row, skip_duplicate=True) is None:
         return Outbox.get(Outbox.idempotency_key == key)
@@ -71,23 +89,31 @@ def mark_delivered(outbox_id: int, at: datetime, result: dict | None = None) -> 
 
     One UPDATE, atomic by itself; a caller that records more about the delivery (its trace)
     wraps both in one transaction."""
-    changed = hot.execute("mark_delivered", lambda: (
-        'UPDATE "outbox" SET "status" = \'delivered\', "delivered_at" = ?, "result" = ? '
-        'WHERE "id" = ? AND "status" = \'pending\''),
-        [Outbox.delivered_at.db_value(at), Outbox.result.db_value(result), outbox_id]).rowcount
+    changed = hot.execute(
+        "mark_delivered",
+        lambda: (
+            'UPDATE "outbox" SET "status" = \'delivered\', "delivered_at" = ?, "result" = ? '
+            'WHERE "id" = ? AND "status" = \'pending\''
+        ),
+        [Outbox.delivered_at.db_value(at), Outbox.result.db_value(result), outbox_id],
+    ).rowcount
     return bool(changed)
 
 
 def mark_failed(outbox_id: int, at: datetime, error: str) -> None:
     Outbox.update(status="failed", result={"error": error[:2000]}, delivered_at=at, sending_at=None).where(
-        Outbox.id == outbox_id).execute()
+        Outbox.id == outbox_id
+    ).execute()
 
 
 def start_attempt(outbox_id: int, at: datetime) -> bool:
     """Commit that a send is about to start (before the API call); False when the row is no longer due."""
     with database.atomic():
-        changed = Outbox.update(status="pending", sending_at=at, attempts=Outbox.attempts + 1).where(
-            (Outbox.id == outbox_id) & Outbox.status.in_(DUE)).execute()
+        changed = (
+            Outbox.update(status="pending", sending_at=at, attempts=Outbox.attempts + 1)
+            .where((Outbox.id == outbox_id) & Outbox.status.in_(DUE))
+            .execute()
+        )
     return bool(changed)
 
 
@@ -106,7 +132,8 @@ def mark_handing(outbox_id: int, at: datetime) -> None:
         row = Outbox.get_or_none(Outbox.id == outbox_id)
         if row is not None:
             Outbox.update(result={**(row.result or {}), "handing_at": at.isoformat()}).where(
-                (Outbox.id == outbox_id) & (Outbox.status == "pending")).execute()
+                (Outbox.id == outbox_id) & (Outbox.status == "pending")
+            ).execute()
 
 
 def handing(row: Outbox) -> bool:
@@ -126,19 +153,22 @@ def mark_retry(outbox_id: int, next_at: datetime, error: str) -> None:
     if partial(row):
         result["partial"] = partial(row)
     Outbox.update(status="retry", next_attempt_at=next_at, sending_at=None, result=result).where(
-        (Outbox.id == outbox_id) & Outbox.status.in_(DUE)).execute()
+        (Outbox.id == outbox_id) & Outbox.status.in_(DUE)
+    ).execute()
 
 
 def next_due(channel: str) -> Outbox | None:
     """The oldest row the channel still owes the user (pending or waiting for a retry)."""
-    return (Outbox.select().where((Outbox.channel == channel) & Outbox.status.in_(DUE))
-            .order_by(Outbox.id).first())
+    return Outbox.select().where((Outbox.channel == channel) & Outbox.status.in_(DUE)).order_by(Outbox.id).first()
 
 
 def wait_behind(channel: str, next_at: datetime | None) -> int:
     """While the oldest row waits for its retry, the newer ones wait with it (they are not being sent)."""
-    return Outbox.update(status="retry", next_attempt_at=next_at).where(
-        (Outbox.channel == channel) & (Outbox.status == "pending")).execute()
+    return (
+        Outbox.update(status="retry", next_attempt_at=next_at)
+        .where((Outbox.channel == channel) & (Outbox.status == "pending"))
+        .execute()
+    )
 
 
 def pending_for(channel: str) -> list[Outbox]:

@@ -31,16 +31,22 @@ def recent_turns(user_id: str | None, topic_id: int | None, owner: str | None, l
     where, params = _whose(user_id, owner)
     if topic_id is not None:
         where, params = f'({where} OR "topic_id" = ?)', params + [topic_id]
-    found = hot.execute(("recent_turns", where), lambda: (
-        f'SELECT {hot.column_list(Turn)} FROM "turn" WHERE {where} ORDER BY "id" DESC LIMIT ?'), params + [limit])
+    found = hot.execute(
+        ("recent_turns", where),
+        lambda: f'SELECT {hot.column_list(Turn)} FROM "turn" WHERE {where} ORDER BY "id" DESC LIMIT ?',
+        params + [limit],
+    )
     return [hot.known(Turn, r) for r in reversed(found.rows)]  # the same turns, read with every message
 
 
 def assistant_spoke(user_id: str | None, owner: str | None) -> bool:
     """Whether Wilson ever answered this person (their first contact is over)."""
     where, params = _whose(user_id, owner)
-    found = hot.execute(("assistant_spoke", where), lambda: (
-        f'SELECT 1 FROM "turn" WHERE "role" = \'assistant\' AND {where} LIMIT 1'), params)
+    found = hot.execute(
+        ("assistant_spoke", where),
+        lambda: f'SELECT 1 FROM "turn" WHERE "role" = \'assistant\' AND {where} LIMIT 1',
+        params,
+    )
     return bool(found.rows)
 
 
@@ -48,15 +54,20 @@ def _visible(column: str, user_id: str | None, owner: str | None) -> tuple[str, 
     """`actors.tools.visible_to` as SQL: `column` is the topic's id (topics) or the task's topic."""
     if user_id is None or (owner is not None and str(user_id) == str(owner)):
         return "", []
-    return (f' AND ("owner_id" = ? OR "{column}" IN (SELECT "id" FROM "topic" WHERE "thread_ref" IS NOT NULL))',
-            [str(user_id)])
+    return (
+        f' AND ("owner_id" = ? OR "{column}" IN (SELECT "id" FROM "topic" WHERE "thread_ref" IS NOT NULL))',
+        [str(user_id)],
+    )
 
 
 def open_topics(user_id: str | None, owner: str | None) -> list[Topic]:
     """Topics not closed that this person may see, by id."""
     visible, params = _visible("id", user_id, owner)
-    found = hot.execute(("open_topics", bool(visible)), lambda: (
-        f'SELECT {hot.column_list(Topic)} FROM "topic" WHERE "status" != \'closed\'{visible} ORDER BY "id"'), params)
+    found = hot.execute(
+        ("open_topics", bool(visible)),
+        lambda: f'SELECT {hot.column_list(Topic)} FROM "topic" WHERE "status" != \'closed\'{visible} ORDER BY "id"',
+        params,
+    )
     return [hot.instance(Topic, r) for r in found.rows]
 
 
@@ -64,22 +75,31 @@ def open_tasks(user_id: str | None, owner: str | None, limit: int) -> list[Task]
     """Open tasks this person may see (a snoozed one too: it is paused, not finished, and "I returned the books"
     may be said of it), those due first (soonest first), then the undated, by id."""
     visible, params = _visible("topic_id", user_id, owner)
-    found = hot.execute(("open_tasks", bool(visible)), lambda: (
-        f'SELECT {hot.column_list(Task)} FROM "task" WHERE "status" IN (\'open\', \'snoozed\'){visible} '
-        f'ORDER BY ("due" IS NULL), "due", "id" LIMIT ?'), params + [limit])
+    found = hot.execute(
+        ("open_tasks", bool(visible)),
+        lambda: (
+            f"SELECT {hot.column_list(Task)} FROM \"task\" WHERE \"status\" IN ('open', 'snoozed'){visible} "
+            f'ORDER BY ("due" IS NULL), "due", "id" LIMIT ?'
+        ),
+        params + [limit],
+    )
     return [hot.instance(Task, r) for r in found.rows]
 
 
 def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, list[tuple[int, str]]]]:
     """The approver's newest `limit` open proposals that are not expired, newest first, each with its
     undecided items as (position, description) by position; proposals with none are left out."""
-    found = hot.execute("pending_items", lambda: (
-        'SELECT a."id", i."position", i."description" FROM '
-        '(SELECT "id" FROM "approval" WHERE "status" IN (\'pending\', \'partial\') AND "expires_at" > ? '
-        'AND "approver" = ? ORDER BY "id" DESC LIMIT ?) AS a '
-        'JOIN "approval_item" AS i ON i."approval_id" = a."id" '
-        'WHERE i."status" = \'pending\' ORDER BY a."id" DESC, i."position"'),
-        [Approval.expires_at.db_value(now), str(approver), limit])
+    found = hot.execute(
+        "pending_items",
+        lambda: (
+            'SELECT a."id", i."position", i."description" FROM '
+            '(SELECT "id" FROM "approval" WHERE "status" IN (\'pending\', \'partial\') AND "expires_at" > ? '
+            'AND "approver" = ? ORDER BY "id" DESC LIMIT ?) AS a '
+            'JOIN "approval_item" AS i ON i."approval_id" = a."id" '
+            'WHERE i."status" = \'pending\' ORDER BY a."id" DESC, i."position"'
+        ),
+        [Approval.expires_at.db_value(now), str(approver), limit],
+    )
     shown: list[tuple[int, list[tuple[int, str]]]] = []
     for approval_id, position, description in found.rows:
         if not shown or shown[-1][0] != approval_id:
@@ -94,17 +114,28 @@ def answered_since_shown(approver: str, approval_id: int) -> bool:
     approval = Approval.get_or_none(Approval.id == approval_id)
     if approval is None:
         return False
-    briefed = (Outbox.select(fn.MAX(Outbox.delivered_at))  # a briefing the user got, when they got it
-               .where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= approval.created_at)
-                      & Outbox.delivered_at.is_null(False) & Outbox.text.contains(f"Proposal {approval_id}:"))
-               .scalar())
+    briefed = (
+        Outbox.select(fn.MAX(Outbox.delivered_at))  # a briefing the user got, when they got it
+        .where(
+            Outbox.idempotency_key.startswith("briefing:")
+            & (Outbox.created_at >= approval.created_at)
+            & Outbox.delivered_at.is_null(False)
+            & Outbox.text.contains(f"Proposal {approval_id}:")
+        )
+        .scalar()
+    )
     shown = max(m for m in (approval.created_at, approval.presented_at, approval.reminded_at, briefed) if m)
-    return (Approval.select()
-            .where((Approval.approver == str(approver)) & (Approval.id != approval_id)
-                   & Approval.status.in_(("approved", "rejected", "partial"))
-                   # at the same instant (a simulated clock), the newer proposal's answer is the later one
-                   & ((Approval.decided_at > shown) | ((Approval.decided_at == shown) & (Approval.id > approval_id))))
-            .exists())
+    return (
+        Approval.select()
+        .where(
+            (Approval.approver == str(approver))
+            & (Approval.id != approval_id)
+            & Approval.status.in_(("approved", "rejected", "partial"))
+            # at the same instant (a simulated clock), the newer proposal's answer is the later one
+            & ((Approval.decided_at > shown) | ((Approval.decided_at == shown) & (Approval.id > approval_id)))
+        )
+        .exists()
+    )
 
 
 def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:
@@ -115,9 +146,14 @@ def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None =
     if at is not None:
         alive = '"created_at" <= ? AND ("invalidated_at" IS NULL OR "invalidated_at" > ?)'
         params += [Memory.created_at.db_value(at), Memory.invalidated_at.db_value(at)]
-    found = hot.execute(("strongest_memories", len(kinds), at is not None), lambda: (
-        f'SELECT {hot.column_list(Memory)} FROM "memory" WHERE "kind" IN ({", ".join("?" for _ in kinds)}) '
-        f'AND {alive} ORDER BY "strength" DESC, "id" DESC LIMIT ?'), params + [limit])
+    found = hot.execute(
+        ("strongest_memories", len(kinds), at is not None),
+        lambda: (
+            f'SELECT {hot.column_list(Memory)} FROM "memory" WHERE "kind" IN ({", ".join("?" for _ in kinds)}) '
+            f'AND {alive} ORDER BY "strength" DESC, "id" DESC LIMIT ?'
+        ),
+        params + [limit],
+    )
     return [hot.instance(Memory, r) for r in found.rows]
 
 

@@ -47,10 +47,14 @@ class Weights:
         if config is None:
             return cls()
         values = {}
-        for name, key in (("text", "weight_text"), ("importance", "weight_importance"),
-                          ("recency", "weight_recency"), ("half_life_days", "half_life_days"),
-                          ("diversity", "weight_diversity"),
-                          ("semantic", "weight_semantic")):
+        for name, key in (
+            ("text", "weight_text"),
+            ("importance", "weight_importance"),
+            ("recency", "weight_recency"),
+            ("half_life_days", "half_life_days"),
+            ("diversity", "weight_diversity"),
+            ("semantic", "weight_semantic"),
+        ):
             value = config.get("memory", key)
             if value is not None:
                 values[name] = float(value)
@@ -64,8 +68,9 @@ def _postgres() -> bool:
 COLUMNS = "m.id, m.kind, m.text, m.key, m.provenance, m.strength, m.created_at, m.invalidated_at"
 
 
-def recall_query(query: str, limit: int = 5, at: datetime | None = None, *,
-                 kinds: tuple[str, ...] | None = None) -> tuple[str, list] | None:
+def recall_query(
+    query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None
+) -> tuple[str, list] | None:
     """(SQL, params) for the text-relevance candidates of `query`, best first; None without searchable words.
 
     Words are OR-ed: a memory sharing any word with the query is a candidate, and the engine's
@@ -88,19 +93,24 @@ def recall_query(query: str, limit: int = 5, at: datetime | None = None, *,
     if _postgres():
         # only word characters reach the tsquery, so the text cannot speak its syntax
         # normalisation 1 (rank / (1 + log length)), as bm25 weighs a match in a long text less
-        sql = (f"SELECT {COLUMNS}, ts_rank_cd(m.search, q, 1) AS relevance "
-               f"FROM memory m, to_tsquery('english', {p}) q WHERE m.search @@ q{filters} "
-               f"ORDER BY relevance DESC, m.id DESC LIMIT {p}")
+        sql = (
+            f"SELECT {COLUMNS}, ts_rank_cd(m.search, q, 1) AS relevance "
+            f"FROM memory m, to_tsquery('english', {p}) q WHERE m.search @@ q{filters} "
+            f"ORDER BY relevance DESC, m.id DESC LIMIT {p}"
+        )
         return sql, [" | ".join(words)] + params + [limit]
     match = " OR ".join(f'"{w}"' for w in words)
-    sql = (f"SELECT {COLUMNS}, -bm25({FTS_TABLE}) AS relevance FROM {FTS_TABLE} "
-           f"JOIN memory m ON m.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH {p}{filters} "
-           f"ORDER BY bm25({FTS_TABLE}), m.id DESC LIMIT {p}")
+    sql = (
+        f"SELECT {COLUMNS}, -bm25({FTS_TABLE}) AS relevance FROM {FTS_TABLE} "
+        f"JOIN memory m ON m.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH {p}{filters} "
+        f"ORDER BY bm25({FTS_TABLE}), m.id DESC LIMIT {p}"
+    )
     return sql, [match] + params + [limit]
 
 
-def text_matches(query: str, limit: int = 5, at: datetime | None = None, *,
-                 kinds: tuple[str, ...] | None = None) -> list[Memory]:
+def text_matches(
+    query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None
+) -> list[Memory]:
     """Plain text-relevance recall (bm25 / ts_rank_cd only), best first; each memory carries `.relevance`."""
     built = recall_query(query, limit, at, kinds=kinds)
     if built is None:
@@ -122,8 +132,9 @@ def _importance(memory: Memory) -> float:
     return 0.5 * KIND_WEIGHT.get(memory.kind, 0.3) + 0.5 * strength
 
 
-def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: str = "",
-         limit: int = 20) -> list[Memory]:
+def rank(
+    memories: list[Memory], now: datetime | None, weights: Weights, query: str = "", limit: int = 20
+) -> list[Memory]:
     """Order text candidates by the weighted blend; each gains `.score`."""
     if not memories:
         return []
@@ -138,8 +149,13 @@ def rank(memories: list[Memory], now: datetime | None, weights: Weights, query: 
     for memory, similarity in zip(memories, semantic):
         age = max((newest - memory.created_at).total_seconds() / 86400, 0.0)
         recency = 0.5 ** (age / weights.half_life_days) if weights.half_life_days > 0 else 0.0
-        memory.score = round(weights.text * (memory.relevance or 0.0) / best + weights.importance * _importance(memory)
-                             + weights.recency * recency + weights.semantic * similarity, 6)
+        memory.score = round(
+            weights.text * (memory.relevance or 0.0) / best
+            + weights.importance * _importance(memory)
+            + weights.recency * recency
+            + weights.semantic * similarity,
+            6,
+        )
     ordered = sorted(memories, key=lambda m: (-m.score, -m.id))
     return _diverse(ordered, weights.diversity, limit) if weights.diversity > 0 else ordered
 
@@ -163,8 +179,14 @@ def _diverse(ordered: list[Memory], penalty: float, count: int) -> list[Memory]:
     return [ordered[i] for i in chosen + left]
 
 
-def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tuple[str, ...] | None = None,
-           weights: Weights | None = None) -> list[Memory]:
+def recall(
+    query: str,
+    limit: int = 5,
+    at: datetime | None = None,
+    *,
+    kinds: tuple[str, ...] | None = None,
+    weights: Weights | None = None,
+) -> list[Memory]:
     """Memories that speak to `query`, best first: the engine's text relevance blended with importance
     (kind, strength) and recency by `weights`.
 
@@ -187,7 +209,10 @@ def recall(query: str, limit: int = 5, at: datetime | None = None, *, kinds: tup
 
 # -- plain recall rows (`wilson memory recall`) ---------------------------------------------------
 
+
 def recall_rows(query: str, limit: int = 10, at: datetime | None = None, weights: Weights | None = None) -> list[dict]:
     """Recall as plain rows, best first: id, kind, score, source (the memory's first provenance), text."""
-    return [{"id": m.id, "kind": m.kind, "score": m.score, "source": (m.provenance or [None])[0], "text": m.text}
-            for m in recall(query, limit, at, weights=weights)]
+    return [
+        {"id": m.id, "kind": m.kind, "score": m.score, "source": (m.provenance or [None])[0], "text": m.text}
+        for m in recall(query, limit, at, weights=weights)
+    ]

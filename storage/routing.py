@@ -19,12 +19,30 @@ from storage.db import database
 REALTIME_PRIORITY = 0
 
 
-def commit_realtime(*, source: str, text: str, user_id: str | None, at: datetime, dedup_key: str | None = None,
-                    payload: dict | None = None, kind: str = "message"):
+def commit_realtime(
+    *,
+    source: str,
+    text: str,
+    user_id: str | None,
+    at: datetime,
+    dedup_key: str | None = None,
+    payload: dict | None = None,
+    kind: str = "message",
+):
     """The inbox row, one statement; None when `dedup_key` was already seen. The row is its own "routed"
     line (when, from where, at which priority): `storage.trace.path` shows it, so none is written."""
-    row = inbox.add(source=source, text=text, priority=REALTIME_PRIORITY, at=at, kind=kind, origin="user",
-                    payload=payload, user_id=user_id, reply_channel=source, dedup_key=dedup_key)
+    row = inbox.add(
+        source=source,
+        text=text,
+        priority=REALTIME_PRIORITY,
+        at=at,
+        kind=kind,
+        origin="user",
+        payload=payload,
+        user_id=user_id,
+        reply_channel=source,
+        dedup_key=dedup_key,
+    )
     if row is not None:
         logger.info("[{}] routed by thalamus: inbox priority {} from {}", row.trace_id, REALTIME_PRIORITY, source)
     return row

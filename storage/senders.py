@@ -57,8 +57,11 @@ def routine(addresses: set[str], after: int, since: datetime) -> dict[str, int]:
     if not addresses or after <= 0:
         return {}
     found = MailSender.select().where(
-        MailSender.address.in_(sorted(addresses)) & (MailSender.calm >= after) & MailSender.alarm_at.is_null()
-        & (MailSender.read_at >= since))
+        MailSender.address.in_(sorted(addresses))
+        & (MailSender.calm >= after)
+        & MailSender.alarm_at.is_null()
+        & (MailSender.read_at >= since)
+    )
     return {s.address: s.calm for s in found}
 
 
@@ -69,8 +72,12 @@ def routine_subjects(mails: set[tuple[str, str]], after: int, since: datetime) -
     if not mails or after <= 0:
         return {}
     found = MailSubject.select().where(
-        MailSubject.address.in_(sorted({a for a, _ in mails})) & MailSubject.subject.in_(sorted({s for _, s in mails}))
-        & (MailSubject.calm >= after) & MailSubject.alarm_at.is_null() & (MailSubject.read_at >= since))
+        MailSubject.address.in_(sorted({a for a, _ in mails}))
+        & MailSubject.subject.in_(sorted({s for _, s in mails}))
+        & (MailSubject.calm >= after)
+        & MailSubject.alarm_at.is_null()
+        & (MailSubject.read_at >= since)
+    )
     return {(s.address, s.subject): s.calm for s in found if (s.address, s.subject) in mails}
 
 
@@ -80,12 +87,13 @@ def read_calmly(mails: list[tuple[str, str]], now: datetime) -> None:
         if not address:
             continue
         MailSender.insert(address=address, calm=1, read_at=now).on_conflict(
-            conflict_target=[MailSender.address],
-            update={MailSender.calm: MailSender.calm + 1, MailSender.read_at: now}).execute()
+            conflict_target=[MailSender.address], update={MailSender.calm: MailSender.calm + 1, MailSender.read_at: now}
+        ).execute()
         if subject:
             MailSubject.insert(address=address, subject=subject, calm=1, read_at=now).on_conflict(
                 conflict_target=[MailSubject.address, MailSubject.subject],
-                update={MailSubject.calm: MailSubject.calm + 1, MailSubject.read_at: now}).execute()
+                update={MailSubject.calm: MailSubject.calm + 1, MailSubject.read_at: now},
+            ).execute()
 
 
 def alarmed(mails: set[tuple[str, str]], now: datetime) -> None:
@@ -93,11 +101,12 @@ def alarmed(mails: set[tuple[str, str]], now: datetime) -> None:
     subject is routine again (a mail without a subject marks its sender only)."""
     for address in sorted({address for address, _ in mails if address}):
         MailSender.insert(address=address, read_at=now, alarm_at=now).on_conflict(
-            conflict_target=[MailSender.address], update={MailSender.alarm_at: now}).execute()
+            conflict_target=[MailSender.address], update={MailSender.alarm_at: now}
+        ).execute()
     for address, subject in sorted(m for m in mails if all(m)):
         MailSubject.insert(address=address, subject=subject, read_at=now, alarm_at=now).on_conflict(
-            conflict_target=[MailSubject.address, MailSubject.subject],
-            update={MailSubject.alarm_at: now}).execute()
+            conflict_target=[MailSubject.address, MailSubject.subject], update={MailSubject.alarm_at: now}
+        ).execute()
 
 
 def droppable(addresses: set[str], after: int, since: datetime) -> dict[str, int]:
@@ -106,8 +115,11 @@ def droppable(addresses: set[str], after: int, since: datetime) -> dict[str, int
     if not addresses or after <= 0:
         return {}
     found = BulkSender.select().where(
-        BulkSender.address.in_(sorted(addresses)) & (BulkSender.dropped >= after) & (BulkSender.read_at >= since)
-        & (BulkSender.kept_at.is_null() | (BulkSender.kept_at < since)))
+        BulkSender.address.in_(sorted(addresses))
+        & (BulkSender.dropped >= after)
+        & (BulkSender.read_at >= since)
+        & (BulkSender.kept_at.is_null() | (BulkSender.kept_at < since))
+    )
     return {s.address: s.dropped for s in found}
 
 
@@ -125,8 +137,10 @@ def bulk_triaged(judged: list[tuple[str, bool]], now: datetime) -> None:
         if address in kept:
             BulkSender.insert(address=address, dropped=0, read_at=now, kept_at=now).on_conflict(
                 conflict_target=[BulkSender.address],
-                update={BulkSender.dropped: 0, BulkSender.read_at: now, BulkSender.kept_at: now}).execute()
+                update={BulkSender.dropped: 0, BulkSender.read_at: now, BulkSender.kept_at: now},
+            ).execute()
         else:
             BulkSender.insert(address=address, dropped=count, read_at=now).on_conflict(
                 conflict_target=[BulkSender.address],
-                update={BulkSender.dropped: BulkSender.dropped + count, BulkSender.read_at: now}).execute()
+                update={BulkSender.dropped: BulkSender.dropped + count, BulkSender.read_at: now},
+            ).execute()

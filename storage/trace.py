@@ -28,8 +28,9 @@ def new_trace_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def record(trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None,
-           *, hold: bool = True) -> None:
+def record(
+    trace_id: str, stage: str, actor: str, reason: str, at: datetime, data: dict | None = None, *, hold: bool = True
+) -> None:
     """`hold` False: outside a transaction, written now even inside `held()` (a line only this moment knows,
     such as a takeover's); inside one it goes out with the transaction's others, in their order."""
     # reasons often carry error text from outside (a provider's 401 body, a library's URL): a trace row
@@ -55,11 +56,16 @@ INSERT_ROWS = 50  # rows per INSERT at most: a triage of hundreds of rows keeps 
 def _insert(rows: list[tuple]) -> None:
     """One INSERT for `rows` (its text built once per row count, storage/hot.py), or one per INSERT_ROWS."""
     for start in range(0, len(rows), INSERT_ROWS):
-        batch = rows[start:start + INSERT_ROWS]
+        batch = rows[start : start + INSERT_ROWS]
         size = len(batch)
-        hot.execute(("trace_rows", size), lambda n=size: (
-            'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
-            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * n)), [v for row in batch for v in row])
+        hot.execute(
+            ("trace_rows", size),
+            lambda n=size: (
+                'INSERT INTO "trace" ("trace_id", "stage", "actor", "reason", "data", "at") VALUES '
+                + ", ".join(["(?, ?, ?, ?, ?, ?)"] * n)
+            ),
+            [v for row in batch for v in row],
+        )
 
 
 @contextmanager
@@ -105,7 +111,7 @@ def _on_savepoint(action: str, name: str) -> None:
     if action == "SAVEPOINT":
         _local.marks[name] = len(_local.pending)
     elif action == "ROLLBACK" and name in _local.marks:
-        del _local.pending[_local.marks[name]:]
+        del _local.pending[_local.marks[name] :]
     elif action == "RELEASE":
         _local.marks.pop(name, None)
 
@@ -122,14 +128,24 @@ def path(trace_id: str) -> list[Trace]:
     Lines stored before this was so are shown once."""
     rows = list(Trace.select().where(Trace.trace_id == trace_id).order_by(Trace.at, Trace.id))
     stored = {(r.stage, r.actor, r.reason) for r in rows}
-    routed = [routed_line(row) for row in Inbox.select(
-        Inbox.id, Inbox.trace_id, Inbox.source, Inbox.priority, Inbox.created_at).where(
-        (Inbox.trace_id == trace_id) & routed_by_row())]
-    delivered = [delivered_line(box) for box in Outbox.select(
-        Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
-        (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False))]
-    made = [(line, rank) for lines, rank in ((routed, -1), (delivered, 1)) for line in lines
-            if (line.stage, line.actor, line.reason) not in stored]
+    routed = [
+        routed_line(row)
+        for row in Inbox.select(Inbox.id, Inbox.trace_id, Inbox.source, Inbox.priority, Inbox.created_at).where(
+            (Inbox.trace_id == trace_id) & routed_by_row()
+        )
+    ]
+    delivered = [
+        delivered_line(box)
+        for box in Outbox.select(Outbox.id, Outbox.channel, Outbox.delivered_at, Outbox.trace_id).where(
+            (Outbox.trace_id == trace_id) & (Outbox.status == "delivered") & Outbox.delivered_at.is_null(False)
+        )
+    ]
+    made = [
+        (line, rank)
+        for lines, rank in ((routed, -1), (delivered, 1))
+        for line in lines
+        if (line.stage, line.actor, line.reason) not in stored
+    ]
     if not made:
         return rows
     ranked = [(r, 0) for r in rows] + made
@@ -145,14 +161,20 @@ def routed_by_row():
 
 def routed_line(row: Inbox) -> Trace:
     """The line a realtime stimulus' routing stands for (not stored: the inbox row holds it)."""
-    return Trace(trace_id=row.trace_id, stage="routed", actor="thalamus",
-                 reason=f"inbox priority {row.priority} from {row.source}", at=row.created_at)
+    return Trace(
+        trace_id=row.trace_id,
+        stage="routed",
+        actor="thalamus",
+        reason=f"inbox priority {row.priority} from {row.source}",
+        at=row.created_at,
+    )
 
 
 def delivered_line(box: Outbox) -> Trace:
     """The line a delivery stands for (not stored: the outbox row holds it)."""
-    return Trace(trace_id=box.trace_id, stage="delivered", actor=box.channel, reason=f"outbox {box.id}",
-                 at=box.delivered_at)
+    return Trace(
+        trace_id=box.trace_id, stage="delivered", actor=box.channel, reason=f"outbox {box.id}", at=box.delivered_at
+    )
 
 
 def format_path(trace_id: str, tz=None) -> str:
@@ -160,5 +182,6 @@ def format_path(trace_id: str, tz=None) -> str:
     rows = path(trace_id)
     if not rows:
         return f"no trace {trace_id}"
-    return "\n".join(f"{r.at.astimezone(tz):%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {redact(r.reason)}"
-                     for r in rows)
+    return "\n".join(
+        f"{r.at.astimezone(tz):%Y-%m-%d %H:%M:%S} {r.stage:<10} {r.actor:<12} {redact(r.reason)}" for r in rows
+    )

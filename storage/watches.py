@@ -13,7 +13,8 @@ def get(source: str) -> dict | None:
 
 def save(source: str, state: dict) -> None:
     Watch.insert(source=source, state=state).on_conflict(
-        conflict_target=[Watch.source], update={Watch.state: state}).execute()
+        conflict_target=[Watch.source], update={Watch.state: state}
+    ).execute()
 
 
 def delete(source: str) -> bool:

@@ -9,16 +9,22 @@ from tests.cortex_support import say, user_texts
 TRIP = "Trip to Japan"
 
 
-PLAN = [call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24"),
-        call("create_task", title="Check passport", due="2027-01-20", topic=TRIP),
-        call("create_task", title="Book flights", due="2027-02-15", topic=TRIP),
-        call("create_task", title="Pack", due="2027-04-08", topic=TRIP)]
+PLAN = [
+    call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24"),
+    call("create_task", title="Check passport", due="2027-01-20", topic=TRIP),
+    call("create_task", title="Book flights", due="2027-02-15", topic=TRIP),
+    call("create_task", title="Pack", due="2027-04-08", topic=TRIP),
+]
 
 
 # The same plan without dates: a proposal with no time of its own waits `[approval] expiry_hours` at most (a
 # dated one waits until its event starts), so the tests of that wait use it.
-UNDATED = [call("create_topic", title=TRIP), call("create_task", title="Check passport", topic=TRIP),
-           call("create_task", title="Book flights", topic=TRIP), call("create_task", title="Pack", topic=TRIP)]
+UNDATED = [
+    call("create_topic", title=TRIP),
+    call("create_task", title="Check passport", topic=TRIP),
+    call("create_task", title="Book flights", topic=TRIP),
+    call("create_task", title="Pack", topic=TRIP),
+]
 
 
 def undated_planner(ctx, body):
@@ -60,5 +66,4 @@ def decide(app, approval_id: int, action: str, **kw) -> str:
 
 
 def created() -> tuple[list[str], list[str]]:
-    return ([t.title for t in Topic.select().order_by(Topic.id)],
-            [t.title for t in Task.select().order_by(Task.id)])
+    return ([t.title for t in Topic.select().order_by(Topic.id)], [t.title for t in Task.select().order_by(Task.id)])

@@ -16,7 +16,7 @@ def context_of(body: dict) -> dict:
     for message in body["messages"]:
         content = message.get("content") or ""
         if message["role"] == "user" and content.startswith("CONTEXT "):
-            context = json.loads(content[len("CONTEXT "):])
+            context = json.loads(content[len("CONTEXT ") :])
             if "text" not in context.get("stimulus", {"text": None}):
                 context["stimulus"]["text"] = stimulus_text(body)
             return context
@@ -27,7 +27,7 @@ def stimulus_text(body: dict) -> str:
     """The last user message, unwrapped when it is others' text in an untrusted block."""
     last = next((m.get("content") or "" for m in reversed(body["messages"]) if m["role"] == "user"), "")
     if last.startswith("<<<UNTRUSTED DATA") and last.endswith("<<<END UNTRUSTED DATA>>>"):
-        last = last.split("\n", 1)[1][:-len("\n<<<END UNTRUSTED DATA>>>")]
+        last = last.split("\n", 1)[1][: -len("\n<<<END UNTRUSTED DATA>>>")]
     return last
 
 
@@ -53,9 +53,23 @@ def organ_reply(body: dict) -> dict | None:
     last = body["messages"][-1]
     if "triage" in names:
         items = json.loads(last["content"])["items"]
-        return {"tool_calls": [call("triage", items=[
-            {"buffer_ids": [i["buffer_id"]], "summary": i["text"][:200], "priority": 2, "action": "inbox",
-             "reason": "needs a decision"} for i in items])]}
+        return {
+            "tool_calls": [
+                call(
+                    "triage",
+                    items=[
+                        {
+                            "buffer_ids": [i["buffer_id"]],
+                            "summary": i["text"][:200],
+                            "priority": 2,
+                            "action": "inbox",
+                            "reason": "needs a decision",
+                        }
+                        for i in items
+                    ],
+                )
+            ]
+        }
     if "arousal" in names:
         return {"tool_calls": [call("arousal", urgent=False, reason="nothing urgent", buffer_ids=[])]}
     if "record_memories" in names:

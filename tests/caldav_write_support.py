@@ -34,9 +34,11 @@ permissions: Rr
 """
 
 DENTIST = {"title": "Dentist", "start": "2027-01-12T15:00", "end": "2027-01-12T16:00", "location": "Dr. Weiss"}
-FLIGHT = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:flight-{n}\r\n"
-          "DTSTAMP:20261101T000000Z\r\nDTSTART;TZID=Europe/Berlin:2027011{d}T090000\r\n"
-          "DTEND;TZID=Europe/Berlin:2027011{d}T120000\r\nSUMMARY:{title}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+FLIGHT = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:flight-{n}\r\n"
+    "DTSTAMP:20261101T000000Z\r\nDTSTART;TZID=Europe/Berlin:2027011{d}T090000\r\n"
+    "DTEND;TZID=Europe/Berlin:2027011{d}T120000\r\nSUMMARY:{title}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
 
 
 def calendars_of(url: str, user: str, *names: str) -> list:
@@ -54,8 +56,15 @@ def vevent(calendar, uid: str) -> icalendar.Event:
 
 
 def wilson_for(make_app, url: str, user: str, **env):
-    return make_app(env={"WILSON_CALENDAR_CALDAV_URL": url, "WILSON_CALENDAR_CALDAV_USERNAME": user,
-                         "WILSON_CALENDAR_CALDAV_PASSWORD": "pw", "WILSON_CALENDAR_POLL": "off", **env})
+    return make_app(
+        env={
+            "WILSON_CALENDAR_CALDAV_URL": url,
+            "WILSON_CALENDAR_CALDAV_USERNAME": user,
+            "WILSON_CALENDAR_CALDAV_PASSWORD": "pw",
+            "WILSON_CALENDAR_POLL": "off",
+            **env,
+        }
+    )
 
 
 def newest() -> Approval:
@@ -82,5 +91,8 @@ def read_calendar(app) -> None:
 
 
 def rows_about(title: str) -> list[ReceptorBuffer]:
-    return [r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
-            if r.payload.get("title") == title]
+    return [
+        r
+        for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+        if r.payload.get("title") == title
+    ]

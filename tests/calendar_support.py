@@ -42,9 +42,23 @@ def radicale_server(folder: Path, rights: str | None = None):
     """Radicale on a free loopback port, any login accepted; `rights`: the text of a rights file
     (who may read and write which collection), else each user owns their own calendars."""
     port = free_port()
-    args = [sys.executable, "-m", "radicale", "--config", "", "--server-hosts", f"127.0.0.1:{port}",
-            "--auth-type", "none", "--storage-filesystem-folder", str(folder / "collections"),
-            "--auth-delay", "0", "--logging-level", "error"]
+    args = [
+        sys.executable,
+        "-m",
+        "radicale",
+        "--config",
+        "",
+        "--server-hosts",
+        f"127.0.0.1:{port}",
+        "--auth-type",
+        "none",
+        "--storage-filesystem-folder",
+        str(folder / "collections"),
+        "--auth-delay",
+        "0",
+        "--logging-level",
+        "error",
+    ]
     if rights is not None:
         (folder / "rights").write_text(rights)
         args += ["--rights-type", "from_file", "--rights-file", str(folder / "rights")]
@@ -94,7 +108,7 @@ class Meanwhile:
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
                 if proxy.bearer_check is not None:
                     said = self.headers.get("Authorization") or ""
-                    if not (said.startswith("Bearer ") and proxy.bearer_check(said[len("Bearer "):])):
+                    if not (said.startswith("Bearer ") and proxy.bearer_check(said[len("Bearer ") :])):
                         proxy.seen.append((self.command, self.path, 401))
                         self.send_response(401)
                         self.send_header("WWW-Authenticate", 'Bearer realm="caldav"')

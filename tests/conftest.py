@@ -41,8 +41,9 @@ def worker_database(url: str | None, worker: str | None) -> str | None:
     try:
         conn = psycopg2.connect(url)
     except psycopg2.OperationalError as exc:
-        raise pytest.UsageError(f"WILSON_TEST_DATABASE_URL: cannot connect to make {name}: "
-                                f"{' '.join(str(exc).split())}") from None
+        raise pytest.UsageError(
+            f"WILSON_TEST_DATABASE_URL: cannot connect to make {name}: {' '.join(str(exc).split())}"
+        ) from None
     conn.autocommit = True
     try:
         with conn.cursor() as cur:
@@ -83,10 +84,13 @@ _POSTGRES_SHAPES: dict[str, set[tuple[str, str]]] = {}
 
 
 def _postgres_shape(db) -> set[tuple[str, str]]:
-    return set(db.execute_sql(
-        "SELECT 'table', tablename FROM pg_tables WHERE schemaname = current_schema() "
-        "UNION ALL SELECT 'index', indexname FROM pg_indexes WHERE schemaname = current_schema() "
-        "UNION ALL SELECT 'trigger', tgname FROM pg_trigger WHERE NOT tgisinternal").fetchall())
+    return set(
+        db.execute_sql(
+            "SELECT 'table', tablename FROM pg_tables WHERE schemaname = current_schema() "
+            "UNION ALL SELECT 'index', indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "UNION ALL SELECT 'trigger', tgname FROM pg_trigger WHERE NOT tgisinternal"
+        ).fetchall()
+    )
 
 
 def empty_postgres(url: str, tmp_path: Path):
@@ -106,9 +110,12 @@ def empty_postgres(url: str, tmp_path: Path):
                 for table in emptied:
                     db.execute_sql(f'DELETE FROM "{table}"')
                 # ids start at 1 again, as in new tables (the kept schema version's sequence goes on)
-                db.execute_sql("SELECT setval(s.oid, 1, false) FROM pg_class s JOIN pg_depend d ON d.objid = s.oid "
-                               "AND d.deptype IN ('a', 'i') JOIN pg_class t ON t.oid = d.refobjid "
-                               "WHERE s.relkind = 'S' AND t.relname = ANY(%s)", (emptied,))
+                db.execute_sql(
+                    "SELECT setval(s.oid, 1, false) FROM pg_class s JOIN pg_depend d ON d.objid = s.oid "
+                    "AND d.deptype IN ('a', 'i') JOIN pg_class t ON t.oid = d.refobjid "
+                    "WHERE s.relkind = 'S' AND t.relname = ANY(%s)",
+                    (emptied,),
+                )
         except peewee.ProgrammingError:  # a role that may not set it: TRUNCATE needs no more than owning
             db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in emptied) + " RESTART IDENTITY CASCADE")
         return db
@@ -170,8 +177,11 @@ def home(db, tmp_path):
 
 def make_config(home: Path, **env):
     # the dashboard listens on a fixed port by default: a test that wants it turns it on (on port 0)
-    environ = {"WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_CORE_QUIET_HOURS": "22:00-07:00",
-               "WILSON_WEB_ENABLED": "false"}
+    environ = {
+        "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+        "WILSON_CORE_QUIET_HOURS": "22:00-07:00",
+        "WILSON_WEB_ENABLED": "false",
+    }
     environ.update({k: str(v) for k, v in env.items()})
     return configmod.load(home, environ=environ)
 
@@ -237,6 +247,7 @@ def serve():
 def scripted(make_app, serve):
     """The one scripted-model fixture for a running Wilson: start(decide, after=None, start=START, rules=(), **env)
     -> (app, server), the model answering over real HTTP by tests/cortex_support.py model(decide, after)."""
+
     def start(decide, after=None, start=START, rules=(), **env):
         server = serve(list(rules) + model(decide, after))
         app = make_app(start=start, llm=server.base_url, env={"WILSON_LLM_MODEL": "m", **env})

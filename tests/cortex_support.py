@@ -18,6 +18,7 @@ START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning in Berlin
 def model(decide, after=None) -> list[dict]:
     """Rules for a ScriptedServer: `decide(context, body)` answers a cortex run's first round;
     `after(body)` answers once the tool results are back (default: end quietly)."""
+
     def reply(body):
         other = organ_reply(body)
         if other is not None:
@@ -25,13 +26,13 @@ def model(decide, after=None) -> list[dict]:
         if body["messages"][-1]["role"] == "tool":
             return after(body) if after else {"text": ""}
         return decide(context_of(body), body)
+
     return [{"match": lambda body, headers: True, "reply": reply}]
 
 
 def cortex_requests(server: ScriptedServer) -> list[dict]:
     """First-round cortex requests (one per run), in order."""
-    return [r["body"] for r in server.requests
-            if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
+    return [r["body"] for r in server.requests if is_cortex(r["body"]) and r["body"]["messages"][-1]["role"] != "tool"]
 
 
 def tool_results(server: ScriptedServer) -> list[dict]:
@@ -51,11 +52,19 @@ def say(app, text: str) -> Inbox:
     return Inbox.get_by_id(row.id)
 
 
-def background(app, text: str, *, source: str = "email", priority: int = 2, kind: str = "buffered",
-               payload: dict | None = None) -> Inbox:
+def background(
+    app, text: str, *, source: str = "email", priority: int = 2, kind: str = "buffered", payload: dict | None = None
+) -> Inbox:
     """What the thalamus hands the cortex for buffered input: a background inbox row."""
-    row = inbox.add(source=source, text=text, priority=priority, at=app.clock.now(), kind=kind,
-                    origin="background", payload=payload or {})
+    row = inbox.add(
+        source=source,
+        text=text,
+        priority=priority,
+        at=app.clock.now(),
+        kind=kind,
+        origin="background",
+        payload=payload or {},
+    )
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle(), "Wilson did not settle"
     return Inbox.get_by_id(row.id)

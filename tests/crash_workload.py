@@ -132,7 +132,7 @@ class RecordingTelegram(FakeTelegram):
         shown = dict(copy.deepcopy(message), _life=self._arrival.life)
         note = DELAY_NOTE.match(shown["text"])
         if note:
-            shown["text"], shown["_delayed"] = shown["text"][note.end():], note.group(0).strip()
+            shown["text"], shown["_delayed"] = shown["text"][note.end() :], note.group(0).strip()
         with self._lock:
             self.shown.append(shown)
         return message
@@ -196,27 +196,36 @@ POISON = {
 
 def poison_update(kind: str, serial: int, now: int, under: dict | None = None) -> dict:
     """The body of an odd update of `kind` from the owner (`under`: the message a press is under)."""
-    good = {"message_id": 900_000 + serial, "date": now, "chat": {"id": OWNER, "type": "private"},
-            "from": {"id": OWNER, "is_bot": False, "first_name": "Ann"}, "text": f"odd {serial}"}
-    press = {"id": f"odd-{serial}", "from": dict(good["from"]), "chat_instance": "ci-1",
-             "message": under or good}
+    good = {
+        "message_id": 900_000 + serial,
+        "date": now,
+        "chat": {"id": OWNER, "type": "private"},
+        "from": {"id": OWNER, "is_bot": False, "first_name": "Ann"},
+        "text": f"odd {serial}",
+    }
+    press = {"id": f"odd-{serial}", "from": dict(good["from"]), "chat_instance": "ci-1", "message": under or good}
     if kind == "a press from nobody":
         return {"callback_query": {k: v for k, v in press.items() if k != "from"} | {"data": "ap:1:approve:x"}}
-    forged = {"a press whose data is a list": ["ap", 1, "approve"],
-              "a press on an id beyond any database": "ap:99999999999999999999999:approve:x",
-              "a press with huge data": "ap:1:approve:" + "x" * 5000,
-              "a press with an unknown action": "ap:1:launch:x",
-              "a press with digits that are not ASCII": "ap:²:approve:x"}
+    forged = {
+        "a press whose data is a list": ["ap", 1, "approve"],
+        "a press on an id beyond any database": "ap:99999999999999999999999:approve:x",
+        "a press with huge data": "ap:1:approve:" + "x" * 5000,
+        "a press with an unknown action": "ap:1:launch:x",
+        "a press with digits that are not ASCII": "ap:²:approve:x",
+    }
     if kind in forged:
         return {"callback_query": press | {"data": forged[kind]}}
     if kind == "a list where the message belongs":
         return {"message": [good["message_id"], good["text"]]}
-    changes = {"no message_id": {"message_id": ...}, "no date": {"date": ...},
-               "a reply without its chat": {"reply_to_message": {"message_id": 3, "date": now}},
-               "a reply that is text": {"reply_to_message": "oops"},
-               "a list where the chat belongs": {"chat": [OWNER, "private"]},
-               "an odd poll": {"poll": {"id": "p1", "question": "lunch?", "options": "pizza"}},
-               "a date beyond any calendar": {"date": 10 ** 30}}[kind]
+    changes = {
+        "no message_id": {"message_id": ...},
+        "no date": {"date": ...},
+        "a reply without its chat": {"reply_to_message": {"message_id": 3, "date": now}},
+        "a reply that is text": {"reply_to_message": "oops"},
+        "a list where the chat belongs": {"chat": [OWNER, "private"]},
+        "an odd poll": {"poll": {"id": "p1", "question": "lunch?", "options": "pizza"}},
+        "a date beyond any calendar": {"date": 10**30},
+    }[kind]
     message = {k: v for k, v in (good | changes).items() if v is not ...}
     return {"message": message}
 
@@ -320,8 +329,9 @@ class Figures:
         lines += [f"  EXITED BY ITSELF: {what}" for what in self.exits_on_their_own]
         lines += [f"  re-sent in the window: {what}" for what in self.resent_in_window]
         if self.errors_logged:
-            lines.append(f"  errors logged by the child (not judged here): {self.errors_logged}, "
-                         f"{len(self.error_kinds)} kind(s)")
+            lines.append(
+                f"  errors logged by the child (not judged here): {self.errors_logged}, {len(self.error_kinds)} kind(s)"
+            )
             lines += [f"    {kind}" for kind in self.error_kinds[:8]]
         return "\n".join(lines)
 
@@ -359,31 +369,33 @@ class CrashHarness:
     # The child -----------------------------------------------------------------------------
     def env(self, faults: str | None, life: int = 0) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
-        env.update({
-            "WILSON_HOME": str(self.home),
-            "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
-            "WILSON_TELEGRAM_TOKEN": self.fake.token_for(life),
-            "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
-            "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
-            "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-            "WILSON_TELEGRAM_LIVENESS_SECONDS": "10",
-            # an outage here lasts seconds: a retry that waits up to 30 s would only make the run longer
-            "WILSON_TELEGRAM_RETRY_MAX_SECONDS": "2",
-            "WILSON_LLM_BASE_URL": self.model.base_url,
-            "WILSON_LLM_MODEL": "scripted",
-            "WILSON_LLM_TIMEOUT": "10",
-            "WILSON_LLM_RETRIES": "2",
-            # hundreds of proposals make every context long: a day's budget that runs out would park
-            # background work until tomorrow (as it should), which is not what this run is about
-            "WILSON_LLM_DAILY_BUDGET": "1000000000",
-            "WILSON_LLM_USER_RESERVE": "1000000000",
-            "WILSON_CALENDAR_PATH": str(self.calendar),
-            "WILSON_CORE_TIMEZONE": "Europe/Berlin",
-            "WILSON_CORE_QUIET_HOURS": "off",
-            "WILSON_TICK_INTERVAL_SECONDS": "0.2",
-            "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1",
-            "WILSON_SUPERVISOR_LEASE_SECONDS": "10",
-        })
+        env.update(
+            {
+                "WILSON_HOME": str(self.home),
+                "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
+                "WILSON_TELEGRAM_TOKEN": self.fake.token_for(life),
+                "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
+                "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
+                "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+                "WILSON_TELEGRAM_LIVENESS_SECONDS": "10",
+                # an outage here lasts seconds: a retry that waits up to 30 s would only make the run longer
+                "WILSON_TELEGRAM_RETRY_MAX_SECONDS": "2",
+                "WILSON_LLM_BASE_URL": self.model.base_url,
+                "WILSON_LLM_MODEL": "scripted",
+                "WILSON_LLM_TIMEOUT": "10",
+                "WILSON_LLM_RETRIES": "2",
+                # hundreds of proposals make every context long: a day's budget that runs out would park
+                # background work until tomorrow (as it should), which is not what this run is about
+                "WILSON_LLM_DAILY_BUDGET": "1000000000",
+                "WILSON_LLM_USER_RESERVE": "1000000000",
+                "WILSON_CALENDAR_PATH": str(self.calendar),
+                "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+                "WILSON_CORE_QUIET_HOURS": "off",
+                "WILSON_TICK_INTERVAL_SECONDS": "0.2",
+                "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1",
+                "WILSON_SUPERVISOR_LEASE_SECONDS": "10",
+            }
+        )
         if faults:
             env["WILSON_FAULT_POINTS"] = faults
         return env
@@ -393,9 +405,14 @@ class CrashHarness:
         self.starts += 1
         polls = self.fake.polls(self.starts)
         log = open(self.home / f"child-{self.starts:03d}.log", "wb")
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run"],
-                                     env=self.env(faults, self.starts), cwd=str(ROOT), stdout=log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run"],
+            env=self.env(faults, self.starts),
+            cwd=str(ROOT),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         log.close()
         return polls
 
@@ -433,8 +450,10 @@ class CrashHarness:
             self.killed.add(self.starts)
             f.kills_at_points[point] = f.kills_at_points.get(point, 0) + 1
         else:  # not by our hand: a crash, or a clean exit nobody asked for
-            f.exits_on_their_own.append(f"start {self.starts} exited with {self.proc.returncode} ({mode} life; "
-                                        f"log: child-{self.starts:03d}.log)")
+            f.exits_on_their_own.append(
+                f"start {self.starts} exited with {self.proc.returncode} ({mode} life; "
+                f"log: child-{self.starts:03d}.log)"
+            )
         # a send the fake was holding (a slow answer) is Telegram's to finish: it lands before the next life
         if not self.fake.sends_landed(10):
             f.exits_on_their_own.append(f"a send of start {self.starts} was still held 10 s after it ended")
@@ -447,8 +466,12 @@ class CrashHarness:
     def say(self, text: str, record: list) -> Said:
         update = self.fake.send_text(OWNER, text)
         message = update["message"]
-        said = Said(tag=(TAG.search(text).group(0) if TAG.search(text) else text), text=text,
-                    update_id=update["update_id"], message_id=message["message_id"])
+        said = Said(
+            tag=(TAG.search(text).group(0) if TAG.search(text) else text),
+            text=text,
+            update_id=update["update_id"],
+            message_id=message["message_id"],
+        )
         record.append(said)
         return said
 
@@ -479,20 +502,29 @@ class CrashHarness:
             self.look()
 
     def proposal_about(self, words: str) -> dict | None:
-        return next((m for m in self.fake.shown_copy()
-                     if m["text"].startswith("Proposal ") and words in m["text"]), None)
+        return next(
+            (m for m in self.fake.shown_copy() if m["text"].startswith("Proposal ") and words in m["text"]), None
+        )
 
     def open_proposals(self) -> list[dict]:
-        return [m for m in self.fake.shown_copy()  # a receipt's Undo button is not a proposal's
-                if m.get("reply_markup") and m["text"].startswith("Proposal ")
-                and int(m["text"].split()[1].rstrip(":")) not in self.pressed]
+        return [
+            m
+            for m in self.fake.shown_copy()  # a receipt's Undo button is not a proposal's
+            if m.get("reply_markup")
+            and m["text"].startswith("Proposal ")
+            and int(m["text"].split()[1].rstrip(":")) not in self.pressed
+        ]
 
     def receipts(self) -> list[tuple[int, dict, str]]:
         """(proposal, message, its Undo button's data) for each receipt whose Undo was not pressed yet."""
         found = []
         for m in self.fake.shown_copy():
-            data = [b["callback_data"] for row in (m.get("reply_markup") or {}).get("inline_keyboard") or []
-                    for b in row if b["callback_data"].split(":")[2] == "undo"]
+            data = [
+                b["callback_data"]
+                for row in (m.get("reply_markup") or {}).get("inline_keyboard") or []
+                for b in row
+                if b["callback_data"].split(":")[2] == "undo"
+            ]
             if m["text"].startswith("Done:") and data and int(data[0].split(":")[1]) not in self.undone:
                 found.append((int(data[0].split(":")[1]), m, data[0]))
         return found
@@ -518,8 +550,9 @@ class CrashHarness:
         if not choices:
             return False
         message = self.rng.choice(choices)
-        buttons = {b["callback_data"].split(":")[2]: b["callback_data"]
-                   for b in message["reply_markup"]["inline_keyboard"][0]}
+        buttons = {
+            b["callback_data"].split(":")[2]: b["callback_data"] for b in message["reply_markup"]["inline_keyboard"][0]
+        }
         approval_id = int(message["text"].split()[1].rstrip(":"))
         self.pressed.add(approval_id)
         roll = self.rng.random()
@@ -545,15 +578,18 @@ class CrashHarness:
         for _ in range(count):
             kind = self.rng.choice(sorted(POISON))
             self.serial += 1
-            proposals = [m for m in self.fake.shown_copy()
-                         if m.get("reply_markup") and m["text"].startswith("Proposal ")]
-            body = poison_update(kind, self.serial, int(clockmod.wall_now().timestamp()),
-                                 proposals[-1] if proposals else None)
+            proposals = [
+                m for m in self.fake.shown_copy() if m.get("reply_markup") and m["text"].startswith("Proposal ")
+            ]
+            body = poison_update(
+                kind, self.serial, int(clockmod.wall_now().timestamp()), proposals[-1] if proposals else None
+            )
             update = self.fake.queue_update(body)
             expect, answer = POISON[kind]
             query = body.get("callback_query")
-            self.poisoned.append(Poison(kind, update["update_id"], expect, answer,
-                                        query["id"] if isinstance(query, dict) else None))
+            self.poisoned.append(
+                Poison(kind, update["update_id"], expect, answer, query["id"] if isinstance(query, dict) else None)
+            )
             self.figures.poison += 1
             self.figures.poison_kinds[kind] = self.figures.poison_kinds.get(kind, 0) + 1
 
@@ -698,8 +734,10 @@ class CrashHarness:
                 self.proc.kill()
                 self.proc.wait(timeout=30)
         else:
-            self.figures.exits_on_their_own.append(f"the final run exited with {self.proc.returncode} before it "
-                                                   f"was stopped (log: child-{self.starts:03d}.log)")
+            self.figures.exits_on_their_own.append(
+                f"the final run exited with {self.proc.returncode} before it "
+                f"was stopped (log: child-{self.starts:03d}.log)"
+            )
         self.check()
         self.read_logs()
 
@@ -723,8 +761,10 @@ class CrashHarness:
 
     def progress(self) -> tuple:
         try:
-            done = self.query("SELECT (SELECT count(*) FROM inbox WHERE status NOT IN ('pending', 'claimed')),"
-                              " (SELECT count(*) FROM receptor_buffer WHERE processed_at IS NOT NULL)")[0]
+            done = self.query(
+                "SELECT (SELECT count(*) FROM inbox WHERE status NOT IN ('pending', 'claimed')),"
+                " (SELECT count(*) FROM receptor_buffer WHERE processed_at IS NOT NULL)"
+            )[0]
         except sqlite3.Error:
             done = None
         return len(self.fake.shown_copy()), self.fake.pending_updates(), done
@@ -739,7 +779,8 @@ class CrashHarness:
                 "SELECT (SELECT count(*) FROM inbox WHERE status IN ('pending', 'claimed'))"
                 " + (SELECT count(*) FROM outbox WHERE status IN ('pending', 'retry'))"
                 " + (SELECT count(*) FROM receptor_buffer WHERE processed_at IS NULL)"
-                " + (SELECT count(*) FROM decision WHERE status = 'pending')")[0][0]
+                " + (SELECT count(*) FROM decision WHERE status = 'pending')"
+            )[0][0]
         except sqlite3.Error:
             return False
         if busy:
@@ -748,11 +789,13 @@ class CrashHarness:
         replied = {m.get("reply_to_message", {}).get("message_id") for m in shown}
         decided = {p.approval_id for p in self.presses if p.action in ("approve", "reject")}
         still_open = {row[0] for row in self.query("SELECT id FROM approval WHERE status IN ('pending', 'partial')")}
-        return (all(s.message_id in replied for s in self.said + self.commands)
-                and all(self.proposal_about(f"Prepare {t}") for t in self.events)
-                and all(self.proposal_about(p.tag) for p in self.presses if p.action == "modify")
-                and not decided & still_open
-                and all(self.press_settled(p) for p in self.poisoned if p.answer))
+        return (
+            all(s.message_id in replied for s in self.said + self.commands)
+            and all(self.proposal_about(f"Prepare {t}") for t in self.events)
+            and all(self.proposal_about(p.tag) for p in self.presses if p.action == "modify")
+            and not decided & still_open
+            and all(self.press_settled(p) for p in self.poisoned if p.answer)
+        )
 
     def press_settled(self, poison: Poison) -> bool:
         """An odd press is answered, unless the life that took it was killed before the answer went out
@@ -765,8 +808,12 @@ class CrashHarness:
     @staticmethod
     def looks(m: dict) -> tuple:
         """What the user sees of a message: where, what it says, what it answers."""
-        return (m["chat"]["id"], m.get("message_thread_id"), m["text"],
-                (m.get("reply_to_message") or {}).get("message_id"))
+        return (
+            m["chat"]["id"],
+            m.get("message_thread_id"),
+            m["text"],
+            (m.get("reply_to_message") or {}).get("message_id"),
+        )
 
     def window_resends(self, shown: list[dict]) -> tuple[list[dict], list[dict]]:
         """Split off the re-sends the design allows: sendMessage has no idempotency key, so a kill
@@ -779,8 +826,12 @@ class CrashHarness:
         for m in shown:
             earlier = latest.get(self.looks(m))
             latest[self.looks(m)] = m
-            if (earlier is not None and earlier["_life"] < m["_life"] and earlier["_life"] in self.killed
-                    and last_of_life[earlier["_life"]] == earlier["message_id"]):
+            if (
+                earlier is not None
+                and earlier["_life"] < m["_life"]
+                and earlier["_life"] in self.killed
+                and last_of_life[earlier["_life"]] == earlier["message_id"]
+            ):
                 resent.append(m)  # and it may be the last send of a killed life in turn
             else:
                 kept.append(m)
@@ -795,12 +846,17 @@ class CrashHarness:
         f.integrity = ", ".join(r[0] for r in self.query("PRAGMA integrity_check"))
         # an undo or a command of the user's own ("done 3") is their approval, taken at once: its receipt answers
         # the press or the message (checked with the answers), it is never shown as a question
-        approvals = {row[0]: {"status": row[1], "supersedes": row[2]}
-                     for row in self.query("SELECT id, status, supersedes FROM approval WHERE idempotency_key NOT LIKE "
-                                           "'undo:%' AND idempotency_key NOT LIKE 'command:%'")}
+        approvals = {
+            row[0]: {"status": row[1], "supersedes": row[2]}
+            for row in self.query(
+                "SELECT id, status, supersedes FROM approval WHERE idempotency_key NOT LIKE "
+                "'undo:%' AND idempotency_key NOT LIKE 'command:%'"
+            )
+        }
         items = {}
         for approval_id, description, status in self.query(
-                "SELECT approval_id, description, status FROM approval_item"):
+            "SELECT approval_id, description, status FROM approval_item"
+        ):
             items.setdefault(approval_id, []).append((description, status))
         f.proposals = len(approvals)
 
@@ -813,8 +869,9 @@ class CrashHarness:
             allowed = 1
             if reply_to is None and not TAG.search(text) and not text.startswith("Proposal "):
                 # a text that may rightly come more than once (an apology, a refusal): one per outbox row
-                allowed = max(1, self.query("SELECT count(*) FROM outbox WHERE channel = 'telegram' AND text = ?",
-                                            text)[0][0])
+                allowed = max(
+                    1, self.query("SELECT count(*) FROM outbox WHERE channel = 'telegram' AND text = ?", text)[0][0]
+                )
             if count > allowed:
                 killed = ", ".join(f"{life}{' (killed)' if life in self.killed else ''}" for life in lives)
                 f.duplicates.append(f"delivered {count} times: {text[:120]!r}, by starts {killed}")
@@ -870,11 +927,17 @@ class CrashHarness:
                 f.losses.append(f"{action} on unknown proposal {approval_id}")
                 continue
             if action == "undo":  # its answer is a proposal putting it back, or why there is nothing to put back
-                undos = self.query("SELECT id FROM approval WHERE idempotency_key = ? OR idempotency_key LIKE ?",
-                                   f"undo:{approval_id}", f"undo:{approval_id}:%")
-                if not undos and not any(m["text"].startswith((f"I can't undo proposal {approval_id}:",
-                                                               f"Proposal {approval_id} was undone already"))
-                                         for m in shown):
+                undos = self.query(
+                    "SELECT id FROM approval WHERE idempotency_key = ? OR idempotency_key LIKE ?",
+                    f"undo:{approval_id}",
+                    f"undo:{approval_id}:%",
+                )
+                if not undos and not any(
+                    m["text"].startswith(
+                        (f"I can't undo proposal {approval_id}:", f"Proposal {approval_id} was undone already")
+                    )
+                    for m in shown
+                ):
                     f.losses.append(f"undo of proposal {approval_id} lost (no proposal, no answer)")
                 continue
             if action == "modify":
@@ -891,14 +954,26 @@ class CrashHarness:
             descriptions = [d for d, _ in items.get(approval_id, [])]
             # distinct texts: a press gets one answer, a double tap a second, different one ("Already
             # done"); the same text twice is a repeated delivery, counted above
-            answers = sorted({m["text"] for m in shown if m["text"].startswith(GATE_ANSWERS) and (
-                re.search(rf"\bproposal {approval_id}\b", m["text"]) or any(d in m["text"] for d in descriptions))})
+            answers = sorted(
+                {
+                    m["text"]
+                    for m in shown
+                    if m["text"].startswith(GATE_ANSWERS)
+                    and (
+                        re.search(rf"\bproposal {approval_id}\b", m["text"])
+                        or any(d in m["text"] for d in descriptions)
+                    )
+                }
+            )
             if len(answers) < len(presses):
-                f.losses.append(f"{action} of proposal {approval_id}: {len(presses)} press(es), "
-                                f"{len(answers)} answer(s)")
+                f.losses.append(
+                    f"{action} of proposal {approval_id}: {len(presses)} press(es), {len(answers)} answer(s)"
+                )
             elif len(answers) > len(presses):
-                f.duplicates.append(f"{action} of proposal {approval_id}: {len(presses)} press(es), "
-                                    f"{len(answers)} answers: {[text[:60] for text in answers]}")
+                f.duplicates.append(
+                    f"{action} of proposal {approval_id}: {len(presses)} press(es), "
+                    f"{len(answers)} answers: {[text[:60] for text in answers]}"
+                )
 
         self.check_order(everything)
         self.check_poison()
@@ -911,7 +986,6 @@ class CrashHarness:
                 if not self.proposal_about(f"{verb} {title}"):
                     f.losses.append(f"calendar edit of {title!r} never proposed ({verb})")
 
-
     def check_order(self, everything: list[dict]) -> None:
         """Every row owed is delivered, and each chat gets its rows oldest first: a row's message comes after
         the messages of every row written before it (a resend in the window is the row's own message)."""
@@ -919,7 +993,8 @@ class CrashHarness:
         position = {(m["chat"]["id"], m["message_id"]): i for i, m in enumerate(everything)}
         newest: dict[int, tuple[int, int]] = {}  # chat -> (place of the latest message so far, its row)
         for row_id, status, text, result, payload in self.query(
-                "SELECT id, status, text, result, payload FROM outbox WHERE channel = 'telegram' ORDER BY id"):
+            "SELECT id, status, text, result, payload FROM outbox WHERE channel = 'telegram' ORDER BY id"
+        ):
             if status in ("pending", "retry", "failed", "held"):
                 f.losses.append(f"outbox {row_id} ({status}) never delivered: {text[:80]!r}")
                 continue
@@ -932,8 +1007,9 @@ class CrashHarness:
                 continue
             chat = int(done["chat_id"])
             if chat in newest and min(places) < newest[chat][0]:
-                f.disorder.append(f"outbox {row_id} ({text[:60]!r}) shown before outbox {newest[chat][1]}, "
-                                  f"written earlier")
+                f.disorder.append(
+                    f"outbox {row_id} ({text[:60]!r}) shown before outbox {newest[chat][1]}, written earlier"
+                )
             newest[chat] = max(newest.get(chat, (-1, 0)), (max(places), row_id))
 
     def check_poison(self) -> None:
@@ -947,9 +1023,11 @@ class CrashHarness:
         for said in self.said + self.commands:
             if said.update_id in traced:
                 f.losses.append(f"the user's {said.text!r} (update {said.update_id}) was skipped as unreadable")
-        stray = self.query("SELECT id, approval_id, action FROM decision WHERE approval_id NOT IN "
-                           "(SELECT id FROM approval) OR action NOT IN ('approve', 'reject', 'modify', 'confirm', "
-                           "'revive', 'undo')")
+        stray = self.query(
+            "SELECT id, approval_id, action FROM decision WHERE approval_id NOT IN "
+            "(SELECT id FROM approval) OR action NOT IN ('approve', 'reject', 'modify', 'confirm', "
+            "'revive', 'undo')"
+        )
         f.poison_problems += [f"decision {row} from a press Wilson did not make" for row in stray]
         with self.fake._lock:
             answers = dict(self.fake.callback_answers)
@@ -979,8 +1057,10 @@ class CrashHarness:
 
 def run_harness(home: Path, *, seed: int, kills: int) -> Figures:
     home.mkdir(parents=True, exist_ok=True)
-    with RecordingTelegram(DEFAULT_TOKEN) as fake, \
-            ScriptedServer([{"match": lambda body, headers: True, "reply": model_reply}]) as model:
+    with (
+        RecordingTelegram(DEFAULT_TOKEN) as fake,
+        ScriptedServer([{"match": lambda body, headers: True, "reply": model_reply}]) as model,
+    ):
         harness = CrashHarness(home, fake, model, seed=seed, kills=kills)
         try:
             return harness.run()

@@ -34,8 +34,15 @@ from tests import poll
 
 FORUM_CHAT_ID = -1001234567  # the forum supergroup the tests configure
 DEFAULT_TOKEN = "4242424242:AAtest-Secret_token-do-not-log"
-BOT_USER = {"id": 4242424242, "is_bot": True, "first_name": "Wilson", "username": "wilson_test_bot",
-            "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+BOT_USER = {
+    "id": 4242424242,
+    "is_bot": True,
+    "first_name": "Wilson",
+    "username": "wilson_test_bot",
+    "can_join_groups": True,
+    "can_read_all_group_messages": False,
+    "supports_inline_queries": False,
+}
 # Telegram leaves these out of getUpdates unless they are asked for by name.
 OPT_IN_UPDATES = {"message_reaction", "message_reaction_count", "chat_member"}
 TEXT_PARAMS = {"text", "callback_query_id", "name", "data", "url", "description"}
@@ -71,7 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
         prefix = f"/file/bot{fake.token}/"
         path = unquote(self.path)  # python-telegram-bot sends the token's colon as %3A
         if path.startswith("/file/"):  # a file's bytes, as api.telegram.org/file/bot<token>/<file_path> serves
-            data = fake.files.get(path[len(prefix):]) if path.startswith(prefix) else None
+            data = fake.files.get(path[len(prefix) :]) if path.startswith(prefix) else None
             self.send_response(200 if data is not None else 404)
             self.send_header("Content-Length", str(len(data or b"")))
             self.end_headers()
@@ -110,10 +117,10 @@ def _parse(raw: bytes, content_type: str) -> dict:
         from email.parser import BytesParser
         from email.policy import HTTP
 
-        message = BytesParser(policy=HTTP).parsebytes(
-            f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
-        fields = {part.get_param("name", header="content-disposition"): [part.get_content()]
-                  for part in message.iter_parts()}
+        message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+        fields = {
+            part.get_param("name", header="content-disposition"): [part.get_content()] for part in message.iter_parts()
+        }
         return _coerce(fields)
     return _coerce(parse_qs(raw.decode(), keep_blank_values=True))
 
@@ -171,14 +178,30 @@ class FakeTelegram(LoopbackServer):
             self._lock.notify_all()
 
     # Faults ------------------------------------------------------------------
-    def fail(self, method: str, status: int, *, times: int = 1, retry_after: int | None = None,
-             description: str | None = None, delay: float = 0.0, after: int = 0) -> None:
+    def fail(
+        self,
+        method: str,
+        status: int,
+        *,
+        times: int = 1,
+        retry_after: int | None = None,
+        description: str | None = None,
+        delay: float = 0.0,
+        after: int = 0,
+    ) -> None:
         """The next `times` calls of `method` answer with `status` (after `delay` seconds), once `after`
         calls have gone through normally."""
         with self._lock:
             self._faults.setdefault(method, []).append(
-                {"status": status, "times": times, "retry_after": retry_after, "delay": delay,
-                 "description": description, "after": after})
+                {
+                    "status": status,
+                    "times": times,
+                    "retry_after": retry_after,
+                    "delay": delay,
+                    "description": description,
+                    "after": after,
+                }
+            )
 
     def go_down(self, method: str, status: int = 502) -> None:
         """Every call of `method` answers `status` until `come_up`."""
@@ -193,13 +216,19 @@ class FakeTelegram(LoopbackServer):
         """The next `times` calls of `method` are held for `seconds` before they are answered normally."""
         with self._lock:
             self._faults.setdefault(method, []).append(
-                {"status": None, "times": times, "retry_after": None, "delay": seconds, "description": None})
+                {"status": None, "times": times, "retry_after": None, "delay": seconds, "description": None}
+            )
 
     def _take_fault(self, method: str) -> dict | None:
         with self._lock:
             if method in self._down:
-                return {"status": self._down[method], "times": 1, "retry_after": None, "delay": 0.0,
-                        "description": None}
+                return {
+                    "status": self._down[method],
+                    "times": 1,
+                    "retry_after": None,
+                    "delay": 0.0,
+                    "description": None,
+                }
             queue = self._faults.get(method) or []
             if not queue:
                 return None
@@ -214,8 +243,9 @@ class FakeTelegram(LoopbackServer):
 
     # The user's side -----------------------------------------------------------
     def user(self, user_id: int, first_name: str | None = None) -> dict:
-        found = self.users.setdefault(user_id, {"id": user_id, "is_bot": False,
-                                                "first_name": first_name or f"User{user_id}"})
+        found = self.users.setdefault(
+            user_id, {"id": user_id, "is_bot": False, "first_name": first_name or f"User{user_id}"}
+        )
         return dict(found)
 
     def chat(self, chat_id: int) -> dict:
@@ -223,8 +253,12 @@ class FakeTelegram(LoopbackServer):
             return {"id": chat_id, "type": "supergroup", "title": "Wilson topics", "is_forum": True}
         if chat_id in self.groups:
             group = self.groups[chat_id]
-            return {"id": chat_id, "type": "supergroup", "title": group["title"],
-                    **({"is_forum": True} if group.get("is_forum") else {})}
+            return {
+                "id": chat_id,
+                "type": "supergroup",
+                "title": group["title"],
+                **({"is_forum": True} if group.get("is_forum") else {}),
+            }
         if chat_id < 0:
             return {"id": chat_id, "type": "supergroup", "title": f"group {chat_id}"}
         user = self.user(chat_id)
@@ -238,19 +272,29 @@ class FakeTelegram(LoopbackServer):
             self._lock.notify_all()
         return update
 
-    def _user_message(self, user_id: int, chat_id: int | None, thread_id: int | None, reply_to: int | None,
-                      **content) -> dict:
+    def _user_message(
+        self, user_id: int, chat_id: int | None, thread_id: int | None, reply_to: int | None, **content
+    ) -> dict:
         chat_id = chat_id if chat_id is not None else user_id
-        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": self.chat(chat_id),
-                   "from": self.user(user_id), **content}
+        message = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": self.chat(chat_id),
+            "from": self.user(user_id),
+            **content,
+        }
         if thread_id is not None:
             message["message_thread_id"] = thread_id
             message["is_topic_message"] = True
         if reply_to is not None:
             replied = self.messages.get((chat_id, reply_to))
-            message["reply_to_message"] = {k: v for k, v in (replied or {
-                "message_id": reply_to, "date": message["date"], "chat": message["chat"]}).items()
-                if k != "reply_to_message"}
+            message["reply_to_message"] = {
+                k: v
+                for k, v in (
+                    replied or {"message_id": reply_to, "date": message["date"], "chat": message["chat"]}
+                ).items()
+                if k != "reply_to_message"
+            }
         if "text" in content and content["text"].startswith("/"):
             command = content["text"].split()[0]
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": utf16_len(command)}]
@@ -258,8 +302,16 @@ class FakeTelegram(LoopbackServer):
             self.messages[(chat_id, message["message_id"])] = message
         return message
 
-    def send_text(self, user_id: int, text: str, *, chat_id: int | None = None, thread_id: int | None = None,
-                  reply_to: int | None = None, **extra) -> dict:
+    def send_text(
+        self,
+        user_id: int,
+        text: str,
+        *,
+        chat_id: int | None = None,
+        thread_id: int | None = None,
+        reply_to: int | None = None,
+        **extra,
+    ) -> dict:
         """The user sends `text` (a private chat unless `chat_id`); `reply_to` is a message id in that chat;
         `extra`: more of the Bot API's Message fields (quote, forward_origin, ...)."""
         return self._queue("message", self._user_message(user_id, chat_id, thread_id, reply_to, text=text, **extra))
@@ -282,8 +334,10 @@ class FakeTelegram(LoopbackServer):
         return self._queue("edited_message", edited)
 
     def send_photo(self, user_id: int, caption: str | None = None) -> dict:
-        photo = [{"file_id": "photo-small", "file_unique_id": "p1", "width": 90, "height": 60},
-                 {"file_id": "photo-large", "file_unique_id": "p2", "width": 900, "height": 600}]
+        photo = [
+            {"file_id": "photo-small", "file_unique_id": "p1", "width": 90, "height": 60},
+            {"file_id": "photo-large", "file_unique_id": "p2", "width": 900, "height": 600},
+        ]
         content = {"photo": photo} | ({"caption": caption} if caption else {})
         return self._queue("message", self._user_message(user_id, None, None, None, **content))
 
@@ -295,8 +349,9 @@ class FakeTelegram(LoopbackServer):
             voice = self._file(voice, audio)
         return self._queue("message", self._user_message(user_id, None, None, None, voice=voice, **extra))
 
-    def send_document(self, user_id: int, data: bytes, file_name: str, mime_type: str, *,
-                      declared_size: int | None = None, **extra) -> dict:
+    def send_document(
+        self, user_id: int, data: bytes, file_name: str, mime_type: str, *, declared_size: int | None = None, **extra
+    ) -> dict:
         """A file (document) with its bytes; `declared_size`: the size Telegram tells, when a test needs a big one."""
         document = self._file({"file_name": file_name, "mime_type": mime_type}, data)
         if declared_size is not None:
@@ -311,12 +366,16 @@ class FakeTelegram(LoopbackServer):
 
     def press(self, user_id: int, message: dict, data: str) -> dict:
         """The user presses a button (callback data `data`) under a message the bot sent."""
-        query = {"id": str(next(self._query_ids)), "from": self.user(user_id), "chat_instance": "ci-1",
-                 "data": data, "message": message}
+        query = {
+            "id": str(next(self._query_ids)),
+            "from": self.user(user_id),
+            "chat_instance": "ci-1",
+            "data": data,
+            "message": message,
+        }
         return self._queue("callback_query", query)
 
-    def react(self, user_id: int, chat_id: int, message_id: int, emoji: str | None, *,
-              old: str | None = None) -> dict:
+    def react(self, user_id: int, chat_id: int, message_id: int, emoji: str | None, *, old: str | None = None) -> dict:
         """The user's reaction on a message changes from `old` to `emoji` (None: taken back).
 
         Telegram sends the user's whole reaction before and after; so does this."""
@@ -326,10 +385,14 @@ class FakeTelegram(LoopbackServer):
             before = [old] if old else list(current)
             after = [emoji] if emoji else []
             self._reactions.setdefault(key, {})[user_id] = after
-        body = {"chat": self.chat(chat_id), "message_id": message_id, "user": self.user(user_id),
-                "date": int(time.time()),
-                "old_reaction": [{"type": "emoji", "emoji": e} for e in before],
-                "new_reaction": [{"type": "emoji", "emoji": e} for e in after]}
+        body = {
+            "chat": self.chat(chat_id),
+            "message_id": message_id,
+            "user": self.user(user_id),
+            "date": int(time.time()),
+            "old_reaction": [{"type": "emoji", "emoji": e} for e in before],
+            "new_reaction": [{"type": "emoji", "emoji": e} for e in after],
+        }
         return self._queue("message_reaction", body)
 
     def queue_update(self, body: dict) -> dict:
@@ -361,8 +424,7 @@ class FakeTelegram(LoopbackServer):
     def sent_to(self, chat_id: int, thread_id: int | None = None) -> list[dict]:
         """Messages the bot sent to a chat (to one forum thread when `thread_id`), current state."""
         with self._lock:
-            found = [self.messages[(m["chat"]["id"], m["message_id"])] for m in self.sent
-                     if m["chat"]["id"] == chat_id]
+            found = [self.messages[(m["chat"]["id"], m["message_id"])] for m in self.sent if m["chat"]["id"] == chat_id]
         if thread_id is not None:
             found = [m for m in found if m.get("message_thread_id") == thread_id]
         return found
@@ -388,7 +450,7 @@ class FakeTelegram(LoopbackServer):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
         if not path.startswith(prefix):
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
-        method = path[len(prefix):]
+        method = path[len(prefix) :]
         started = time.monotonic()
         entry = {"method": method, "params": params, "status": None, "at": started}
         with self._lock:
@@ -399,8 +461,11 @@ class FakeTelegram(LoopbackServer):
             self._stopping.wait(fault["delay"])
         try:
             if fault and fault["status"]:
-                raise ApiError(fault["status"], fault["description"] or _DESCRIPTIONS.get(fault["status"], "Error"),
-                               fault["retry_after"])
+                raise ApiError(
+                    fault["status"],
+                    fault["description"] or _DESCRIPTIONS.get(fault["status"], "Error"),
+                    fault["retry_after"],
+                )
             handler = getattr(self, "api_" + method, None)
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
@@ -423,8 +488,12 @@ class FakeTelegram(LoopbackServer):
         path = f"documents/file_{file_id.removeprefix('file-')}"
         if not file_id.startswith("file-") or path not in self.files:
             raise ApiError(400, "Bad Request: invalid file_id")
-        return {"file_id": file_id, "file_unique_id": "u" + file_id.removeprefix("file-"),
-                "file_size": len(self.files[path]), "file_path": path}
+        return {
+            "file_id": file_id,
+            "file_unique_id": "u" + file_id.removeprefix("file-"),
+            "file_size": len(self.files[path]),
+            "file_path": path,
+        }
 
     def api_deleteWebhook(self, params):
         return True
@@ -452,8 +521,13 @@ class FakeTelegram(LoopbackServer):
 
     def _sent_message(self, params, text: str) -> dict:
         chat_id = int(params["chat_id"])
-        message = {"message_id": next(self._message_ids), "date": int(time.time()), "chat": self.chat(chat_id),
-                   "from": dict(BOT_USER), "text": text}
+        message = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": self.chat(chat_id),
+            "from": dict(BOT_USER),
+            "text": text,
+        }
         thread = params.get("message_thread_id")
         if thread is not None:
             thread = int(thread)
@@ -516,8 +590,10 @@ class FakeTelegram(LoopbackServer):
     def api_answerCallbackQuery(self, params):
         query_id = str(params.get("callback_query_id"))
         with self._lock:
-            known = any(isinstance(u.get("callback_query"), dict) and u["callback_query"].get("id") == query_id
-                        for u in self._all_updates.values())
+            known = any(
+                isinstance(u.get("callback_query"), dict) and u["callback_query"].get("id") == query_id
+                for u in self._all_updates.values()
+            )
             if not known or query_id in self.callback_answers:
                 raise ApiError(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
             self.callback_answers[query_id] = {"text": params.get("text"), "at": time.monotonic()}
@@ -583,9 +659,15 @@ class FakeTelegram(LoopbackServer):
         return True
 
 
-_DESCRIPTIONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden: bot was blocked by the user",
-                 409: "Conflict: terminated by other getUpdates request", 429: "Too Many Requests",
-                 500: "Internal Server Error", 502: "Bad Gateway"}
+_DESCRIPTIONS = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden: bot was blocked by the user",
+    409: "Conflict: terminated by other getUpdates request",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+}
 
 
 def _wanted(update: dict, allowed) -> bool:

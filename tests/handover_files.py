@@ -6,6 +6,7 @@ from __future__ import annotations
 
 def pdf_with_text(*lines: str) -> bytes:
     """A valid one-page PDF (Helvetica text objects, a cross-reference table) whose text is `lines`."""
+
     def escaped(text: str) -> str:
         return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
@@ -32,8 +33,9 @@ def pdf_with_text(*lines: str) -> bytes:
 
 def invitation(*events: str, method: str = "REQUEST") -> bytes:
     body = "".join(f"BEGIN:VEVENT\r\n{e.strip()}\r\nEND:VEVENT\r\n" for e in events)
-    return (f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nMETHOD:{method}\r\n{body}"
-            "END:VCALENDAR\r\n").encode()
+    return (
+        f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nMETHOD:{method}\r\n{body}END:VCALENDAR\r\n"
+    ).encode()
 
 
 def voice_note(words: str) -> bytes:

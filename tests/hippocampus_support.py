@@ -55,20 +55,48 @@ class FakeSynapse:
         return Reply(text="", tool_calls=[Call("record_memories", {"items": items + self.extra_items})])
 
 
-def proposal(title: str, due: str, *, decided: datetime | None, status: str, item_status: str,
-             created: datetime | None = None, tool: str = "create_task", expires: datetime | None = None) -> Approval:
+def proposal(
+    title: str,
+    due: str,
+    *,
+    decided: datetime | None,
+    status: str,
+    item_status: str,
+    created: datetime | None = None,
+    tool: str = "create_task",
+    expires: datetime | None = None,
+) -> Approval:
     created = created or (decided or at("2027-01-01")) - timedelta(hours=1)
-    approval = Approval.create(trace_id="tr", status=status, approver="owner", channel="repl", nonce="n",
-                               created_at=created, expires_at=expires or created + timedelta(hours=72),
-                               decided_at=decided)
-    ApprovalItem.create(approval=approval, position=1, tool=tool, args={"title": title, "due": due},
-                        description=f"New task: {title} — due {due}", status=item_status)
+    approval = Approval.create(
+        trace_id="tr",
+        status=status,
+        approver="owner",
+        channel="repl",
+        nonce="n",
+        created_at=created,
+        expires_at=expires or created + timedelta(hours=72),
+        decided_at=decided,
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool=tool,
+        args={"title": title, "due": due},
+        description=f"New task: {title} — due {due}",
+        status=item_status,
+    )
     return approval
 
 
 def done_task(title: str, due: str, completed: datetime) -> Task:
-    return Task.create(title=title, due=datetime.fromisoformat(due).replace(tzinfo=UTC), due_is_date=True,
-                       status="done", completed_at=completed, created_at=completed - timedelta(days=60))
+    return Task.create(
+        title=title,
+        due=datetime.fromisoformat(due).replace(tzinfo=UTC),
+        due_is_date=True,
+        status="done",
+        completed_at=completed,
+        created_at=completed - timedelta(days=60),
+    )
 
 
 def live(kind: str, text: str) -> Memory | None:

@@ -18,7 +18,7 @@ def calendar(*events: str) -> bytes:
 
 def fold(line: str) -> str:
     """RFC 5545 line folding, so a huge property is still a well-formed file."""
-    parts = [line[i:i + 74] for i in range(0, len(line), 74)] or [""]
+    parts = [line[i : i + 74] for i in range(0, len(line), 74)] or [""]
     return "\r\n ".join(parts)
 
 
@@ -38,27 +38,34 @@ def minutely_from_year_one() -> bytes:
 
 
 def count_million() -> bytes:
-    return calendar("UID:million\r\nDTSTART:20261129T000000Z\r\nRRULE:FREQ=MINUTELY;COUNT=1000000\r\nSUMMARY:Many",
-                    GOOD)
+    return calendar(
+        "UID:million\r\nDTSTART:20261129T000000Z\r\nRRULE:FREQ=MINUTELY;COUNT=1000000\r\nSUMMARY:Many", GOOD
+    )
 
 
 def setpos_never() -> bytes:
     # found by the fuzzing below: BYSETPOS=223 of a one-second set matches nothing, so dateutil never reaches
     # the UNTIL (before DTSTART, too) and steps through every second to the horizon: minutes of a stuck actor
-    return calendar("UID:setpos\r\nDTSTART:20270413T051503Z\r\n"
-                    "RRULE:FREQ=SECONDLY;UNTIL=20261101T072853Z;BYSETPOS=223,-180\r\nSUMMARY:Never", GOOD)
+    return calendar(
+        "UID:setpos\r\nDTSTART:20270413T051503Z\r\n"
+        "RRULE:FREQ=SECONDLY;UNTIL=20261101T072853Z;BYSETPOS=223,-180\r\nSUMMARY:Never",
+        GOOD,
+    )
 
 
 def setpos_count() -> bytes:
     # the same with COUNT instead of UNTIL: ten occurrences that never come
-    return calendar("UID:setposcount\r\nDTSTART:20261201T000000Z\r\n"
-                    "RRULE:FREQ=SECONDLY;COUNT=10;BYSETPOS=223\r\nSUMMARY:Never", GOOD)
+    return calendar(
+        "UID:setposcount\r\nDTSTART:20261201T000000Z\r\nRRULE:FREQ=SECONDLY;COUNT=10;BYSETPOS=223\r\nSUMMARY:Never",
+        GOOD,
+    )
 
 
 def never_matching() -> bytes:
     # 30 February never comes; a rule iterator looks for it until the year 9999.
-    return calendar("UID:feb30\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30\r\n"
-                    "SUMMARY:Never", GOOD)
+    return calendar(
+        "UID:feb30\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30\r\nSUMMARY:Never", GOOD
+    )
 
 
 def attendees(count: int = 50_000) -> bytes:
@@ -81,15 +88,25 @@ def huge_description(chars: int = 500_000) -> bytes:
 
 
 def deeply_nested(depth: int = 5000) -> bytes:
-    return (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + b"BEGIN:VEVENT\r\n" * depth + b"END:VEVENT\r\n" * depth
-            + b"END:VCALENDAR\r\n")
+    return (
+        b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        + b"BEGIN:VEVENT\r\n" * depth
+        + b"END:VEVENT\r\n" * depth
+        + b"END:VCALENDAR\r\n"
+    )
 
 
 ALL = {
-    "secondly": secondly, "interval_zero": interval_zero, "minutely_from_year_one": minutely_from_year_one,
-    "count_million": count_million, "setpos_never": setpos_never, "setpos_count": setpos_count,
+    "secondly": secondly,
+    "interval_zero": interval_zero,
+    "minutely_from_year_one": minutely_from_year_one,
+    "count_million": count_million,
+    "setpos_never": setpos_never,
+    "setpos_count": setpos_count,
     "never_matching": never_matching,
     "attendees": attendees,
-    "huge_summary": huge_summary, "huge_location": huge_location, "huge_description": huge_description,
+    "huge_summary": huge_summary,
+    "huge_location": huge_location,
+    "huge_description": huge_description,
     "deeply_nested": deeply_nested,
 }

@@ -26,8 +26,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         idp: IdentityProvider = self.server.owner
-        form = {k: v[0] for k, v in parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
-                                             ).items()}
+        form = {
+            k: v[0] for k, v in parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()).items()
+        }
         status, body = idp.answer(self.path, form)
         data = json.dumps(body).encode()
         self.send_response(status)
@@ -97,8 +98,13 @@ class IdentityProvider(LoopbackServer):
             if form.get("client_id") != CLIENT_ID:
                 return 401, {"error": "invalid_client", "error_description": "The OAuth client was not found."}
             if path == "/device/code":
-                return 200, {"device_code": "device-123", "user_code": USER_CODE, "expires_in": 60, "interval": 1,
-                             "verification_uri": self.base_url + "/device"}
+                return 200, {
+                    "device_code": "device-123",
+                    "user_code": USER_CODE,
+                    "expires_in": 60,
+                    "interval": 1,
+                    "verification_uri": self.base_url + "/device",
+                }
             if path != "/token":
                 return 404, {"error": "not_found"}
             grant = form.get("grant_type")

@@ -116,17 +116,47 @@ def make_ca(directory: Path, name: str = "ca", server: bool = True) -> Path:
         if done.returncode != 0:
             raise DovecotUnavailable(f"openssl {args[0]} failed: {done.stderr.strip()[-300:]}")
 
-    run("req", "-x509", *key, "-keyout", f"{name}.key", "-out", f"{name}.crt", "-days", "2",
-        "-subj", f"/CN=Wilson test {name}", "-addext", "basicConstraints=critical,CA:TRUE",
-        "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    run(
+        "req",
+        "-x509",
+        *key,
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.crt",
+        "-days",
+        "2",
+        "-subj",
+        f"/CN=Wilson test {name}",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    )
     if server:
         (directory / "server.ext").write_text(
             "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=critical,CA:FALSE\n"
             "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
-            "authorityKeyIdentifier=keyid\nsubjectKeyIdentifier=hash\n")
+            "authorityKeyIdentifier=keyid\nsubjectKeyIdentifier=hash\n"
+        )
         run("req", *key, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
-        run("x509", "-req", "-in", "server.csr", "-CA", f"{name}.crt", "-CAkey", f"{name}.key",
-            "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "server.ext")
+        run(
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            f"{name}.crt",
+            "-CAkey",
+            f"{name}.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        )
     return directory / f"{name}.crt"
 
 
@@ -156,7 +186,8 @@ class Dovecot:
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         (self.root / "users").write_text(
-            f"{USER}:{{PLAIN}}{PASSWORD}:{user.pw_uid}:{user.pw_gid}::{self.root}/mail/{USER}\n")
+            f"{USER}:{{PLAIN}}{PASSWORD}:{user.pw_uid}:{user.pw_gid}::{self.root}/mail/{USER}\n"
+        )
         os.chmod(self.root, 0o755)
         if os.getuid() == 0:
             for path in [self.root, *self.root.rglob("*")]:
@@ -187,15 +218,29 @@ class Dovecot:
         if self.oauth_url:
             (self.root / "oauth2.conf.ext").write_text(
                 f"introspection_mode = post\nintrospection_url = {self.oauth_url}\nusername_attribute = username\n"
-                "active_attribute = active\nactive_value = true\nforce_introspection = yes\n")
-            oauth = (f"passdb {{\n  driver = oauth2\n  mechanisms = {self.oauth_mechanisms}\n"
-                     f"  args = {self.root}/oauth2.conf.ext\n}}\n")
-        conf.write_text(CONF.format(dir=self.root, user=user, group=group, port=self.port, ssl=ssl_conf,
-                                    tls_port=self.tls_port, extra=self.extra, oauth_passdb=oauth,
-                                    mechanisms=f"plain login {self.oauth_mechanisms}" if oauth else "plain login"))
+                "active_attribute = active\nactive_value = true\nforce_introspection = yes\n"
+            )
+            oauth = (
+                f"passdb {{\n  driver = oauth2\n  mechanisms = {self.oauth_mechanisms}\n"
+                f"  args = {self.root}/oauth2.conf.ext\n}}\n"
+            )
+        conf.write_text(
+            CONF.format(
+                dir=self.root,
+                user=user,
+                group=group,
+                port=self.port,
+                ssl=ssl_conf,
+                tls_port=self.tls_port,
+                extra=self.extra,
+                oauth_passdb=oauth,
+                mechanisms=f"plain login {self.oauth_mechanisms}" if oauth else "plain login",
+            )
+        )
         # its own process group: stopping it ends the imap processes of open sessions too, at once
-        self.process = subprocess.Popen([DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            [DOVECOT, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
         return self._wait_listening(10.0)
 
     def restart(self, while_down=None) -> None:
@@ -292,10 +337,13 @@ class Dovecot:
         self.doveadm("mailbox", "update", "-u", USER, "--uid-validity", str(self._uidvalidity + 1), folder)
         self.append_many(messages, folder, create=False)
 
-
     def doveadm(self, *args: str) -> str:
-        done = subprocess.run([shutil.which("doveadm") or "/usr/bin/doveadm", "-c", str(self.root / "dovecot.conf"),
-                               *args], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [shutil.which("doveadm") or "/usr/bin/doveadm", "-c", str(self.root / "dovecot.conf"), *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -374,9 +422,15 @@ class SmtpSink:
             context.load_cert_chain(str(tls_dir / "server.crt"), str(tls_dir / "server.key"))
             tls = {"ssl_context": context} if implicit else {"tls_context": context, "require_starttls": True}
         handler = OAuthHandler() if oauth_check is not None else Handler()
-        self._make = lambda port: Controller(handler, hostname="127.0.0.1", port=port,
-                                             authenticator=authenticate if auth else None,
-                                             auth_require_tls=False, auth_required=False, **tls)
+        self._make = lambda port: Controller(
+            handler,
+            hostname="127.0.0.1",
+            port=port,
+            authenticator=authenticate if auth else None,
+            auth_require_tls=False,
+            auth_required=False,
+            **tls,
+        )
 
     def start(self, attempts: int = 5) -> "SmtpSink":
         for attempt in range(attempts):  # this aiosmtpd checks its port by connecting to it: no port 0
@@ -433,7 +487,7 @@ class CuttingProxy:
                 if at >= 0:
                     self.armed = False
                     self.cuts += 1
-                    sink.sendall(data[:at + len(self.marker) + 40])  # the start of the answer, then gone
+                    sink.sendall(data[: at + len(self.marker) + 40])  # the start of the answer, then gone
                     break
                 sink.sendall(data)
         except OSError:

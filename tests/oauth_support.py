@@ -7,13 +7,18 @@ from tests.config_support import cli, no_traceback
 from tests.identity_provider import CLIENT_ID
 from tests.mailservers import USER
 
-REVOKED = ("Google no longer lets Wilson in: the access you gave was revoked or has expired. Run "
-           "`wilson account add google` to give it again.")
+REVOKED = (
+    "Google no longer lets Wilson in: the access you gave was revoked or has expired. Run "
+    "`wilson account add google` to give it again."
+)
 
 
 def account_env(idp) -> dict:
-    return {"WILSON_ACCOUNTS_CLIENT_ID": CLIENT_ID, "WILSON_ACCOUNTS_DEVICE_URL": idp.device_url,
-            "WILSON_ACCOUNTS_TOKEN_URL": idp.token_url}
+    return {
+        "WILSON_ACCOUNTS_CLIENT_ID": CLIENT_ID,
+        "WILSON_ACCOUNTS_DEVICE_URL": idp.device_url,
+        "WILSON_ACCOUNTS_TOKEN_URL": idp.token_url,
+    }
 
 
 def add_account(home, idp):

@@ -18,10 +18,12 @@ import sys
 import uuid
 from datetime import datetime, timedelta
 
-KINDS = {"read": ("repeat with c in calendars", "my row(e)"),
-         "create": ("make new event at end of events of target", "on run argv"),
-         "move": ("set start date of e to startDate", "on run argv"),
-         "cancel": ("delete e", "on run argv")}
+KINDS = {
+    "read": ("repeat with c in calendars", "my row(e)"),
+    "create": ("make new event at end of events of target", "on run argv"),
+    "move": ("set start date of e to startDate", "on run argv"),
+    "cancel": ("delete e", "on run argv"),
+}
 ARGS = {"read": 0, "create": 8, "move": 4, "cancel": 1}
 
 
@@ -85,20 +87,47 @@ def main(argv: list[str]) -> None:
     out = ""
     if kind == "read":
         for _, e in events(state):
-            out += "\t".join([e["uid"], e["summary"], e["start"], e["end"], e["allday"], e.get("location", ""),
-                              e["status"], e.get("recurrence", "")]) + "\n"
+            out += (
+                "\t".join(
+                    [
+                        e["uid"],
+                        e["summary"],
+                        e["start"],
+                        e["end"],
+                        e["allday"],
+                        e.get("location", ""),
+                        e["status"],
+                        e.get("recurrence", ""),
+                    ]
+                )
+                + "\n"
+            )
     elif kind == "create":
         name, marker, title, start, end, all_day, location, notes = args
         made = next((e for _, e in events(state) if e.get("url") == marker), None)
         if made is None:
             targets = [c for c in state["calendars"] if (c["name"] == name if name else c["writable"])]
             if not targets:
-                fail(f"Calendar got an error: Can’t get calendar \"{name}\".", -1728)
+                fail(f'Calendar got an error: Can’t get calendar "{name}".', -1728)
             begin = mkdate(start)
-            finish = mkdate(end) + timedelta(days=1) if end and all_day == "true" else mkdate(end) if end else (
-                begin + (timedelta(days=1) if all_day == "true" else timedelta(hours=1)))
-            made = {"uid": str(uuid.uuid4()).upper(), "summary": title, "start": stamp(begin), "end": stamp(finish),
-                    "allday": all_day, "location": location, "description": notes, "status": "none", "url": marker}
+            finish = (
+                mkdate(end) + timedelta(days=1)
+                if end and all_day == "true"
+                else mkdate(end)
+                if end
+                else (begin + (timedelta(days=1) if all_day == "true" else timedelta(hours=1)))
+            )
+            made = {
+                "uid": str(uuid.uuid4()).upper(),
+                "summary": title,
+                "start": stamp(begin),
+                "end": stamp(finish),
+                "allday": all_day,
+                "location": location,
+                "description": notes,
+                "status": "none",
+                "url": marker,
+            }
             targets[0]["events"].append(made)
         out = f"OK\t{made['uid']}"
     elif kind == "move":

@@ -21,8 +21,14 @@ REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
 
 def run_repl(home: Path, script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     env = dict(os.environ, WILSON_CORE_TIMEZONE="Europe/Berlin")
-    return subprocess.run(REPL + ["--home", str(home), "--json", *args], input=script, text=True,
-                          capture_output=True, timeout=timeout, env=env)
+    return subprocess.run(
+        REPL + ["--home", str(home), "--json", *args],
+        input=script,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def deliveries(stdout: str) -> list[dict]:

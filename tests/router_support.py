@@ -12,8 +12,12 @@ def say(app, text: str) -> Inbox:
 
 
 def routed(row: Inbox) -> list[str]:
-    return [t.reason for t in Trace.select().where((Trace.trace_id == row.trace_id) & (Trace.stage == "routed")
-                                                   & (Trace.actor == "cortex"))]
+    return [
+        t.reason
+        for t in Trace.select().where(
+            (Trace.trace_id == row.trace_id) & (Trace.stage == "routed") & (Trace.actor == "cortex")
+        )
+    ]
 
 
 def cortex(server) -> list[dict]:

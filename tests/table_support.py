@@ -67,8 +67,10 @@ class Score:
         return self.right / self.expected if self.expected else 1.0
 
     def line(self, name: str) -> str:
-        return (f"{name}: precision {self.precision:.2f} ({self.right}/{self.proposed}), "
-                f"recall {self.recall:.2f} ({self.right}/{self.expected})")
+        return (
+            f"{name}: precision {self.precision:.2f} ({self.right}/{self.proposed}), "
+            f"recall {self.recall:.2f} ({self.right}/{self.expected})"
+        )
 
 
 PLAYBOOK = load_playbook()
@@ -162,8 +164,9 @@ def score_events(session: Session, rows: list[Row], today: date) -> tuple[Score,
             if task in after and due is not None:
                 if date.fromisoformat(due[:10]) != start + timedelta(days=after[task]):
                     invariants.append(f"{title}: “{task}” due {due}, {after[task]} days after {start} expected")
-            elif due is None or not (today < date.fromisoformat(due[:10]) < start or
-                                     date.fromisoformat(due[:10]) == start == today):
+            elif due is None or not (
+                today < date.fromisoformat(due[:10]) < start or date.fromisoformat(due[:10]) == start == today
+            ):
                 invariants.append(f"{title}: “{task}” due {due}, event starts {start}")
     return score, invariants
 
@@ -259,20 +262,22 @@ def score_chat(session: Session, rows: list[Row], not_understood_misses: bool = 
     return score, replies
 
 
-def run_half(make_app, path: Path, not_understood_misses: bool = False,
-             show_misses: bool = True) -> tuple[Score, Score, list[str], list[str]]:
+def run_half(
+    make_app, path: Path, not_understood_misses: bool = False, show_misses: bool = True
+) -> tuple[Score, Score, list[str], list[str]]:
     """One table, events then chat lines, on a fresh Wilson; its scores printed (`pytest -s` shows them).
     `not_understood_misses`: a chat line answered "I didn't understand" is a miss, whatever the row expected.
     `show_misses` False: a held-back half's rows are never printed, only its scores (it is run, not read)."""
     rows = load(path)
     start = start_of(path)
     session = Session(make_app(start=start))
-    events, invariants = score_events(session, [r for r in rows if r.kind == "event"],
-                                      date.fromisoformat(start[:10]))
+    events, invariants = score_events(session, [r for r in rows if r.kind == "event"], date.fromisoformat(start[:10]))
     chat, _ = score_chat(session, [r for r in rows if r.kind != "event"], not_understood_misses)
     said = [d["text"] for d in session.app.user_deliveries()]
-    print(f"\n{path.name}: {len([r for r in rows if r.kind == 'event'])} events, "
-          f"{len([r for r in rows if r.kind == 'chat'])} chat lines")
+    print(
+        f"\n{path.name}: {len([r for r in rows if r.kind == 'event'])} events, "
+        f"{len([r for r in rows if r.kind == 'chat'])} chat lines"
+    )
     print(events.line("  calendar recognition"))
     print(chat.line("  chat intents"))
     for wrong in (events.wrong + chat.wrong) if show_misses else ():
@@ -283,5 +288,3 @@ def run_half(make_app, path: Path, not_understood_misses: bool = False,
 def assert_honest(invariants: list[str], said: list[str]) -> None:
     assert invariants == []
     assert said and not any(re.search(r"\bNoted\b", text) for text in said)
-
-

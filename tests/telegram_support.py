@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 import json
 import pytest
-from storage.models import (Cursor, Topic)
+from storage.models import Cursor, Topic
 from tests.fake_telegram import DEFAULT_TOKEN
 from wilson.app.application import Wilson
 from wilson.kernel.clock import RealClock, SimClock
@@ -36,17 +36,24 @@ def _proposal(*calls):
 
 
 MODEL_RULES = [
-    {"match": _said("flying to Japan"), "reply": _proposal(
-        ("create_topic", {"title": "Japan trip", "starts": "2027-04-10", "ends": "2027-04-20"}),
-        ("create_task", {"title": "Book flights", "due": "2027-03-01", "topic": "Japan trip"}))},
-    {"match": _said("April 12"), "reply": _proposal(
-        ("create_topic", {"title": "Japan trip", "starts": "2027-04-12"}))},
+    {
+        "match": _said("flying to Japan"),
+        "reply": _proposal(
+            ("create_topic", {"title": "Japan trip", "starts": "2027-04-10", "ends": "2027-04-20"}),
+            ("create_task", {"title": "Book flights", "due": "2027-03-01", "topic": "Japan trip"}),
+        ),
+    },
+    {"match": _said("April 12"), "reply": _proposal(("create_topic", {"title": "Japan trip", "starts": "2027-04-12"}))},
     {"match": _said("long answer"), "reply": {"text": LONG_REPLY}},
     {"match": _said("trip is over"), "reply": _proposal(("close_topic", {"topic_id": 1}))},
-    {"match": _said("rename the trip"), "reply": _proposal(("rename_topic", {"topic_id": 1,
-                                                                             "title": "Japan and Korea"}))},
-    {"match": lambda body, headers: _last_user_text(body) is not None,
-     "reply": lambda body: {"text": "echo: " + _last_user_text(body)}},
+    {
+        "match": _said("rename the trip"),
+        "reply": _proposal(("rename_topic", {"topic_id": 1, "title": "Japan and Korea"})),
+    },
+    {
+        "match": lambda body, headers: _last_user_text(body) is not None,
+        "reply": lambda body: {"text": "echo: " + _last_user_text(body)},
+    },
 ]
 
 
@@ -65,9 +72,13 @@ def wilson(tmp_path, fake, model):
     apps = []
 
     def start(logs: list | None = None, log_level: str = "INFO", at: str | None = None, **env):
-        environ = {"WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
-                   "WILSON_TELEGRAM_ALLOWED_USERS": f"{OWNER},{FRIEND}", "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-                   "WILSON_CORE_QUIET_HOURS": "off"}
+        environ = {
+            "WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN,
+            "WILSON_TELEGRAM_BASE_URL": fake.base_url,
+            "WILSON_TELEGRAM_ALLOWED_USERS": f"{OWNER},{FRIEND}",
+            "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+            "WILSON_CORE_QUIET_HOURS": "off",
+        }
         environ.update({f"WILSON_{k.upper()}": str(v) for k, v in env.items()})
         config = load(tmp_path, environ=environ)
         sink = logs.append if logs is not None else (lambda line: None)
@@ -83,8 +94,11 @@ def wilson(tmp_path, fake, model):
 
 
 def wait_text(fake, chat_id, needle, timeout=10.0, thread_id=None) -> dict:
-    return fake.wait_for(lambda: next((m for m in fake.sent_to(chat_id, thread_id) if needle in m["text"]), None),
-                         timeout, f"a message containing {needle!r} in chat {chat_id}")
+    return fake.wait_for(
+        lambda: next((m for m in fake.sent_to(chat_id, thread_id) if needle in m["text"]), None),
+        timeout,
+        f"a message containing {needle!r} in chat {chat_id}",
+    )
 
 
 def buttons(message) -> dict[str, str]:
@@ -99,17 +113,25 @@ def model_saw(model, text: str) -> list[dict]:
         body = request["body"]
         if _last_user_text(body) != text:
             continue
-        context = next((m["content"] for m in body["messages"] if m["role"] == "user"
-                        and str(m.get("content") or "").startswith("CONTEXT ")), None)
-        found.append(json.loads(context[len("CONTEXT "):]) if context else {})
+        context = next(
+            (
+                m["content"]
+                for m in body["messages"]
+                if m["role"] == "user" and str(m.get("content") or "").startswith("CONTEXT ")
+            ),
+            None,
+        )
+        found.append(json.loads(context[len("CONTEXT ") :]) if context else {})
     return found
 
 
 def handled(fake, update: dict, timeout: float = 10.0) -> None:
     """Wait until the channel has handled `update` (its offset moved past it)."""
+
     def past():
         cursor = Cursor.get_or_none(Cursor.name == "telegram:offset")
         return cursor is not None and cursor.value > update["update_id"]
+
     fake.wait_for(past, timeout, f"update {update['update_id']} handled")
 
 

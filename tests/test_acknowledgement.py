@@ -33,15 +33,37 @@ def wilson(make_app):
         yield make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}), server
 
 
-@pytest.mark.parametrize("text, ack", [
-    ("thanks!", True), ("Thank you", True), ("ok, sounds good", True), ("great, thanks 👍", True), ("OK.", True),
-    ("got it", True), ("cheers", True), ("perfect, thank you so much!", True),
-    ("hello", False), ("good morning", False), ("ok?", False), ("thanks, but move it to Friday", False),
-    ("ok, book it", False), ("thanks for the reminder, when is it again?", False), ("I'm good", False),
-    # a glad emoji may end it, a cross one is no plain "ok"; a run of k's is laughter, read at once
-    ("thanks 🙏", True), ("ok :)", True), ("okay 👌", True),
-    ("ok 👎", False), ("ok :(", False), ("great!!! 😡", False),
-    ("k", True), ("kkkkkkkkkk", False), ("k" * 60 + " lol", False), ("ok " * 30, False)])
+@pytest.mark.parametrize(
+    "text, ack",
+    [
+        ("thanks!", True),
+        ("Thank you", True),
+        ("ok, sounds good", True),
+        ("great, thanks 👍", True),
+        ("OK.", True),
+        ("got it", True),
+        ("cheers", True),
+        ("perfect, thank you so much!", True),
+        ("hello", False),
+        ("good morning", False),
+        ("ok?", False),
+        ("thanks, but move it to Friday", False),
+        ("ok, book it", False),
+        ("thanks for the reminder, when is it again?", False),
+        ("I'm good", False),
+        # a glad emoji may end it, a cross one is no plain "ok"; a run of k's is laughter, read at once
+        ("thanks 🙏", True),
+        ("ok :)", True),
+        ("okay 👌", True),
+        ("ok 👎", False),
+        ("ok :(", False),
+        ("great!!! 😡", False),
+        ("k", True),
+        ("kkkkkkkkkk", False),
+        ("k" * 60 + " lol", False),
+        ("ok " * 30, False),
+    ],
+)
 def test_only_a_thanks_or_ok_and_nothing_more_is_an_acknowledgement(text, ack):
     assert is_acknowledgement(Inbox(origin="user", kind="message", text=text, payload={})) is ack
 
@@ -60,7 +82,9 @@ def test_a_thanks_after_an_answer_is_answered_without_a_model(wilson):
     assert routed(row) == [TEMPLATE]
     assert [o.text for o in Outbox.select().where(Outbox.trace_id == row.trace_id)] == ["You're welcome!"]
     assert [(t.role, t.text) for t in Turn.select().order_by(Turn.id)][-2:] == [
-        ("user", "thanks!"), ("assistant", "You're welcome!")], "both lines are in the conversation"
+        ("user", "thanks!"),
+        ("assistant", "You're welcome!"),
+    ], "both lines are in the conversation"
 
 
 def test_the_first_word_to_wilson_goes_to_a_model_even_when_it_is_a_thanks(wilson):
@@ -75,8 +99,9 @@ def test_an_ok_while_a_proposal_waits_goes_to_a_model_which_may_approve_it(wilso
     say(app, "what's on today?")
     now = app.clock.now()
     owner = str(app.config.get("core", "owner"))
-    approval = Approval.create(trace_id="t", approver=owner, channel="repl", nonce="n", created_at=now,
-                               expires_at=now + timedelta(days=1))
+    approval = Approval.create(
+        trace_id="t", approver=owner, channel="repl", nonce="n", created_at=now, expires_at=now + timedelta(days=1)
+    )
     ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description="Add task 'Pack'")
     before = len(cortex(server))
     row = say(app, "ok, sounds good")
@@ -102,10 +127,20 @@ def test_a_question_with_something_after_its_mark_is_still_a_question(wilson, to
     assert len(cortex(server)) == before + 1
 
 
-@pytest.mark.parametrize("text, asked", [
-    ("Shall I add it?", True), ("Shall I add it? 🙂", True), ("Want a reminder? (yes/no)", True),
-    ("Want a reminder?\n(yes/no)", True), ("Any news? :)", True), ("Is it on? Yes, it is.", False),
-    ("Done: added “Pack”.", False), ("Noted 👍", False), ("", False)])
+@pytest.mark.parametrize(
+    "text, asked",
+    [
+        ("Shall I add it?", True),
+        ("Shall I add it? 🙂", True),
+        ("Want a reminder? (yes/no)", True),
+        ("Want a reminder?\n(yes/no)", True),
+        ("Any news? :)", True),
+        ("Is it on? Yes, it is.", False),
+        ("Done: added “Pack”.", False),
+        ("Noted 👍", False),
+        ("", False),
+    ],
+)
 def test_what_counts_as_wilson_asking(text, asked):
     assert asks(text) is asked
 
@@ -135,9 +170,13 @@ def test_an_ok_after_a_follow_up_that_asked_goes_to_a_model(wilson):
     assert routed(row) == ["fast: routine chat; not from a template: Wilson's last line asked a question"]
 
 
-@pytest.mark.parametrize("told, first", [
-    ("Reminder: “Pack” is due in 3 days (Fri 12 Mar).", False),  # it asks nothing
-    ("“File tax return” is overdue (Tue 9 Mar). Done, or shall we move it?", True)])  # answered since
+@pytest.mark.parametrize(
+    "told, first",
+    [
+        ("Reminder: “Pack” is due in 3 days (Fri 12 Mar).", False),  # it asks nothing
+        ("“File tax return” is overdue (Tue 9 Mar). Done, or shall we move it?", True),
+    ],
+)  # answered since
 def test_an_ok_after_a_follow_up_that_asks_nothing_or_was_answered_since_is_a_template(wilson, told, first):
     app, server = wilson
     if first:

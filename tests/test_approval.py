@@ -33,8 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def press(app, approval_id: int, nonce: str, action: str = "approve", user_id: str = "owner") -> str:
     """A button press as a channel sends it: with the nonce from the rendered proposal."""
     before = len(app.user_deliveries())
-    app.supervisor.tell("approval", Decision(approval_id=approval_id, action=action, user_id=user_id,
-                                             channel="repl", nonce=nonce))
+    app.supervisor.tell(
+        "approval", Decision(approval_id=approval_id, action=action, user_id=user_id, channel="repl", nonce=nonce)
+    )
     assert app.wait_idle()
     return "\n".join(user_texts(app)[before:])
 
@@ -54,8 +55,10 @@ def spy_settled(app) -> list[int]:
 
 
 def item_statuses(approval_id: int) -> list[str]:
-    return [i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval_id)
-            .order_by(ApprovalItem.position)]
+    return [
+        i.status
+        for i in ApprovalItem.select().where(ApprovalItem.approval == approval_id).order_by(ApprovalItem.position)
+    ]
 
 
 # A background run proposes; nothing happens until the user says so ------------------------------
@@ -153,8 +156,11 @@ def test_a_proposal_decided_while_its_modification_is_thought_about_is_not_done_
     thinking = threading.Event()
 
     def modifying(body, headers):
-        if (is_cortex(body) and body["messages"][-1]["role"] != "tool"
-                and context_of(body)["stimulus"]["kind"] == "modify"):
+        if (
+            is_cortex(body)
+            and body["messages"][-1]["role"] != "tool"
+            and context_of(body)["stimulus"]["kind"] == "modify"
+        ):
             thinking.set()
             return True
         return False
@@ -291,8 +297,12 @@ def test_only_the_user_approves_whatever_the_model_says_or_calls(scripted):
         if "japan" in ctx["stimulus"]["text"].lower():
             return {"tool_calls": PLAN}
         if "go ahead" in ctx["stimulus"]["text"]:
-            return {"tool_calls": [call("approve", approval_id=pending["id"]),
-                                   call("create_task", title="Book flights", due="2027-02-15")]}
+            return {
+                "tool_calls": [
+                    call("approve", approval_id=pending["id"]),
+                    call("create_task", title="Book flights", due="2027-02-15"),
+                ]
+            }
         return {"text": f"The user approved proposal {pending['id']}; everything is created."}
 
     app, server = scripted(decide_, after=lambda body: {"text": "Approved and done!"})
@@ -305,8 +315,9 @@ def test_only_the_user_approves_whatever_the_model_says_or_calls(scripted):
     assert Approval.get_by_id(approval.id).status == "pending"
     assert item_statuses(approval.id) == ["pending"] * 4
     # the invented tool was refused to the model; the real mutation became a new proposal, not a task
-    tool_answers = [json.loads(m["content"]) for r in server.requests for m in r["body"]["messages"]
-                    if m["role"] == "tool"]
+    tool_answers = [
+        json.loads(m["content"]) for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"
+    ]
     assert {"error": "unknown tool approve"} in tool_answers
     newer = Approval.select().where(Approval.id != approval.id)
     assert [[i.tool for i in a.items] for a in newer] == [["create_task"]]
@@ -321,8 +332,12 @@ def test_a_failing_item_does_not_undo_the_others_nor_count_as_rejected(scripted)
     def decide_(ctx, body):
         text = ctx["stimulus"]["text"]
         if text == "tidy up":
-            return {"tool_calls": [call("complete_task", task_id=ids["old"]),
-                                   call("create_task", title="Water plants", due="2027-01-10")]}
+            return {
+                "tool_calls": [
+                    call("complete_task", task_id=ids["old"]),
+                    call("create_task", title="Water plants", due="2027-01-10"),
+                ]
+            }
         if text == "and the other":
             return {"tool_calls": [call("complete_task", task_id=ids["other"])]}
         return {"text": "OK."}
@@ -365,13 +380,44 @@ def test_a_night_time_proposal_is_presented_in_the_morning(scripted):
 
 # The REPL shows the state ---------------------------------------------------------------------------
 def test_repl_lists_approvals_tasks_and_topics(tmp_path):
-    script = "\n".join(["tasks", "topics", "say I'm flying to Japan on 2027-04-10", "approvals", "approve 1",
-                        "tasks", "topics", "approvals", "quit"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "tasks",
+                "topics",
+                "say I'm flying to Japan on 2027-04-10",
+                "approvals",
+                "approve 1",
+                "tasks",
+                "topics",
+                "approvals",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
-    result = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--home", str(tmp_path / "home"),
-                             "--json", "--llm", "offline", "--clock", "sim", "--start", "2027-01-05T08:00:00+01:00"],
-                            input=script, text=True, capture_output=True, timeout=60, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "wilson-repl"),
+            "--home",
+            str(tmp_path / "home"),
+            "--json",
+            "--llm",
+            "offline",
+            "--clock",
+            "sim",
+            "--start",
+            "2027-01-05T08:00:00+01:00",
+        ],
+        input=script,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     listings = [(line["type"], line["items"]) for line in lines if line["type"] in ("tasks", "topics", "approvals")]
@@ -413,11 +459,21 @@ def test_a_tool_not_set_up_is_not_offered_and_a_model_that_calls_it_anyway_gets_
 def test_an_old_proposal_whose_tool_cannot_work_fails_honestly_when_approved(scripted):
     app, server = scripted(planner)
     now = app.clock.now()
-    approval = Approval.create(trace_id="old-mail", approver="owner", channel="repl", nonce="n0nce", created_at=now,
-                               expires_at=now + timedelta(days=1))
-    ApprovalItem.create(approval=approval, position=1, tool="send_email",
-                        args={"to": "ann@example.com", "subject": "Hi", "body": "See you Friday"},
-                        description="Send email to ann@example.com: Hi")
+    approval = Approval.create(
+        trace_id="old-mail",
+        approver="owner",
+        channel="repl",
+        nonce="n0nce",
+        created_at=now,
+        expires_at=now + timedelta(days=1),
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool="send_email",
+        args={"to": "ann@example.com", "subject": "Hi", "body": "See you Friday"},
+        description="Send email to ann@example.com: Hi",
+    )
 
     answer = decide(app, approval.id, "approve")
     assert "Done" not in answer and "✓" not in answer

@@ -15,9 +15,10 @@ from tests.conftest import make_config
 from wilson.kernel.messages import Decision
 
 NOW = datetime.fromisoformat("2027-01-05T08:00:00+01:00")
-ITEMS = [("create_task", {"title": "Book flights", "due": "2027-02-15"},
-          "Create task “Book flights” due Mon 15 Feb"),
-         ("create_task", {"title": "Pack"}, "Create task “Pack”")]
+ITEMS = [
+    ("create_task", {"title": "Book flights", "due": "2027-02-15"}, "Create task “Book flights” due Mon 15 Feb"),
+    ("create_task", {"title": "Pack"}, "Create task “Pack”"),
+]
 
 
 def message(text: str, **kw) -> inbox.Inbox:
@@ -37,15 +38,18 @@ def test_a_modification_replaces_its_proposal_once_keeping_its_reason(db, tmp_pa
     assert original.remind_at is not None and original.expires_at == datetime(2027, 2, 15, 23, tzinfo=timezone.utc)
 
     change = message("flights by Feb 1", kind="modify", payload={"approval_id": original.id})
-    changed = [("create_task", {"title": "Book flights", "due": "2027-02-01"},
-                "Create task “Book flights” due Mon 1 Feb")]
+    changed = [
+        ("create_task", {"title": "Book flights", "due": "2027-02-01"}, "Create task “Book flights” due Mon 1 Feb")
+    ]
     later = NOW + timedelta(minutes=5)
     again = make.propose(change, changed, "repl", later, config)
     assert state(original.id) == ("superseded", ["superseded", "superseded"])
     assert Approval.get_by_id(original.id).superseded_by == again.id
     assert again.supersedes == original.id and again.reason == original.reason and again.approver == "ann"
-    assert again.changes.splitlines() == ["changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)",
-                                          "removed: Create task “Pack”"]
+    assert again.changes.splitlines() == [
+        "changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)",
+        "removed: Create task “Pack”",
+    ]
     # the same run recorded twice finds its proposal; it does not supersede anything a second time
     assert make.propose(change, changed, "repl", later, config).id == again.id
     assert Approval.select().count() == 2
@@ -88,11 +92,13 @@ def test_the_message_showing_a_proposal_is_noted_on_it(db, tmp_path):
 
 
 def test_a_long_reason_is_cut_at_a_word_with_its_bracket_closed():
-    reason = ("Because of the email “Lease renewal: please sign by Friday” from Mr Berger <landlord@mail[.]example> "
-              "(offline rules: a renewal notice from Mr Berger <landlord@mail.example>: lease, “by Friday” → Fri 8 Jan)")
+    reason = (
+        "Because of the email “Lease renewal: please sign by Friday” from Mr Berger <landlord@mail[.]example> "
+        "(offline rules: a renewal notice from Mr Berger <landlord@mail.example>: lease, “by Friday” → Fri 8 Jan)"
+    )
     cut = rules.clipped(reason)
     assert len(cut) <= rules.MAX_REASON and cut.endswith("…)")
-    assert cut[:-2] == reason[:len(cut) - 2] and reason[len(cut) - 2] == " "  # ends where a word ended
+    assert cut[:-2] == reason[: len(cut) - 2] and reason[len(cut) - 2] == " "  # ends where a word ended
     assert rules.clipped("short enough") == "short enough"
     link = rules.clipped("Because of https://x.example/" + "a" * 300)  # one long word: cut, not the line
     assert len(link) <= rules.MAX_REASON and link.startswith("Because of https://x.example/aaa")
@@ -111,8 +117,14 @@ def test_an_offline_rules_reading_is_kept_whole_and_the_users_words_are_cut_inst
     assert approval.reason.endswith(f"(offline rules: {rule})")
     assert approval.reason.startswith("because you asked: “remind me to call the embassy") and "…”" in approval.reason
     # a link's every "." grows to "[.]" once quoted: measured as shown
-    linked = make.propose(message("remind me about www.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.example.com on Thursday"),
-                          ITEMS[:1], "repl", NOW, config, offline=rule)
+    linked = make.propose(
+        message("remind me about www.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.example.com on Thursday"),
+        ITEMS[:1],
+        "repl",
+        NOW,
+        config,
+        offline=rule,
+    )
     assert len(linked.reason) <= rules.MAX_REASON and linked.reason.endswith(f"(offline rules: {rule})")
     short = make.propose(message("remind me at half past 2"), ITEMS[:1], "repl", NOW, config, offline=rule)
     assert short.reason == f"because you asked: “remind me at half past 2” (offline rules: {rule})"

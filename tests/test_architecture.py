@@ -22,24 +22,36 @@ PACKAGES = ("wilson", "actors", "channels", "storage")
 # Each module that writes Approval or ApprovalItem rows, and why it may.
 APPROVAL_WRITERS = {
     "actors/proposals/make.py": "makes, supersedes, copies and presents proposals (an undo's too); notes the message "
-                                "showing one",
+    "showing one",
     "actors/proposals/decide.py": "approves, rejects, modifies and revives proposals, and expires one answered late",
     "actors/proposals/calls.py": "records the outcome of an approved call to another program (an MCP server), made "
-                                 "outside the approval's transaction, or that a stop left it unknown",
+    "outside the approval's transaction, or that a stop left it unknown",
     "actors/proposals/lapse.py": "reminds of an unanswered proposal once, and expires it with one notice",
     "actors/proposals/commands.py": "records the user's own command (done 3, snooze 3 2d) as a proposal approved at once",
     "storage/migrations.py": "schema migrations carry existing rows over",
 }
 MODELS = {"Approval", "ApprovalItem"}
 LONG = 400  # lines; a module longer than this says why at its top, in a paragraph starting "Size:"
-CLASS_WRITES = {"create", "update", "insert", "insert_many", "insert_from", "replace", "replace_many", "delete",
-                "get_or_create", "bulk_create", "bulk_update"}
+CLASS_WRITES = {
+    "create",
+    "update",
+    "insert",
+    "insert_many",
+    "insert_from",
+    "replace",
+    "replace_many",
+    "delete",
+    "get_or_create",
+    "bulk_create",
+    "bulk_update",
+}
 INSTANCE_WRITES = {"save", "delete_instance"}
 RAW_SQL = re.compile(r"(?i)\b(update|insert\s+into|delete\s+from|replace\s+into)\s+[\"'`]?approval(_item)?\b")
 
 
-def writes_to(source: str, models: set[str], instance_word: str, raw_sql: re.Pattern,
-              name: str = "<source>") -> list[str]:
+def writes_to(
+    source: str, models: set[str], instance_word: str, raw_sql: re.Pattern, name: str = "<source>"
+) -> list[str]:
     """Every write to the rows of `models` in `source`: class-level writes (Approval.update(...)), saves of
     an instance whose name says it is one (approval.save()), and raw SQL naming their tables."""
     found = []
@@ -67,8 +79,9 @@ def source_files():
 
 def lint_imports(config: Path) -> subprocess.CompletedProcess:
     lint = Path(sys.executable).with_name("lint-imports")
-    return subprocess.run([str(lint), "--no-cache", "--no-logo", str(config)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [str(lint), "--no-cache", "--no-logo", str(config)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_import_contracts_hold():
@@ -79,23 +92,26 @@ def test_import_contracts_hold():
 
 def test_channels_are_kept_from_every_actors_module_but_the_proposals_and_the_toolbox():
     text = (ROOT / ".importlinter").read_text(encoding="utf-8")
-    contract = text[text.index("[importlinter:contract:channels]"):]
-    listed = contract[contract.index("forbidden_modules ="):contract.index("allow_indirect_imports")]
+    contract = text[text.index("[importlinter:contract:channels]") :]
+    listed = contract[contract.index("forbidden_modules =") : contract.index("allow_indirect_imports")]
     forbidden = {line.strip() for line in listed.splitlines()[1:] if line.strip()}
     assert forbidden == _actors_modules() - {"actors.proposals", "actors.tools"}
     assert "ignore_imports" not in text, "no contract has an exception"
 
 
 def _actors_modules() -> set[str]:
-    return {f"actors.{p.stem}" for p in (ROOT / "actors").iterdir()
-            if p.name != "__init__.py" and not p.name.startswith("__") and (p.suffix == ".py" or p.is_dir())}
+    return {
+        f"actors.{p.stem}"
+        for p in (ROOT / "actors").iterdir()
+        if p.name != "__init__.py" and not p.name.startswith("__") and (p.suffix == ".py" or p.is_dir())
+    }
 
 
 def test_the_organs_contract_orders_every_actors_module_with_no_exception():
     text = (ROOT / ".importlinter").read_text(encoding="utf-8")
-    contract = text[text.index("[importlinter:contract:organs]"):]
+    contract = text[text.index("[importlinter:contract:organs]") :]
     assert re.search(r"(?m)^type = layers$", contract)
-    listed = contract[contract.index("layers =") + len("layers ="):].split("\n[")[0]
+    listed = contract[contract.index("layers =") + len("layers =") :].split("\n[")[0]
     layered = [m.strip() for line in listed.splitlines() for m in line.split("|") if m.strip()]
     assert sorted(layered) == sorted(_actors_modules()), "every organ and shared module has its place in the order"
     assert "ignore_imports" not in contract
@@ -129,7 +145,7 @@ def private_imports(source: str, own: list[str], name: str = "<source>") -> list
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(own[:len(own) - node.level] + ([node.module] if node.module else []))
+                base = ".".join(own[: len(own) - node.level] + ([node.module] if node.module else []))
             for alias in node.names:
                 whole = _module_parts(f"{base}.{alias.name}")
                 if whole is not None:
@@ -144,9 +160,14 @@ def private_imports(source: str, own: list[str], name: str = "<source>") -> list
                 if whole is not None and alias.asname:
                     modules[alias.asname] = whole
     for node in ast.walk(ast.parse(source, name)):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
-                and node.attr.startswith("_") and not node.attr.startswith("__") \
-                and _unit(modules[node.value.id]) != _unit(own):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and _unit(modules[node.value.id]) != _unit(own)
+        ):
             found.append(f"line {node.lineno}: {'.'.join(modules[node.value.id])}.{node.attr}")
     return found
 
@@ -164,11 +185,14 @@ def test_no_module_takes_a_private_name_from_another_package():
 def test_the_private_name_check_sees_both_forms_and_allows_a_package_its_own():
     briefing = ["actors", "briefing"]
     assert private_imports("from actors.deadlines import _prepares_event\n", briefing) == [
-        "line 1: actors.deadlines._prepares_event"]
+        "line 1: actors.deadlines._prepares_event"
+    ]
     assert private_imports("from actors import tools\nx = tools._is_int(1)\n", briefing) == [
-        "line 2: actors.tools.__init__._is_int"]
+        "line 2: actors.tools.__init__._is_int"
+    ]
     assert private_imports("from actors.tick import schedules\nschedules._snoozed_task(1)\n", briefing) == [
-        "line 2: actors.tick.schedules._snoozed_task"]
+        "line 2: actors.tick.schedules._snoozed_task"
+    ]
     advice = ["actors", "hippocampus", "advice"]
     assert private_imports("from actors.hippocampus.common import _parse_due\n", advice) == []
     assert private_imports("from .common import _parse_due\n", advice) == []
@@ -199,13 +223,16 @@ db.execute_sql("UPDATE approval SET status = 'approved'")
 db.execute_sql("delete from approval_item where id = 1")
 """)
     assert len(written) == 8, written
-    assert approval_writes("""
+    assert (
+        approval_writes("""
 Approval.select().where(Approval.status == "pending")
 Approval.get_or_none(Approval.id == 1).items
 task.save()
 Outbox.update(status="sent").execute()
 db.execute_sql("SELECT * FROM approval")
-""") == []
+""")
+        == []
+    )
 
 
 def test_a_module_over_400_lines_says_at_its_top_why_it_is_one_module():
@@ -267,8 +294,11 @@ def status_values() -> tuple[dict[str, set[str]], set[str]]:
                             by_model.setdefault(owner.id, set()).update(_string_values(keyword.value, constants))
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
-                    pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) and isinstance(
-                        node.value, ast.Tuple) else [(target, node.value)]
+                    pairs = (
+                        zip(target.elts, node.value.elts)
+                        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                        else [(target, node.value)]
+                    )
                     for left, right in pairs:
                         if isinstance(left, ast.Attribute) and left.attr == "status":
                             loose.update(_string_values(right, constants))
@@ -279,8 +309,11 @@ def test_every_status_the_code_uses_is_one_its_column_declares():
     by_model, loose = status_values()
     assert set(by_model) >= {"Inbox", "Outbox", "Task", "Approval", "ApprovalItem"}, by_model  # the scan sees them
     assert {"pending", "claimed"} <= by_model["Inbox"] and "retry" in by_model["Outbox"], by_model  # and their values
-    unknown = {model: sorted(values - set(STATUSES[model])) for model, values in by_model.items()
-               if values - set(STATUSES[model])}
+    unknown = {
+        model: sorted(values - set(STATUSES[model]))
+        for model, values in by_model.items()
+        if values - set(STATUSES[model])
+    }
     assert not unknown, f"statuses missing from their StrEnum in storage/models.py: {unknown}"
     every = {value for enum in STATUSES.values() for value in enum}
     assert loose <= every, f"a row's status set to a value no status column declares: {sorted(loose - every)}"
@@ -325,7 +358,7 @@ def test_imports_sit_at_the_top_and_a_lazy_one_says_why():
 
 
 def test_the_lazy_import_check_sees_own_modules_and_unexplained_libraries():
-    assert imports_in_functions('''
+    assert imports_in_functions("""
 def a():
     from storage import kv
 
@@ -338,28 +371,32 @@ def c():
     # lazy: psycopg2 is installed only for PostgreSQL
     import psycopg2
     import psycopg2.extensions
-''') == ["line 3: storage is Wilson's own", "line 7: lxml.html without a '# lazy:' reason"]
-    late = '''
+""") == ["line 3: storage is Wilson's own", "line 7: lxml.html without a '# lazy:' reason"]
+    late = """
 def main():
     # lazy: the commands load the whole application
     from wilson.app import commands
-'''
+"""
     assert imports_in_functions(late, str(ROOT / "wilson" / "app" / "cli.py")) == []
     assert imports_in_functions(late, str(ROOT / "actors" / "cortex" / "actor.py")) == [
-        "line 4: wilson.app is Wilson's own"]
+        "line 4: wilson.app is Wilson's own"
+    ]
 
 
 def _modules_in(folder: Path) -> set[str]:
     """A package's modules and sub-packages by name (data folders such as templates are not code)."""
-    return {p.stem if p.suffix == ".py" else p.name for p in folder.iterdir()
-            if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").exists())}
+    return {
+        p.stem if p.suffix == ".py" else p.name
+        for p in folder.iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").exists())
+    }
 
 
 def test_the_architecture_layout_names_every_module_of_each_layer_and_no_other():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    block = text[text.index("Layout: the layers point down"):]
-    block = block[block.index("```") + 3:]
-    block = block[:block.index("```")]
+    block = text[text.index("Layout: the layers point down") :]
+    block = block[block.index("```") + 3 :]
+    block = block[: block.index("```")]
     listed: dict[str, set[str]] = {}
     folder = None
     for line in block.splitlines():
@@ -380,8 +417,9 @@ def test_the_architecture_layout_names_every_module_of_each_layer_and_no_other()
 
 def test_every_path_in_the_architecture_table_exists():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    table = [line for line in text[text.index("| component | role | where |"):].splitlines()[2:]
-             if line.startswith("|")]
+    table = [
+        line for line in text[text.index("| component | role | where |") :].splitlines()[2:] if line.startswith("|")
+    ]
     assert len(table) >= 10
     for row in table:
         where = row.rsplit("|", 2)[-2]
@@ -394,6 +432,7 @@ def test_every_path_in_the_architecture_table_exists():
 def setting_defaults(source: str, name: str = "<source>") -> list[str]:
     """Defaults written where a setting is read: `config.get(section, key, default)`, or a number after
     `config.get(...) or` (0 is allowed: it says "none", not a default)."""
+
     def is_config_get(node) -> bool:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"):
             return False
@@ -406,28 +445,39 @@ def setting_defaults(source: str, name: str = "<source>") -> list[str]:
             found.append(f"line {node.lineno}: a default passed to config.get")
         elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and is_config_get(node.values[0]):
             for value in node.values[1:]:
-                if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) \
-                        and not isinstance(value.value, bool) and value.value != 0:
+                if (
+                    isinstance(value, ast.Constant)
+                    and isinstance(value.value, (int, float))
+                    and not isinstance(value.value, bool)
+                    and value.value != 0
+                ):
                     found.append(f"line {node.lineno}: config.get(...) or {value.value}")
     return found
 
 
 def test_defaults_live_only_in_the_settings():
-    found = {path.relative_to(ROOT).as_posix(): hits for path in source_files()
-             if (hits := setting_defaults(path.read_text(encoding="utf-8"), str(path)))}
+    found = {
+        path.relative_to(ROOT).as_posix(): hits
+        for path in source_files()
+        if (hits := setting_defaults(path.read_text(encoding="utf-8"), str(path)))
+    }
     assert not found, f"defaults written where a setting is read (they belong in DEFAULTS): {found}"
-    assert setting_defaults('a = config.get("ras", "interval_minutes", 15)\n'
-                            'b = float(self.config.get("tick", "interval_seconds") or 1.0)\n'
-                            'c = int(self.config.get("web", "port") or 0)\n') == [
-        "line 1: a default passed to config.get", "line 2: config.get(...) or 1.0"]
+    assert setting_defaults(
+        'a = config.get("ras", "interval_minutes", 15)\n'
+        'b = float(self.config.get("tick", "interval_seconds") or 1.0)\n'
+        'c = int(self.config.get("web", "port") or 0)\n'
+    ) == ["line 1: a default passed to config.get", "line 2: config.get(...) or 1.0"]
 
 
 KV_SQL = re.compile(r"(?i)\b(update|insert\s+into|delete\s+from|replace\s+into)\s+[\"'`]?(setting|cursor)\b")
 
 
 def test_settings_and_cursors_are_written_only_through_kv():
-    writers = {path.relative_to(ROOT).as_posix() for path in source_files()
-               if writes_to(path.read_text(encoding="utf-8"), {"Setting", "Cursor"}, "cursor_row", KV_SQL, str(path))}
+    writers = {
+        path.relative_to(ROOT).as_posix()
+        for path in source_files()
+        if writes_to(path.read_text(encoding="utf-8"), {"Setting", "Cursor"}, "cursor_row", KV_SQL, str(path))
+    }
     assert writers == {"storage/kv.py"}, writers
 
 
@@ -437,9 +487,14 @@ def test_the_readme_is_a_front_door_that_links_the_architecture_and_cites_nothin
     assert "(docs/architecture.md)" in readme
     for linked in re.findall(r"\]\((docs/[\w./-]+\.md)\)", readme):
         assert (ROOT / linked).exists(), linked
-    cited = [str(p.relative_to(ROOT)) for folder in ("wilson", "actors", "channels", "storage", "bin", "docs", "tests")
-             for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".toml", ".txt"}
-             and p.name != Path(__file__).name and "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
+    cited = [
+        str(p.relative_to(ROOT))
+        for folder in ("wilson", "actors", "channels", "storage", "bin", "docs", "tests")
+        for p in (ROOT / folder).rglob("*")
+        if p.suffix in {".py", ".md", ".toml", ".txt"}
+        and p.name != Path(__file__).name
+        and "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")
+    ]
     assert cited == [] and "DESIGN" + ".md" not in readme
 
 
@@ -450,10 +505,15 @@ def _function(tree: ast.AST, name: str):
 def test_the_dashboard_has_one_router_over_module_level_handlers():
     tree = ast.parse((ROOT / "channels" / "web" / "server.py").read_text(encoding="utf-8"))
     build = _function(tree, "build")
-    nested = [n.name for n in ast.walk(build) if n is not build and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nested = [
+        n.name for n in ast.walk(build) if n is not build and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     assert nested == [], f"build() defines handlers inside itself: {nested}"
-    routed = [call.args[1].id for call in ast.walk(build) if isinstance(call, ast.Call)
-              and getattr(call.func, "id", None) == "guard"]
+    routed = [
+        call.args[1].id
+        for call in ast.walk(build)
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "guard"
+    ]
     handlers = {n.name for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
     assert len(routed) >= 25 and set(routed) <= handlers
 
@@ -465,7 +525,10 @@ def test_the_cortex_thinks_by_one_method_per_route_each_returning_a_thought():
     run = _function(tree, "run")
     assert run.end_lineno - run.lineno < 15, "run() chooses the route and hands over; the routes are methods"
     # the route is chosen once, and no outcome waits as None to be filled in later
-    assert not [n for n in ast.walk(run) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
-                and n.value.value is None]
+    assert not [
+        n
+        for n in ast.walk(run)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is None
+    ]
     outcome = ast.parse((ROOT / "actors" / "cortex" / "outcome.py").read_text(encoding="utf-8"))
     assert ast.unparse(_function(outcome, "record_outcome").returns) == "Notify"

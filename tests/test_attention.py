@@ -32,8 +32,11 @@ def _background_proposal(row: Outbox) -> bool:
 def proactive_messages() -> list[Outbox]:
     """Delivered rows nobody asked for, oldest first."""
     rows = []
-    for row in (Outbox.select().where((Outbox.status == "delivered") & (Outbox.surfaced == True)
-                                      & (Outbox.channel != "silent")).order_by(Outbox.delivered_at, Outbox.id)):
+    for row in (
+        Outbox.select()
+        .where((Outbox.status == "delivered") & (Outbox.surfaced == True) & (Outbox.channel != "silent"))
+        .order_by(Outbox.delivered_at, Outbox.id)
+    ):
         key = row.idempotency_key
         if key.startswith(("surface:", "followups:", "briefing:")):
             rows.append(row)
@@ -46,8 +49,14 @@ def live_sixty_days(app) -> None:
     tz = app.config.timezone
     calendar = app.calendar_file()
     add_event(calendar, TRIP, date(2027, 4, 10), date(2027, 4, 24), "Tokyo", tz=tz)
-    add_event(calendar, "Dentist appointment", datetime(2027, 2, 9, 10, 0, tzinfo=tz),
-              datetime(2027, 2, 9, 11, 0, tzinfo=tz), "Dr. Weiss", tz=tz)
+    add_event(
+        calendar,
+        "Dentist appointment",
+        datetime(2027, 2, 9, 10, 0, tzinfo=tz),
+        datetime(2027, 2, 9, 11, 0, tzinfo=tz),
+        "Dr. Weiss",
+        tz=tz,
+    )
     add_event(calendar, "Anna's birthday", date(2027, 2, 20), date(2027, 2, 20), tz=tz)
     app.wait_idle()
     for day in range(DAYS):
@@ -73,8 +82,10 @@ def test_sixty_days_of_life_stay_within_the_attention_budget(make_app):
     per_day: dict[date, list[Outbox]] = {}
     for row in messages:
         per_day.setdefault(row.delivered_at.astimezone(tz).date(), []).append(row)
-    print(f"\n{len(messages)} proactive messages in {DAYS} days "
-          f"({sum(1 for r in messages if r.idempotency_key.startswith('briefing:'))} briefings)")
+    print(
+        f"\n{len(messages)} proactive messages in {DAYS} days "
+        f"({sum(1 for r in messages if r.idempotency_key.startswith('briefing:'))} briefings)"
+    )
     for day, rows in sorted(per_day.items()):
         print(day, [r.text.splitlines()[0][:70] for r in rows])
     # Measured on the same scenario before the attention budget: 59 (windows 14d,7d,3d,1d,due,overdue,
@@ -106,10 +117,16 @@ MORNING = datetime(2027, 1, 6, 6, 0, tzinfo=UTC)
 def test_under_the_cap_a_message_goes_now_and_over_it_waits_for_the_briefing():
     assert place(urgent=False, over_cap_ok=False, quiet_end=None, spent=2, cap=3).action == "now"
     assert place(urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3).action == "waiting"
-    assert place(urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False,
-                 next_morning=MORNING) == Placement("held", MORNING, place(
-                     urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False,
-                     next_morning=MORNING).reason, by_cap=True)
+    assert place(
+        urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False, next_morning=MORNING
+    ) == Placement(
+        "held",
+        MORNING,
+        place(
+            urgent=False, over_cap_ok=False, quiet_end=None, spent=3, cap=3, briefing=False, next_morning=MORNING
+        ).reason,
+        by_cap=True,
+    )
 
 
 def test_urgent_breaks_cap_and_quiet_hours_while_triage_urgency_breaks_only_the_cap():
@@ -135,6 +152,7 @@ def test_the_cap_is_counted_per_local_day_from_the_outbox(db):
 
 # "On it" ---------------------------------------------------------------------------
 
+
 def test_on_it_is_recognised_as_the_whole_message_only():
     for said in ("on it", "On it!", "I'm on it", "I’m on it 👍", "ok, working on it", "will do, thanks"):
         assert attention.is_on_it(said), said
@@ -145,8 +163,9 @@ def test_on_it_is_recognised_as_the_whole_message_only():
 def _followup(task_id: int, key: str, at: datetime, **kw) -> Outbox:
     from storage import outbox
 
-    return outbox.add(channel="repl", text=f"Follow-up {key}", trace_id=key, key=key, at=at,
-                      payload={"tasks": [task_id]}, **kw)
+    return outbox.add(
+        channel="repl", text=f"Follow-up {key}", trace_id=key, key=key, at=at, payload={"tasks": [task_id]}, **kw
+    )
 
 
 def _user_says(text: str, at: datetime, **payload) -> Inbox:
@@ -163,8 +182,9 @@ def test_on_it_after_a_follow_up_drops_the_rest_of_that_window_but_not_the_next(
     Outbox.update(status="delivered", delivered_at=NOW).where(Outbox.id == told.id).execute()
     # the same window's second message (the run surfaced two), held for the morning
     same = _followup(task.id, "surface:7:1", NOW, deliver_after=MORNING)
-    assert attention.record_ack(_user_says("I'm on it", NOW + timedelta(minutes=5)),
-                                NOW + timedelta(minutes=5)) == told.id
+    assert (
+        attention.record_ack(_user_says("I'm on it", NOW + timedelta(minutes=5)), NOW + timedelta(minutes=5)) == told.id
+    )
     # the next window fires after the acknowledgement, also held for the morning
     following = _followup(task.id, "followups:due", NOW + timedelta(hours=3), deliver_after=MORNING)
     assert attention.drop_stale_held(MORNING) == [same.id]
@@ -184,10 +204,19 @@ def test_on_it_counts_only_as_an_answer_to_a_follow_up(db):
     assert attention.record_ack(replied, NOW) == old.id and Feedback.select().count() == 1, "once per message"
     assert attention.acknowledged([task.id], NOW - timedelta(days=2)) == {task.id}
     assert attention.record_ack(_user_says("what's on the list?", NOW), NOW) is None
-    heads_up = Outbox.create(channel="repl", text="Heads-up", trace_id="h", idempotency_key="surface:9:0",
-                             status="delivered", created_at=NOW, delivered_at=NOW, payload={})
-    assert heads_up.id and attention.record_ack(_user_says("on it", NOW), NOW) is None, \
+    heads_up = Outbox.create(
+        channel="repl",
+        text="Heads-up",
+        trace_id="h",
+        idempotency_key="surface:9:0",
+        status="delivered",
+        created_at=NOW,
+        delivered_at=NOW,
+        payload={},
+    )
+    assert heads_up.id and attention.record_ack(_user_says("on it", NOW), NOW) is None, (
         "the latest message Wilson sent unasked was no follow-up"
+    )
 
 
 def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_comes(make_app):
@@ -197,8 +226,9 @@ def test_on_it_typed_after_a_follow_up_is_recorded_and_the_next_window_still_com
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
     tz = app.config.timezone
     now = app.clock.now()
-    task = Task.create(title="Call the plumber", due=datetime(2027, 1, 7, 21, 0, tzinfo=tz), created_at=now,
-                       escalation=["1d", "due"])
+    task = Task.create(
+        title="Call the plumber", due=datetime(2027, 1, 7, 21, 0, tzinfo=tz), created_at=now, escalation=["1d", "due"]
+    )
     plan_task(task, now, ["1d", "due"], tz)
     app.advance(timedelta(days=1, hours=13, minutes=5))  # to 21:05 on the 6th: the 1d follow-up is out
     told = [r for r in proactive_messages() if task.id in (r.payload or {}).get("tasks", [])]
@@ -219,8 +249,13 @@ def test_news_of_calendar_events_is_over_when_the_last_of_them_is_over_before_an
         return SimpleNamespace(payload={"buffers": list(buffers)})
 
     berlin = ZoneInfo("Europe/Berlin")
-    tonight = {"channel": "calendar", "start": "2027-01-05T23:00:00+01:00", "end": "2027-01-05T23:30:00+01:00",
-               "occurrences": 1, "previous": {"start": "2027-01-05T21:00:00+01:00", "end": None}}
+    tonight = {
+        "channel": "calendar",
+        "start": "2027-01-05T23:00:00+01:00",
+        "end": "2027-01-05T23:30:00+01:00",
+        "occurrences": 1,
+        "previous": {"start": "2027-01-05T21:00:00+01:00", "end": None},
+    }
     moved_on = dict(tonight, start="2027-01-07T10:00:00+01:00", end=None)
     all_day = {"channel": "calendar", "start": "2027-01-04T23:00:00+00:00", "end": "2027-01-06", "all_day": True}
     assert attention.over_at(row(tonight), berlin) == datetime(2027, 1, 5, 22, 30, tzinfo=UTC)

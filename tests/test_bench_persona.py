@@ -39,8 +39,11 @@ def test_the_input_comes_a_day_at_a_time_each_days_input_within_that_day_and_in_
         first = START.astimezone(TZ).date() + timedelta(days=number)
         assert day and {s.at.astimezone(TZ).date() for s in day} == {first}
         assert day == sorted(day)
-    assert [s.text for day in days for s in day if s.kind == "calendar"] == ["Emergency dentist", "Dinner with Sam",
-                                                              "Team offsite planning"]
+    assert [s.text for day in days for s in day if s.kind == "calendar"] == [
+        "Emergency dentist",
+        "Dinner with Sam",
+        "Team offsite planning",
+    ]
 
 
 def test_without_the_corpus_every_newsletter_is_generated_at_kilobyte_size(tmp_path, monkeypatch):
@@ -52,8 +55,14 @@ def test_without_the_corpus_every_newsletter_is_generated_at_kilobyte_size(tmp_p
 
 
 def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
-    items = [{"buffer_id": i, "untrusted": "from your email",
-              "text": f"Email from deals@shop.example: Spring sale {i}\nbody"} for i in range(2000)]
+    items = [
+        {
+            "buffer_id": i,
+            "untrusted": "from your email",
+            "text": f"Email from deals@shop.example: Spring sale {i}\nbody",
+        }
+        for i in range(2000)
+    ]
     perfect = [proactivity._triage_item(i)["action"] for i in items]
     erring = [proactivity._triage_item(i, proactivity.SENSITIVITY)["action"] for i in items]
     assert set(perfect) == {"drop"}
@@ -63,11 +72,17 @@ def test_the_erring_classifier_errs_at_its_rates_and_the_same_way_each_time():
     missed = sum(not proactivity._ras_urgent(i, proactivity.SENSITIVITY) for i in urgent)
     assert 0.08 < missed / len(urgent) < 0.12
     assert all(proactivity._ras_urgent(i) for i in urgent)
-    reply = {"buffer_id": 1, "untrusted": "from your email",
-             "text": "Email from Petra <boss@work.example>: Re: URGENT: slides"}
+    reply = {
+        "buffer_id": 1,
+        "untrusted": "from your email",
+        "text": "Email from Petra <boss@work.example>: Re: URGENT: slides",
+    }
     assert proactivity._triage_item(reply)["priority"] == 1  # a reply keeps its subject's words
-    named = {"buffer_id": 2, "untrusted": "from your email",
-             "text": "Email from Airline Alerts <a@b.example>: URGENT: rebook"}
+    named = {
+        "buffer_id": 2,
+        "untrusted": "from your email",
+        "text": "Email from Airline Alerts <a@b.example>: URGENT: rebook",
+    }
     assert proactivity._triage_item(named)["priority"] == 1
 
 
@@ -75,13 +90,19 @@ def test_the_scripted_triage_groups_kept_mail_of_one_subject_as_its_prompt_asks(
     def mail(i, subject, sender="Mr Berger <landlord@mail.example>"):
         return {"buffer_id": i, "untrusted": "from your email", "text": f"Email from {sender}: {subject}\nSent …"}
 
-    items = [mail(1, "Action needed: sign the lease"), mail(2, "Action needed: sign the lease"),
-             mail(3, "Re: Action needed: sign the lease"), mail(4, "Action needed: confirm the check-up"),
-             mail(7, "Action needed: sign the lease", sender="Ms Weber <weber@flats.example>"),
-             {"buffer_id": 5, "untrusted": "from your calendar", "text": "Changed: Dentist"},
-             {"buffer_id": 6, "untrusted": "from your calendar", "text": "Changed: Dentist"}]
-    body = {"tools": [{"type": "function", "function": {"name": "triage"}}],
-            "messages": [{"role": "user", "content": json.dumps({"items": items})}]}
+    items = [
+        mail(1, "Action needed: sign the lease"),
+        mail(2, "Action needed: sign the lease"),
+        mail(3, "Re: Action needed: sign the lease"),
+        mail(4, "Action needed: confirm the check-up"),
+        mail(7, "Action needed: sign the lease", sender="Ms Weber <weber@flats.example>"),
+        {"buffer_id": 5, "untrusted": "from your calendar", "text": "Changed: Dentist"},
+        {"buffer_id": 6, "untrusted": "from your calendar", "text": "Changed: Dentist"},
+    ]
+    body = {
+        "tools": [{"type": "function", "function": {"name": "triage"}}],
+        "messages": [{"role": "user", "content": json.dumps({"items": items})}],
+    }
     [answer] = proactivity.scripted_reply(body)["tool_calls"]
     kept = {tuple(i["buffer_ids"]): i.get("summary") for i in answer["arguments"]["items"]}
     assert kept == {(1, 2, 3): "Action needed: sign the lease", (4,): None, (5,): None, (6,): None, (7,): None}
@@ -101,8 +122,11 @@ def test_the_scripted_triage_gives_the_line_to_tell_only_for_a_kept_mail_that_ne
 
 def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:
     context = {"now": "2027-03-01T09:00+01:00", "stimulus": {"origin": "user", "kind": "chat"}}
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "CONTEXT " + json.dumps(context)},
-                {"role": "user", "content": text}]
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "CONTEXT " + json.dumps(context)},
+        {"role": "user", "content": text},
+    ]
     if after_tool:
         messages += [{"role": "assistant", "content": None}, {"role": "tool", "content": "{}"}]
     return {"messages": messages, "tools": [{"type": "function", "function": {"name": t}} for t in tools]}
@@ -110,8 +134,9 @@ def _user_body(text: str, tools: list[str], after_tool: bool = False) -> dict:
 
 def test_a_calendar_question_takes_a_tool_round_when_the_tool_is_offered():
     asked = proactivity.scripted_reply(_user_body("what's on my calendar today?", ["calendar_lookup", "now"]))
-    assert asked == {"tool_calls": [{"name": "calendar_lookup",
-                                     "arguments": {"start": "2027-03-01", "end": "2027-03-01"}}]}
+    assert asked == {
+        "tool_calls": [{"name": "calendar_lookup", "arguments": {"start": "2027-03-01", "end": "2027-03-01"}}]
+    }
     answered = proactivity.scripted_reply(_user_body("what's on my calendar today?", ["calendar_lookup"], True))
     assert answered["text"]
     assert "text" in proactivity.scripted_reply(_user_body("what's on my calendar today?", ["now"]))
@@ -123,8 +148,9 @@ def test_the_per_event_agent_runs_every_event_as_a_turn_on_its_bootstrap_and_ses
     run = proactivity.per_event_agent(1, [follow_up], bootstrap_tokens=2_000)
     events = persona.stimuli(START, 1, TZ)
     assert run["turns"] == len(events) + 1
-    calendar_chats = sum(1 for e in events if e.kind == "chat" and proactivity._chat_tool(
-        e.text, {"calendar_lookup", "list_tasks"}))
+    calendar_chats = sum(
+        1 for e in events if e.kind == "chat" and proactivity._chat_tool(e.text, {"calendar_lookup", "list_tasks"})
+    )
     assert run["rounds"] > run["turns"] + calendar_chats  # tool rounds: calendar reads, messages to the user
     assert run["tokens"]["prompt"] > run["rounds"] * 2_000  # every call carries the bootstrap
     chats = [e.text for e in events if e.kind == "chat"]
@@ -149,8 +175,13 @@ def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had
     from storage import buffers, trace
 
     def mail(n: int, sender: str, hours: int, subject: str = ""):
-        return buffers.add(channel="email", text=f"Email from {sender}: mail {n}", dedup_key=str(n),
-                           at=START + timedelta(hours=hours), payload={"from": sender, "subject": subject})
+        return buffers.add(
+            channel="email",
+            text=f"Email from {sender}: mail {n}",
+            dedup_key=str(n),
+            at=START + timedelta(hours=hours),
+            payload={"from": sender, "subject": subject},
+        )
 
     before = mail(1, "bank@example.com", 1)  # urgent, before any mail of the bank's was screened
     screened = mail(2, "bank@example.com", 2)
@@ -163,18 +194,34 @@ def test_an_urgent_mail_counts_as_from_a_routine_sender_only_once_the_screen_had
     closing = mail(6, "school@example.com", 6, "School closes at noon")
     on_subject = mail(7, "school@example.com", 7, "Re: Newsletter")  # urgent, on the routine subject
     ruled = mail(8, "offers@shop.example", 8)
-    trace.record(ruled.trace_id, "dropped", "triage", "bulk mail from offers@shop.example: triage dropped its last 5",
-                 START + timedelta(hours=8))
+    trace.record(
+        ruled.trace_id,
+        "dropped",
+        "triage",
+        "bulk mail from offers@shop.example: triage dropped its last 5",
+        START + timedelta(hours=8),
+    )
     assert proactivity._routine_screen([before.id, after.id, other.id, closing.id, on_subject.id]) == {
-        "screened": 2, "urgent": 5, "urgent_screened": 0, "urgent_from_routine": 2, "bulk_ruled": 1}
+        "screened": 2,
+        "urgent": 5,
+        "urgent_screened": 0,
+        "urgent_from_routine": 2,
+        "bulk_ruled": 1,
+    }
 
 
 def test_the_scripted_model_says_nothing_about_a_thread_it_told_of_in_the_last_day():
-    context = {"stimulus": {"origin": "background", "kind": "buffered"},
-               "told_before": {"told": [{"at": "2027-03-01T10:30+01:00", "text": "From the email …"}]}}
-    body = {"tools": [{"type": "function", "function": {"name": "surface"}}],
-            "messages": [{"role": "user", "content": "CONTEXT " + json.dumps(context)},
-                         {"role": "user", "content": "Email from a@b.example: URGENT: call me"}]}
+    context = {
+        "stimulus": {"origin": "background", "kind": "buffered"},
+        "told_before": {"told": [{"at": "2027-03-01T10:30+01:00", "text": "From the email …"}]},
+    }
+    body = {
+        "tools": [{"type": "function", "function": {"name": "surface"}}],
+        "messages": [
+            {"role": "user", "content": "CONTEXT " + json.dumps(context)},
+            {"role": "user", "content": "Email from a@b.example: URGENT: call me"},
+        ],
+    }
     assert proactivity.scripted_reply(body) == {"text": ""}
     del context["told_before"]
     body["messages"][0]["content"] = "CONTEXT " + json.dumps(context)

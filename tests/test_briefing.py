@@ -15,13 +15,22 @@ MORNING = datetime(2027, 2, 9, 7, 0, tzinfo=TZ)  # Tue 9 Feb, 07:00 local
 
 
 def snapshot_with(*entries: dict) -> None:
-    Cursor.create(name="calendar:test", value={"events": {e["uid"] + "|": e for e in entries}},
-                  updated_at=MORNING)
+    Cursor.create(name="calendar:test", value={"events": {e["uid"] + "|": e for e in entries}}, updated_at=MORNING)
 
 
 def entry(uid, title, start, end, all_day=False, location=None, status=None) -> dict:
-    return {"uid": uid, "recurrence_id": None, "sequence": 0, "title": title, "start": start.isoformat(),
-            "end": end.isoformat(), "all_day": all_day, "location": location, "status": status, "doc": ""}
+    return {
+        "uid": uid,
+        "recurrence_id": None,
+        "sequence": 0,
+        "title": title,
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "all_day": all_day,
+        "location": location,
+        "status": status,
+        "doc": "",
+    }
 
 
 def config(tmp_path, **env):
@@ -29,27 +38,52 @@ def config(tmp_path, **env):
 
 
 def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_in_local_time(db, tmp_path):
-    snapshot_with(entry("d", "Dentist", datetime(2027, 2, 9, 10, 0, tzinfo=TZ), datetime(2027, 2, 9, 11, 0, tzinfo=TZ),
-                        location="Dr. Weiss"),
-                  entry("b", "Anna's birthday", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 10, tzinfo=TZ),
-                        all_day=True),
-                  entry("x", "Cancelled lunch", datetime(2027, 2, 9, 12, 0, tzinfo=TZ),
-                        datetime(2027, 2, 9, 13, 0, tzinfo=TZ), status="CANCELLED"),
-                  entry("t", "Trip", datetime(2027, 2, 1, tzinfo=TZ), datetime(2027, 2, 12, tzinfo=TZ), all_day=True))
-    flights = Task.create(title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True,
-                          created_at=MORNING)
+    snapshot_with(
+        entry(
+            "d",
+            "Dentist",
+            datetime(2027, 2, 9, 10, 0, tzinfo=TZ),
+            datetime(2027, 2, 9, 11, 0, tzinfo=TZ),
+            location="Dr. Weiss",
+        ),
+        entry("b", "Anna's birthday", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 10, tzinfo=TZ), all_day=True),
+        entry(
+            "x",
+            "Cancelled lunch",
+            datetime(2027, 2, 9, 12, 0, tzinfo=TZ),
+            datetime(2027, 2, 9, 13, 0, tzinfo=TZ),
+            status="CANCELLED",
+        ),
+        entry("t", "Trip", datetime(2027, 2, 1, tzinfo=TZ), datetime(2027, 2, 12, tzinfo=TZ), all_day=True),
+    )
+    flights = Task.create(
+        title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, created_at=MORNING
+    )
     Task.create(title="Call the bank", due=datetime(2027, 2, 9, 15, 30, tzinfo=TZ), created_at=MORNING)
     visa = Task.create(title="Visa", due=datetime(2027, 2, 8, tzinfo=TZ), due_is_date=True, created_at=MORNING)
-    Task.create(title="Done already", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, status="done",
-                created_at=MORNING)
-    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=MORNING,
-                               expires_at=MORNING + timedelta(days=1))
-    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={},
-                        description="Add task 'Pack'\n   Notes: passport, adapters")
+    Task.create(
+        title="Done already", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, status="done", created_at=MORNING
+    )
+    approval = Approval.create(
+        trace_id="t",
+        approver="owner",
+        channel="repl",
+        nonce="n",
+        created_at=MORNING,
+        expires_at=MORNING + timedelta(days=1),
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool="create_task",
+        args={},
+        description="Add task 'Pack'\n   Notes: passport, adapters",
+    )
     from storage import outbox
 
-    outbox.add(channel="repl", text="Proposal …", trace_id="t", key=f"proposal:{approval.id}",
-               at=MORNING - timedelta(hours=1))  # shown on its own before: the briefing names it in one line
+    outbox.add(
+        channel="repl", text="Proposal …", trace_id="t", key=f"proposal:{approval.id}", at=MORNING - timedelta(hours=1)
+    )  # shown on its own before: the briefing names it in one line
 
     box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
 
@@ -69,10 +103,10 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
 
 
 def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_in_the_calendar(db, tmp_path):
-    snapshot_with(entry("d", "Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ),
-                        all_day=True),
-                  entry("l", "Team lunch", datetime(2027, 2, 9, 12, 30, tzinfo=TZ),
-                        datetime(2027, 2, 9, 13, 30, tzinfo=TZ)))
+    snapshot_with(
+        entry("d", "Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ), all_day=True),
+        entry("l", "Team lunch", datetime(2027, 2, 9, 12, 30, tzinfo=TZ), datetime(2027, 2, 9, 13, 30, tzinfo=TZ)),
+    )
 
     def topic(title, starts, ends=None, status="active"):
         Topic.create(title=title, starts=starts, ends=ends, status=status, created_at=MORNING - timedelta(days=7))
@@ -88,13 +122,19 @@ def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_i
 
     assert box.text.startswith("Good morning! Your Tue 9 Feb:\n\nToday:\n")
     today = box.text.split("Today:\n")[1].split("\n\n")[0].splitlines()
-    assert today == ["• Trip to Lisbon (all day, until Fri 12 Feb)", "• Kitchen renovation (until Fri 19 Feb)",
-                     "• 10:00 Appointment", "• 12:30–13:30 Team lunch"]
+    assert today == [
+        "• Trip to Lisbon (all day, until Fri 12 Feb)",
+        "• Kitchen renovation (until Fri 19 Feb)",
+        "• 10:00 Appointment",
+        "• 12:30–13:30 Team lunch",
+    ]
 
 
 def test_a_day_with_nothing_sends_nothing_unless_always(db, tmp_path):
     Task.create(title="Later", due=datetime(2027, 3, 1, tzinfo=TZ), due_is_date=True, created_at=MORNING)
-    snapshot_with(entry("n", "Next week", datetime(2027, 2, 16, 9, 0, tzinfo=TZ), datetime(2027, 2, 16, 10, 0, tzinfo=TZ)))
+    snapshot_with(
+        entry("n", "Next week", datetime(2027, 2, 16, 9, 0, tzinfo=TZ), datetime(2027, 2, 16, 10, 0, tzinfo=TZ))
+    )
     assert briefing.write_day_briefing(MORNING, config(tmp_path), compose=False) is None
     assert Outbox.select().count() == 0
     box = briefing.write_day_briefing(MORNING, config(tmp_path, WILSON_ATTENTION_BRIEFING="always"), compose=False)
@@ -111,10 +151,21 @@ def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_p
     from storage import outbox
     from actors import attention
 
-    kept = outbox.add(channel="repl", text="Heads-up: the parcel is at the post office", trace_id="t",
-                      key="surface:9:0", at=MORNING - timedelta(hours=10))
-    over = outbox.add(channel="repl", text="Heads-up: the pub quiz moved to 23:30", trace_id="u", key="surface:10:0",
-                      at=MORNING - timedelta(hours=9), payload={"over_at": (MORNING - timedelta(hours=7)).isoformat()})
+    kept = outbox.add(
+        channel="repl",
+        text="Heads-up: the parcel is at the post office",
+        trace_id="t",
+        key="surface:9:0",
+        at=MORNING - timedelta(hours=10),
+    )
+    over = outbox.add(
+        channel="repl",
+        text="Heads-up: the pub quiz moved to 23:30",
+        trace_id="u",
+        key="surface:10:0",
+        at=MORNING - timedelta(hours=9),
+        payload={"over_at": (MORNING - timedelta(hours=7)).isoformat()},
+    )
     Outbox.update(status=attention.WAITING).where(Outbox.id.in_([kept.id, over.id])).execute()
     box = briefing.write_day_briefing(MORNING, config(tmp_path), compose=False)
     assert "• Heads-up: the parcel is at the post office" in box.text
@@ -126,14 +177,27 @@ def test_follow_ups_kept_back_by_the_cap_are_told_in_the_briefing_once(db, tmp_p
 def morning_run(priority: int = 2):
     from storage import inbox
 
-    return inbox.add(source="calendar", text="Trip to Japan is in your calendar", priority=priority,
-                     at=MORNING, kind="event", origin="background")
+    return inbox.add(
+        source="calendar",
+        text="Trip to Japan is in your calendar",
+        priority=priority,
+        at=MORNING,
+        kind="event",
+        origin="background",
+    )
 
 
 def plan_from(row, title="Check passport validity"):
-    approval = Approval.create(trace_id=row.trace_id, approver="owner", channel="repl", nonce="n", created_at=MORNING,
-                               expires_at=MORNING + timedelta(days=3), inbox_id=row.id,
-                               reason="because “Trip to Japan” is in your calendar on Sat 10 Apr")
+    approval = Approval.create(
+        trace_id=row.trace_id,
+        approver="owner",
+        channel="repl",
+        nonce="n",
+        created_at=MORNING,
+        expires_at=MORNING + timedelta(days=3),
+        inbox_id=row.id,
+        reason="because “Trip to Japan” is in your calendar on Sat 10 Apr",
+    )
     ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description=f"Add task '{title}'")
     ApprovalItem.create(approval=approval, position=2, tool="create_task", args={}, description="Add task 'Pack'")
     return approval
@@ -209,8 +273,12 @@ def test_a_briefing_that_waits_too_long_goes_with_what_it_has(db, tmp_path):
 
 def test_a_heads_up_due_later_today_rides_along_in_a_briefing_but_never_starts_one(db, tmp_path):
     cfg = config(tmp_path, WILSON_TICK_WINDOWS="7d,1d,due,overdue")
-    flights = Task.create(title="Book flights", due=datetime(2027, 2, 16, tzinfo=TZ), due_is_date=True,
-                          created_at=MORNING - timedelta(days=30))
+    flights = Task.create(
+        title="Book flights",
+        due=datetime(2027, 2, 16, tzinfo=TZ),
+        due_is_date=True,
+        created_at=MORNING - timedelta(days=30),
+    )
     assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None  # the 09:00 follow-up says it
     assert not TaskFiring.select().exists()
 
@@ -218,7 +286,8 @@ def test_a_heads_up_due_later_today_rides_along_in_a_briefing_but_never_starts_o
     box = briefing.write_day_briefing(MORNING + timedelta(days=0, minutes=1), cfg, compose=False)
     assert "Coming up:\n• Book flights, due in 7 days (Tue 16 Feb)" in box.text
     assert {(f.task_id, f.window) for f in TaskFiring.select().where(TaskFiring.task == flights.id)} == {
-        (flights.id, "7d")}
+        (flights.id, "7d")
+    }
     assert Task.get_by_id(flights.id).next_window == "1d"
 
 
@@ -227,8 +296,12 @@ def test_a_plan_made_in_the_night_is_told_in_full_in_the_morning_briefing_not_on
     from storage.models import Topic
 
     app = make_app(start="2027-02-19T20:00:00+01:00", llm="offline")
-    Topic.create(title="Anna's birthday", starts=datetime(2027, 2, 19, tzinfo=TZ), ends=datetime(2027, 2, 20, tzinfo=TZ),
-                 created_at=app.clock.now())
+    Topic.create(
+        title="Anna's birthday",
+        starts=datetime(2027, 2, 19, tzinfo=TZ),
+        ends=datetime(2027, 2, 20, tzinfo=TZ),
+        created_at=app.clock.now(),
+    )
     app.advance(timedelta(hours=12))  # past midnight (the topic ends; the offline rules propose to close it)
     # and past 07:00 (quiet hours end, the morning briefing)
     said = app.user_deliveries()
@@ -247,15 +320,28 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
     from storage import outbox
 
     def kept(name):
-        approval = Approval.create(trace_id=name, approver="owner", channel="repl", nonce="n", created_at=MORNING,
-                                   presented_at=MORNING, expires_at=MORNING + timedelta(days=3))
+        approval = Approval.create(
+            trace_id=name,
+            approver="owner",
+            channel="repl",
+            nonce="n",
+            created_at=MORNING,
+            presented_at=MORNING,
+            expires_at=MORNING + timedelta(days=3),
+        )
         ApprovalItem.create(approval=approval, position=1, tool="close_topic", args={}, description=f"Close {name}")
         return approval
 
     told, missed, waiting = kept("told"), kept("missed"), kept("waiting")
     assert make.release_kept(MORNING + timedelta(hours=1)) == []  # no briefing yet: they wait for it
-    outbox.add(channel="repl", text="Good morning!", trace_id="b", key="briefing:2027-02-09",
-               at=MORNING + timedelta(hours=2), payload={"proposals": [told.id]})
+    outbox.add(
+        channel="repl",
+        text="Good morning!",
+        trace_id="b",
+        key="briefing:2027-02-09",
+        at=MORNING + timedelta(hours=2),
+        payload={"proposals": [told.id]},
+    )
     Approval.update(presented_at=MORNING + timedelta(hours=3)).where(Approval.id == waiting.id).execute()
     assert make.release_kept(MORNING + timedelta(hours=4)) == [missed.id]  # that briefing left it out
     assert Approval.get_by_id(missed.id).presented_at is None  # the gate's recover shows it now
@@ -265,27 +351,60 @@ def test_a_plan_kept_for_a_briefing_that_did_not_tell_it_is_shown_on_its_own(db,
 
 
 def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answer_to_closing_its_topic(db, tmp_path):
-    trip = Topic.create(title="Trip to Japan", starts=MORNING - timedelta(days=15),
-                        ends=datetime(2027, 2, 7, tzinfo=TZ), created_at=MORNING - timedelta(days=90))  # to 6 Feb
-    exam = Topic.create(title="Exam", starts=MORNING + timedelta(days=10), ends=MORNING + timedelta(days=11),
-                        created_at=MORNING - timedelta(days=30))
-    for title, topic, days in (("Book accommodation", trip, 20), ("Submit expense report", trip, 1),
-                               ("Make a study plan", exam, 20), ("Call the bank", None, 20)):
-        Task.create(title=title, topic=topic, due=MORNING - timedelta(days=days), due_is_date=True,
-                    created_at=MORNING - timedelta(days=30))
+    trip = Topic.create(
+        title="Trip to Japan",
+        starts=MORNING - timedelta(days=15),
+        ends=datetime(2027, 2, 7, tzinfo=TZ),
+        created_at=MORNING - timedelta(days=90),
+    )  # to 6 Feb
+    exam = Topic.create(
+        title="Exam",
+        starts=MORNING + timedelta(days=10),
+        ends=MORNING + timedelta(days=11),
+        created_at=MORNING - timedelta(days=30),
+    )
+    for title, topic, days in (
+        ("Book accommodation", trip, 20),
+        ("Submit expense report", trip, 1),
+        ("Make a study plan", exam, 20),
+        ("Call the bank", None, 20),
+    ):
+        Task.create(
+            title=title,
+            topic=topic,
+            due=MORNING - timedelta(days=days),
+            due_is_date=True,
+            created_at=MORNING - timedelta(days=30),
+        )
     # a trip of whole days ends at midnight: a task due the day after is not its preparation
-    Task.create(title="Return the rental car", topic=trip, due=datetime(2027, 2, 7, tzinfo=TZ), due_is_date=True,
-                created_at=MORNING - timedelta(days=30))
+    Task.create(
+        title="Return the rental car",
+        topic=trip,
+        due=datetime(2027, 2, 7, tzinfo=TZ),
+        due_is_date=True,
+        created_at=MORNING - timedelta(days=30),
+    )
 
     def told():
         day = briefing.gather_day(MORNING, TZ, config(tmp_path))
         return "\n".join(day.overdue + day.raise_lines)
 
     assert "Book accommodation (Trip to Japan), was due" in told()  # nobody asked to close the trip yet
-    closing = Approval.create(trace_id="c", approver="owner", channel="repl", nonce="c", created_at=MORNING,
-                              expires_at=MORNING + timedelta(days=1))
-    item = ApprovalItem.create(approval=closing, position=1, tool="close_topic", args={"topic_id": trip.id},
-                               description="Close topic: Trip to Japan")
+    closing = Approval.create(
+        trace_id="c",
+        approver="owner",
+        channel="repl",
+        nonce="c",
+        created_at=MORNING,
+        expires_at=MORNING + timedelta(days=1),
+    )
+    item = ApprovalItem.create(
+        approval=closing,
+        position=1,
+        tool="close_topic",
+        args={"topic_id": trip.id},
+        description="Close topic: Trip to Japan",
+    )
     text = told()
     assert "Book accommodation" not in text  # its preparation: the answer to closing the trip settles it
     assert "Submit expense report (Trip to Japan), was due" in text  # due after the trip: still the user's
@@ -312,8 +431,10 @@ def test_an_unanswered_proposal_waits_until_its_event_listed_weekly_and_the_morn
     [approval] = Approval.select()
     shown = len(app.user_deliveries())
     app.advance(timedelta(days=16))  # it can matter until the appointment: it waits, not 72 hours
-    said = [(datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %d %H:%M"), d["text"])
-            for d in app.user_deliveries()[shown:]]
+    said = [
+        (datetime.fromisoformat(d["at"]).astimezone(TZ).strftime("%a %d %H:%M"), d["text"])
+        for d in app.user_deliveries()[shown:]
+    ]
     # listed a week on, and the morning before it becomes moot (its one reminder); then the note that it is gone
     assert [when for when, _ in said] == ["Wed 13 07:00", "Tue 19 07:00", "Wed 20 07:00"], said
     assert all(f"Proposal {approval.id}: New topic: Dentist appointment" in text for _, text in said[:2])
@@ -352,8 +473,9 @@ def test_a_muted_day_settles_nothing_and_a_held_briefing_keeps_the_quiet_hours_a
     from storage import mute
 
     cfg = config(tmp_path)
-    flights = Task.create(title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True,
-                          created_at=MORNING)
+    flights = Task.create(
+        title="Book flights", due=datetime(2027, 2, 9, tzinfo=TZ), due_is_date=True, created_at=MORNING
+    )
     mute.mute(MORNING + timedelta(days=2))
     assert briefing.write_day_briefing(MORNING, cfg, compose=False) is None
     assert not TaskFiring.select().where(TaskFiring.task == flights.id).exists()  # its day is told later
@@ -371,13 +493,12 @@ def test_a_muted_day_settles_nothing_and_a_held_briefing_keeps_the_quiet_hours_a
 
 def test_routine_meetings_are_counted_not_named_and_alone_make_no_briefing(db, tmp_path):
     # a standup and a 1:1 are in the user's calendar already; named each morning they would bury the dentist
-    snapshot_with(entry("s", "Daily standup", datetime(2027, 2, 9, 9, 30, tzinfo=TZ),
-                        datetime(2027, 2, 9, 9, 45, tzinfo=TZ)),
-                  entry("o", "1:1 Sabine", datetime(2027, 2, 9, 14, 0, tzinfo=TZ),
-                        datetime(2027, 2, 9, 14, 30, tzinfo=TZ)),
-                  entry("d", "Dentist", datetime(2027, 2, 10, 16, 0, tzinfo=TZ), datetime(2027, 2, 10, 16, 30, tzinfo=TZ)),
-                  entry("w", "Weekly sync", datetime(2027, 2, 10, 10, 0, tzinfo=TZ),
-                        datetime(2027, 2, 10, 10, 30, tzinfo=TZ)))
+    snapshot_with(
+        entry("s", "Daily standup", datetime(2027, 2, 9, 9, 30, tzinfo=TZ), datetime(2027, 2, 9, 9, 45, tzinfo=TZ)),
+        entry("o", "1:1 Sabine", datetime(2027, 2, 9, 14, 0, tzinfo=TZ), datetime(2027, 2, 9, 14, 30, tzinfo=TZ)),
+        entry("d", "Dentist", datetime(2027, 2, 10, 16, 0, tzinfo=TZ), datetime(2027, 2, 10, 16, 30, tzinfo=TZ)),
+        entry("w", "Weekly sync", datetime(2027, 2, 10, 10, 0, tzinfo=TZ), datetime(2027, 2, 10, 10, 30, tzinfo=TZ)),
+    )
     assert briefing.write_day_briefing(MORNING, config(tmp_path), compose=False) is None  # only meetings: no message
     box = briefing.write_day_briefing(MORNING + timedelta(days=1), config(tmp_path), compose=False)
     today = box.text.split("Today:\n")[1].split("\n\n")[0].splitlines()

@@ -16,8 +16,9 @@ def test_spent_budget_pauses_background_but_not_the_user_or_deadlines(make_app):
     now = app.clock.now()
     task = Task.create(title="Renew passport", due=now + timedelta(days=3), due_is_date=False, created_at=now)
     plan_task(task, now, ["3d", "1d", "due"], app.config.timezone)
-    add_event(app.calendar_file(), "Trip to Japan", date(2027, 4, 10), date(2027, 4, 24), "Tokyo",
-              tz=app.config.timezone)
+    add_event(
+        app.calendar_file(), "Trip to Japan", date(2027, 4, 10), date(2027, 4, 24), "Tokyo", tz=app.config.timezone
+    )
 
     app.say("hello")
     app.wait_idle()
@@ -31,7 +32,8 @@ def test_spent_budget_pauses_background_but_not_the_user_or_deadlines(make_app):
     assert len({d["at"][:10] for d in first_day}) == len(first_day), "said once per day, not per run"
     reminders = [t for t in texts if "Renew passport" in t]
     assert len(reminders) >= 2, "deadline follow-ups still reach the user without a model"
-    assert ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).count() >= 1, \
+    assert ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).count() >= 1, (
         "buffered input waits for budget instead of being lost"
+    )
     background = TokenUsage.select().where(TokenUsage.role.in_(("fast", "reflex")))
     assert sum(r.prompt_tokens + r.completion_tokens for r in background) == 0

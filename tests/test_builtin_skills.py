@@ -26,8 +26,11 @@ def kernel_sections() -> set[str]:
     tree = ast.parse((ROOT / "wilson" / "kernel" / "config.py").read_text(encoding="utf-8"))
     found = set()
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign)
-                                                                     else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        )
         if isinstance(target, ast.Name) and target.id in ("DEFAULTS", "SCHEMA") and isinstance(node.value, ast.Dict):
             found |= {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
     return found
@@ -50,5 +53,6 @@ def test_a_skill_without_its_optional_library_says_what_to_install_and_offers_no
     config = configmod.load(ROOT / "no-home-here", environ={})
     monkeypatch.setattr(skills, "installed", lambda: (skills.Installed("somewhere", skill, "test"),))
     assert skills.not_set_up(config) == {
-        "look_somewhere": "it needs the wilson_no_such_library library (pip install 'wilson[somewhere]')"}
+        "look_somewhere": "it needs the wilson_no_such_library library (pip install 'wilson[somewhere]')"
+    }
     assert "  needs: the wilson_no_such_library library (pip install 'wilson[somewhere]')" in skills.describe(config)

@@ -16,7 +16,15 @@ from loguru import logger
 
 from channels import calendar as cal
 from channels.calendar import (
-    CalendarChannel, CalendarError, Change, IcsFileSource, IcsUrlSource, describe, diff, parse_calendar, snapshot,
+    CalendarChannel,
+    CalendarError,
+    Change,
+    IcsFileSource,
+    IcsUrlSource,
+    describe,
+    diff,
+    parse_calendar,
+    snapshot,
 )
 from channels.calendar import channel as calendar_channel
 from storage.db import database
@@ -54,6 +62,7 @@ def one(data: bytes, **kw) -> cal.Event:
 
 # Parsing ------------------------------------------------------------------
 
+
 def test_utc_time_is_kept_whatever_the_user_timezone():
     data = ics("UID:a\nDTSTART:20270310T090000Z\nDTEND:20270310T100000Z\nSUMMARY:Call")
     for tz in (BERLIN, NEW_YORK):
@@ -71,14 +80,17 @@ def test_floating_time_is_read_in_the_user_timezone():
 
 
 def test_vtimezone_component_defines_the_zone():
-    zone = ("BEGIN:VTIMEZONE\r\nTZID:My Office Time\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
-            "TZOFFSETFROM:+0530\r\nTZOFFSETTO:+0530\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n")
+    zone = (
+        "BEGIN:VTIMEZONE\r\nTZID:My Office Time\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
+        "TZOFFSETFROM:+0530\r\nTZOFFSETTO:+0530\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+    )
     data = ics("UID:a\nDTSTART;TZID=My Office Time:20270310T090000\nSUMMARY:Standup", extra=zone)
     assert one(data).start == datetime(2027, 3, 10, 3, 30, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("tzid, hour", [("W. Europe Standard Time", 8), ("Pacific Standard Time", 17),
-                                        ("Europe/Berlin", 8)])
+@pytest.mark.parametrize(
+    "tzid, hour", [("W. Europe Standard Time", 8), ("Pacific Standard Time", 17), ("Europe/Berlin", 8)]
+)
 def test_windows_and_olson_zone_names_without_vtimezone(tzid, hour):
     data = ics(f"UID:a\nDTSTART;TZID={tzid}:20270310T090000\nDTEND;TZID={tzid}:20270310T100000\nSUMMARY:Meeting")
     event = one(data, tz=NEW_YORK)  # the user's zone must not leak into a zoned time
@@ -86,8 +98,9 @@ def test_windows_and_olson_zone_names_without_vtimezone(tzid, hour):
 
 
 def test_all_day_event_keeps_its_dates_in_the_user_timezone():
-    data = ics("UID:trip\nDTSTART;VALUE=DATE:20270410\nDTEND;VALUE=DATE:20270425\nSUMMARY:Trip to Japan\n"
-               "LOCATION:Tokyo")
+    data = ics(
+        "UID:trip\nDTSTART;VALUE=DATE:20270410\nDTEND;VALUE=DATE:20270425\nSUMMARY:Trip to Japan\nLOCATION:Tokyo"
+    )
     event = one(data, tz=BERLIN)
     assert event.all_day is True
     assert event.start == datetime(2027, 4, 10, tzinfo=BERLIN).astimezone(UTC)
@@ -99,9 +112,11 @@ def test_all_day_event_keeps_its_dates_in_the_user_timezone():
 
 
 def test_weekly_recurrence_is_expanded_within_the_window_only():
-    data = ics("UID:standup\nDTSTART;TZID=Europe/Berlin:20261102T090000\nDTEND;TZID=Europe/Berlin:20261102T091500\n"
-               "RRULE:FREQ=WEEKLY;BYDAY=MO\nSUMMARY:Standup",
-               "UID:once\nDTSTART:20261210T090000Z\nSUMMARY:Once")
+    data = ics(
+        "UID:standup\nDTSTART;TZID=Europe/Berlin:20261102T090000\nDTEND;TZID=Europe/Berlin:20261102T091500\n"
+        "RRULE:FREQ=WEEKLY;BYDAY=MO\nSUMMARY:Standup",
+        "UID:once\nDTSTART:20261210T090000Z\nSUMMARY:Once",
+    )
     events = parse(data, span=timedelta(days=150))  # 29 Nov 2026 .. 28 April 2027
     standups = [e for e in events if e.uid == "standup"]
     assert len(standups) == 22  # Mondays 30 Nov 2026 .. 26 April 2027
@@ -114,8 +129,10 @@ def test_weekly_recurrence_is_expanded_within_the_window_only():
 
 
 def test_overridden_occurrence_and_exdate():
-    data = ics("UID:s\nDTSTART:20261207T090000Z\nRRULE:FREQ=WEEKLY;COUNT=4\nEXDATE:20261214T090000Z\nSUMMARY:Review",
-               "UID:s\nRECURRENCE-ID:20261221T090000Z\nDTSTART:20261222T150000Z\nSUMMARY:Review (moved)\nSEQUENCE:1")
+    data = ics(
+        "UID:s\nDTSTART:20261207T090000Z\nRRULE:FREQ=WEEKLY;COUNT=4\nEXDATE:20261214T090000Z\nSUMMARY:Review",
+        "UID:s\nRECURRENCE-ID:20261221T090000Z\nDTSTART:20261222T150000Z\nSUMMARY:Review (moved)\nSEQUENCE:1",
+    )
     events = parse(data)
     assert [(e.start.day, e.title) for e in events] == [(7, "Review"), (22, "Review (moved)"), (28, "Review")]
     moved = events[1]
@@ -130,19 +147,25 @@ def test_cancellation_by_status_and_by_method():
 
 
 def test_people_place_and_notes_are_kept():
-    event = one(ics('UID:a\nDTSTART:20270310T090000Z\nSUMMARY:Lunch\nLOCATION:Café Einstein\n'
-                    'DESCRIPTION:Bring the contract\\, please\nSEQUENCE:3\n'
-                    'ATTENDEE;CN="Alice Smith":mailto:alice@example.com\nATTENDEE:mailto:bob@example.com'))
+    event = one(
+        ics(
+            "UID:a\nDTSTART:20270310T090000Z\nSUMMARY:Lunch\nLOCATION:Café Einstein\n"
+            "DESCRIPTION:Bring the contract\\, please\nSEQUENCE:3\n"
+            'ATTENDEE;CN="Alice Smith":mailto:alice@example.com\nATTENDEE:mailto:bob@example.com'
+        )
+    )
     assert event.attendees == ("Alice Smith", "bob@example.com")
     assert event.location == "Café Einstein" and event.description == "Bring the contract, please"
     assert event.sequence == 3
 
 
 def test_window_excludes_past_and_beyond_horizon_but_keeps_ongoing():
-    data = ics("UID:past\nDTSTART:20261101T090000Z\nDTEND:20261101T100000Z\nSUMMARY:Past",
-               "UID:ongoing\nDTSTART;VALUE=DATE:20261128\nDTEND;VALUE=DATE:20261202\nSUMMARY:Conference",
-               "UID:soon\nDTSTART:20261205T090000Z\nSUMMARY:Soon",
-               "UID:far\nDTSTART:20281205T090000Z\nSUMMARY:Far")
+    data = ics(
+        "UID:past\nDTSTART:20261101T090000Z\nDTEND:20261101T100000Z\nSUMMARY:Past",
+        "UID:ongoing\nDTSTART;VALUE=DATE:20261128\nDTEND;VALUE=DATE:20261202\nSUMMARY:Conference",
+        "UID:soon\nDTSTART:20261205T090000Z\nSUMMARY:Soon",
+        "UID:far\nDTSTART:20281205T090000Z\nSUMMARY:Far",
+    )
     assert [e.uid for e in parse(data)] == ["ongoing", "soon"]
 
 
@@ -183,9 +206,11 @@ def test_unchanged_calendar_produces_no_changes():
 
 
 def test_first_sync_reports_each_event_once_and_skips_cancelled_and_past():
-    data = ics("UID:a\nDTSTART:20261205T090000Z\nSUMMARY:A",
-               "UID:b\nDTSTART:20261206T090000Z\nSUMMARY:B\nSTATUS:CANCELLED",
-               "UID:c\nDTSTART:20261129T110000Z\nDTEND:20261129T140000Z\nSUMMARY:Ongoing")
+    data = ics(
+        "UID:a\nDTSTART:20261205T090000Z\nSUMMARY:A",
+        "UID:b\nDTSTART:20261206T090000Z\nSUMMARY:B\nSTATUS:CANCELLED",
+        "UID:c\nDTSTART:20261129T110000Z\nDTEND:20261129T140000Z\nSUMMARY:Ongoing",
+    )
     changes = diff({}, parse(data), now=NOW)
     assert [(c.kind, c.event.uid) for c in changes] == [("new", "c"), ("new", "a")]
     assert describe(changes[0], BERLIN, NOW) == "New event: Ongoing, Sun 29 November 2026 12:00–15:00 (ongoing)."
@@ -193,12 +218,15 @@ def test_first_sync_reports_each_event_once_and_skips_cancelled_and_past():
     assert [c.event.uid for c in diff({}, parse(data), now=later)] == ["a"]
 
 
-@pytest.mark.parametrize("changed, what", [
-    (dict(start="20270508", end="20270523"), ("time",)),
-    (dict(place="Osaka"), ("place",)),
-    (dict(title="Japan!"), ("title",)),
-    (dict(start="20270508", end="20270523", place="Osaka"), ("time", "place")),
-])
+@pytest.mark.parametrize(
+    "changed, what",
+    [
+        (dict(start="20270508", end="20270523"), ("time",)),
+        (dict(place="Osaka"), ("place",)),
+        (dict(title="Japan!"), ("title",)),
+        (dict(start="20270508", end="20270523", place="Osaka"), ("time", "place")),
+    ],
+)
 def test_changed_says_what_changed(changed, what):
     before = snapshot(parse(trip()))
     changes = diff(before, parse(trip(**changed)), now=NOW)
@@ -213,8 +241,11 @@ DENTIST = "UID:{uid}\nDTSTART:{start}\nDTEND:{end}\nSUMMARY:Dentist appointment{
 def test_an_event_deleted_and_made_again_under_a_new_uid_is_one_move(old_gone):
     before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
     again = DENTIST.format(uid="b", start="20261205T100000Z", end="20261205T110000Z", extra="")
-    old = [] if old_gone is None else [DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z",
-                                                      extra=old_gone)]
+    old = (
+        []
+        if old_gone is None
+        else [DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=old_gone)]
+    )
     changes = diff(before, parse(ics(*old, again)), now=NOW)
     # not "cancelled" (which closes its topic) and "new": the appointment moved
     assert [(c.kind, c.event.uid, c.what) for c in changes] == [("changed", "b", ("time",))]
@@ -235,13 +266,18 @@ def test_a_new_event_of_the_same_name_a_season_later_is_not_a_move():
     before = snapshot(parse(ics(DENTIST.format(uid="a", start="20261205T140000Z", end="20261205T150000Z", extra=""))))
     later = DENTIST.format(uid="b", start="20270605T100000Z", end="20270605T110000Z", extra="")
     assert [(c.kind, c.event.uid) for c in diff(before, parse(ics(later)), now=NOW)] == [
-        ("cancelled", "a"), ("new", "b")]
+        ("cancelled", "a"),
+        ("new", "b"),
+    ]
 
 
 def test_cancelled_by_status_and_by_removal_but_not_by_passing():
     before = snapshot(parse(trip() + ics("UID:x\nDTSTART:20261205T090000Z\nSUMMARY:Dentist")))
-    cancelled = diff(before, parse(trip(extra="\nSTATUS:CANCELLED") + ics("UID:x\nDTSTART:20261205T090000Z\n"
-                                                                       "SUMMARY:Dentist")), now=NOW)
+    cancelled = diff(
+        before,
+        parse(trip(extra="\nSTATUS:CANCELLED") + ics("UID:x\nDTSTART:20261205T090000Z\nSUMMARY:Dentist")),
+        now=NOW,
+    )
     assert [(c.kind, c.event.uid) for c in cancelled] == [("cancelled", "trip")]
     removed = diff(before, parse(trip()), now=NOW)
     assert [(c.kind, c.event.uid, c.event.title) for c in removed] == [("cancelled", "x", "Dentist")]
@@ -297,8 +333,9 @@ def test_series_rolling_into_the_horizon_is_not_news():
 
 
 def test_nothing_beyond_a_cut_short_horizon_counts_as_removed():
-    before = snapshot(parse(ics("UID:a\nDTSTART:20261205T090000Z\nSUMMARY:A",
-                                "UID:b\nDTSTART:20270605T090000Z\nSUMMARY:B")))
+    before = snapshot(
+        parse(ics("UID:a\nDTSTART:20261205T090000Z\nSUMMARY:A", "UID:b\nDTSTART:20270605T090000Z\nSUMMARY:B"))
+    )
     only_a = parse(ics("UID:a\nDTSTART:20261205T090000Z\nSUMMARY:A"))
     assert diff(before, only_a, now=NOW, horizon_end=datetime(2027, 1, 1, tzinfo=UTC)) == []
     assert [c.event.uid for c in diff(before, only_a, now=NOW)] == ["b"]
@@ -322,6 +359,7 @@ def test_dedup_key_and_payload():
 
 # Transduction ---------------------------------------------------------------
 
+
 def test_new_trip_sentence():
     change = diff({}, parse(trip(), tz=BERLIN), now=NOW)[0]
     assert describe(change, BERLIN, NOW) == "New event: Trip to Japan, 10–24 April 2027 (in 132 days), Tokyo."
@@ -343,10 +381,12 @@ def test_cancelled_dentist_sentence_in_local_time():
 def test_timed_new_event_sentence_shows_local_range_and_relative_day():
     event = one(ics("UID:d\nDTSTART:20261130T160000Z\nDTEND:20261130T170000Z\nSUMMARY:Call"))
     assert describe(Change("new", event), BERLIN, NOW) == (
-        "New event: Call, Mon 30 November 2026 17:00–18:00 (tomorrow).")
+        "New event: Call, Mon 30 November 2026 17:00–18:00 (tomorrow)."
+    )
     overnight = one(ics("UID:n\nDTSTART:20261129T220000Z\nDTEND:20261130T020000Z\nSUMMARY:Flight"))
     assert describe(Change("new", overnight), BERLIN, NOW) == (
-        "New event: Flight, Sun 29 November 2026 23:00 – Mon 30 November 2026 03:00 (today).")
+        "New event: Flight, Sun 29 November 2026 23:00 – Mon 30 November 2026 03:00 (today)."
+    )
 
 
 def test_place_and_title_changes_read_naturally():
@@ -356,14 +396,19 @@ def test_place_and_title_changes_read_naturally():
     title = diff(before, parse(trip(title="Japan and Korea")), now=NOW)[0]
     assert describe(title, BERLIN, NOW) == "Renamed: Trip to Japan is now Japan and Korea, 10–24 April 2027, Tokyo."
     both = diff(before, parse(trip(start="20270508", end="20270523", place="Osaka")), now=NOW)[0]
-    assert describe(both, BERLIN, NOW) == ("Changed: Trip to Japan, 8–22 May 2027 (was 10–24 April 2027), "
-                                           "at Osaka (was Tokyo).")
+    assert describe(both, BERLIN, NOW) == (
+        "Changed: Trip to Japan, 8–22 May 2027 (was 10–24 April 2027), at Osaka (was Tokyo)."
+    )
 
 
 def test_long_notes_are_trimmed_and_attendees_kept():
     long_text = "Agenda: " + " ".join(f"item{i}" for i in range(200))
-    event = one(ics(f"UID:a\nDTSTART:20261205T090000Z\nSUMMARY:Board\nDESCRIPTION:{long_text}\n"
-                    "ATTENDEE;CN=Alice:mailto:alice@example.com\nATTENDEE:mailto:bob@example.com"))
+    event = one(
+        ics(
+            f"UID:a\nDTSTART:20261205T090000Z\nSUMMARY:Board\nDESCRIPTION:{long_text}\n"
+            "ATTENDEE;CN=Alice:mailto:alice@example.com\nATTENDEE:mailto:bob@example.com"
+        )
+    )
     text = describe(Change("new", event), BERLIN, NOW)
     assert " With Alice, bob@example.com." in text
     notes = text.split(" Notes: ", 1)[1]
@@ -372,11 +417,14 @@ def test_long_notes_are_trimmed_and_attendees_kept():
 
 def test_series_sentence_says_how_many_occurrences():
     change = diff({}, parse(ics(WEEKLY.format(hh="08")), span=timedelta(days=70)), now=NOW)[0]
-    assert describe(change, BERLIN, NOW) == ("New event: Standup, Mon 30 November 2026 09:00 (tomorrow). "
-                                             "This applies to 10 occurrences of a recurring event.")
+    assert describe(change, BERLIN, NOW) == (
+        "New event: Standup, Mon 30 November 2026 09:00 (tomorrow). "
+        "This applies to 10 occurrences of a recurring event."
+    )
 
 
 # REPL helpers --------------------------------------------------------------
+
 
 def read(path: Path) -> list:
     return list(icalendar.Calendar.from_ical(path.read_bytes()).walk("VEVENT"))
@@ -389,7 +437,8 @@ def test_add_event_all_day_with_inclusive_end(tmp_path):
     assert str(event["UID"]) == uid
     assert event["DTSTART"].dt == date(2027, 4, 10) and event["DTEND"].dt == date(2027, 4, 25)
     assert describe(diff({}, parse(path.read_bytes()), now=NOW)[0], BERLIN, NOW) == (
-        "New event: Trip to Japan, 10–24 April 2027 (in 132 days), Tokyo.")
+        "New event: Trip to Japan, 10–24 April 2027 (in 132 days), Tokyo."
+    )
     add_event(path, "Birthday", date(2027, 1, 5))
     assert read(path)[1]["DTEND"].dt == date(2027, 1, 6)
 
@@ -431,6 +480,7 @@ def test_cancel_event(tmp_path):
 
 # The actor -----------------------------------------------------------------
 
+
 class Directory:
     """Records tells, and whether they came while a transaction was still open."""
 
@@ -456,6 +506,7 @@ def make_ctx(tmp_path):
         config.set("core", "timezone", tz)
         config.set("calendar", "horizon_days", horizon_days)
         return Context(config=config, clock=SimClock(start), synapse=None, directory=Directory())
+
     return make
 
 
@@ -540,8 +591,12 @@ def test_failing_sources_are_logged_and_the_rest_continue(db, make_ctx, tmp_path
     add_event(good, "Dentist", "2026-12-03 09:00", tz=BERLIN)
     broken = tmp_path / "broken.ics"
     broken.write_bytes(b"BEGIN:VCALENDAR\nthis line is broken\n")
-    sources = [IcsFileSource(tmp_path / "missing.ics"), IcsUrlSource("http://127.0.0.1:9/cal.ics", timeout=2),
-               IcsFileSource(broken), IcsFileSource(good)]
+    sources = [
+        IcsFileSource(tmp_path / "missing.ics"),
+        IcsUrlSource("http://127.0.0.1:9/cal.ics", timeout=2),
+        IcsFileSource(broken),
+        IcsFileSource(good),
+    ]
     channel = CalendarChannel(make_ctx(), sources=sources)
     assert channel.sync("test") == 1
     assert rows()[0].text.startswith("New event: Dentist, Thu 3 December 2026 09:00")
@@ -624,7 +679,8 @@ def test_apple_rows_become_calendar_data():
         "u1\tLunch\t2027-03-10T12:30:00\t2027-03-10T13:30:00\tfalse\tCafé\tconfirmed\t\n"
         "u2\tHoliday\t2027-03-12T00:00:00\t2027-03-13T00:00:00\ttrue\t\tcancelled\t\n"
         "u3\tChoir\t2026-11-02T19:00:00\t2026-11-02T21:00:00\tfalse\t\tnone\tFREQ=WEEKLY;COUNT=6\n"
-        "u3\tChoir\t2026-11-02T19:00:00\t2026-11-02T21:00:00\tfalse\t\tnone\tFREQ=WEEKLY;COUNT=6\n")
+        "u3\tChoir\t2026-11-02T19:00:00\t2026-11-02T21:00:00\tfalse\t\tnone\tFREQ=WEEKLY;COUNT=6\n"
+    )
     events = parse(data)
     choir = [e for e in events if e.uid == "u3"]
     assert [e.start.astimezone(BERLIN).day for e in choir] == [30, 7]  # series from 2 Nov, expanded from now
@@ -634,6 +690,7 @@ def test_apple_rows_become_calendar_data():
 
 
 # The .ics URL source -------------------------------------------------------
+
 
 class CalendarServer:
     """A loopback .ics server with ETags that records the validators it was sent."""

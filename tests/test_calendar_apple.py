@@ -20,14 +20,34 @@ DENTIST = {"title": "Dentist", "start": "2027-01-12T15:00", "end": "2027-01-12T1
 
 
 def calendar_app(*events: dict) -> dict:
-    return {"calendars": [{"name": "Birthdays", "writable": False, "events": []},
-                          {"name": "Home", "writable": True, "events": list(events)}]}
+    return {
+        "calendars": [
+            {"name": "Birthdays", "writable": False, "events": []},
+            {"name": "Home", "writable": True, "events": list(events)},
+        ]
+    }
 
 
-FLIGHT = {"uid": "0A1B2C3D-FLIGHT", "summary": "Flight block", "start": "2027-01-14T09:00:00",
-          "end": "2027-01-14T12:00:00", "allday": "false", "location": "FRA", "status": "confirmed", "recurrence": ""}
-YOGA = {"uid": "5E6F-YOGA", "summary": "Yoga", "start": "2027-01-06T18:00:00", "end": "2027-01-06T19:00:00",
-        "allday": "false", "location": "", "status": "none", "recurrence": "FREQ=WEEKLY;INTERVAL=1"}
+FLIGHT = {
+    "uid": "0A1B2C3D-FLIGHT",
+    "summary": "Flight block",
+    "start": "2027-01-14T09:00:00",
+    "end": "2027-01-14T12:00:00",
+    "allday": "false",
+    "location": "FRA",
+    "status": "confirmed",
+    "recurrence": "",
+}
+YOGA = {
+    "uid": "5E6F-YOGA",
+    "summary": "Yoga",
+    "start": "2027-01-06T18:00:00",
+    "end": "2027-01-06T19:00:00",
+    "allday": "false",
+    "location": "",
+    "status": "none",
+    "recurrence": "FREQ=WEEKLY;INTERVAL=1",
+}
 
 
 @pytest.fixture
@@ -36,8 +56,10 @@ def mac(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     tool = bin_dir / "osascript"
-    tool.write_text(f"#!{sys.executable}\nimport runpy, sys\nsys.argv[0] = {STANDIN!r}\n"
-                    f"runpy.run_path({STANDIN!r}, run_name='__main__')\n")
+    tool.write_text(
+        f"#!{sys.executable}\nimport runpy, sys\nsys.argv[0] = {STANDIN!r}\n"
+        f"runpy.run_path({STANDIN!r}, run_name='__main__')\n"
+    )
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     state, log = tmp_path / "calendar-app.json", tmp_path / "osascript.log"
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
@@ -77,8 +99,11 @@ def read_calendar(app) -> None:
 
 
 def rows(title: str) -> list[ReceptorBuffer]:
-    return [r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
-            if r.payload.get("title") == title]
+    return [
+        r
+        for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+        if r.payload.get("title") == title
+    ]
 
 
 def failures(app) -> list[str]:
@@ -94,8 +119,10 @@ def test_the_read_scripts_rows_become_calendar_news(mac, make_app):
     [flight] = rows("Flight block")
     assert flight.text.startswith("New event: Flight block, Thu 14 January 2027 09:00–12:00") and "FRA" in flight.text
     [yoga] = rows("Yoga")
-    assert yoga.text == ("New event: Yoga, Wed 6 January 2027 18:00–19:00 (tomorrow). This applies to 52 "
-                         "occurrences of a recurring event.")  # the series, expanded from the rule Calendar gave
+    assert yoga.text == (
+        "New event: Yoga, Wed 6 January 2027 18:00–19:00 (tomorrow). This applies to 52 "
+        "occurrences of a recurring event."
+    )  # the series, expanded from the rule Calendar gave
 
 
 def test_an_approved_event_is_created_once_and_not_planned_again(mac, make_app):
@@ -105,7 +132,11 @@ def test_an_approved_event_is_created_once_and_not_planned_again(mac, make_app):
     assert not failures(app)
     [event] = mac.events()
     assert (event["summary"], event["start"], event["end"], event["location"]) == (
-        "Dentist", "2027-01-12T15:00:00", "2027-01-12T16:00:00", "Dr. Weiss")
+        "Dentist",
+        "2027-01-12T15:00:00",
+        "2027-01-12T16:00:00",
+        "Dr. Weiss",
+    )
     [create] = mac.calls("create")
     assert create["args"][:6] == ["", event["url"], "Dentist", "2027-01-12T15:00", "2027-01-12T16:00", "false"]
     assert event["url"].startswith("wilson:item-") and "Dentist" not in create["script"]
@@ -142,7 +173,8 @@ def test_a_missing_event_or_a_series_is_told_and_nothing_changes(mac, make_app):
         "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
         "Nothing else was changed.",
         "I could not cancel “Yoga” in your calendar: “Yoga” repeats; Wilson moves and cancels only single events "
-        "for now. Nothing else was changed."]
+        "for now. Nothing else was changed.",
+    ]
     assert mac.events() == [FLIGHT, YOGA]
 
 
@@ -153,5 +185,6 @@ def test_a_refused_permission_is_told_with_where_to_allow_it(mac, make_app, monk
     approved_twice(app, "create_event", DENTIST)
     assert failures(app) == [
         "I could not add “Dentist” to your calendar: macOS did not let Wilson use Calendar: System Settings → "
-        "Privacy & Security → Automation → the program Wilson runs in → switch on Calendar. Nothing else was changed."]
+        "Privacy & Security → Automation → the program Wilson runs in → switch on Calendar. Nothing else was changed."
+    ]
     assert mac.events() == []

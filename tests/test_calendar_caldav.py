@@ -20,12 +20,17 @@ def texts() -> list[str]:
     return [r.text for r in ReceptorBuffer.select().order_by(ReceptorBuffer.id)]
 
 
-DENTIST = ("UID:dentist\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=Europe/Berlin:20270303T090000\n"
-           "DTEND;TZID=Europe/Berlin:20270303T100000\nSUMMARY:Dentist\nLOCATION:Praxis Weber")
-TRIP = ("UID:trip\nDTSTAMP:20261101T000000Z\nDTSTART;VALUE=DATE:{}\nDTEND;VALUE=DATE:{}\nSUMMARY:Trip to Japan\n"
-        "LOCATION:Tokyo\nSEQUENCE:{}")
-LUNCH = ("UID:lunch\nDTSTAMP:20261101T000000Z\nDTSTART:20261210T113000Z\nDTEND:20261210T123000Z\n"
-         "SUMMARY:Lunch with Sam{}")
+DENTIST = (
+    "UID:dentist\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=Europe/Berlin:20270303T090000\n"
+    "DTEND;TZID=Europe/Berlin:20270303T100000\nSUMMARY:Dentist\nLOCATION:Praxis Weber"
+)
+TRIP = (
+    "UID:trip\nDTSTAMP:20261101T000000Z\nDTSTART;VALUE=DATE:{}\nDTEND;VALUE=DATE:{}\nSUMMARY:Trip to Japan\n"
+    "LOCATION:Tokyo\nSEQUENCE:{}"
+)
+LUNCH = (
+    "UID:lunch\nDTSTAMP:20261101T000000Z\nDTSTART:20261210T113000Z\nDTEND:20261210T123000Z\nSUMMARY:Lunch with Sam{}"
+)
 
 
 def test_new_changed_cancelled_over_caldav(radicale, channel_for):
@@ -52,21 +57,29 @@ def test_new_changed_cancelled_over_caldav(radicale, channel_for):
     work.event_by_uid("dentist").delete()
     work.save_event(vcal(LUNCH.format("\nSTATUS:CANCELLED\nSEQUENCE:1")))
     assert channel.sync("test") == 2
-    assert sorted(texts()[-2:]) == ["Cancelled: Dentist, Wed 3 March 2027 09:00, Praxis Weber.",
-                                    "Cancelled: Lunch with Sam, Thu 10 December 2026 12:30."]
+    assert sorted(texts()[-2:]) == [
+        "Cancelled: Dentist, Wed 3 March 2027 09:00, Praxis Weber.",
+        "Cancelled: Lunch with Sam, Thu 10 December 2026 12:30.",
+    ]
     assert channel.sync("test") == 0
     told = channel.ctx.directory.told
     assert len(told) == 6 and all(name == "thalamus" for name, _ in told)
 
 
-WEEKLY = ("UID:standup\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=W. Europe Standard Time:20261130T090000\n"
-          "DTEND;TZID=W. Europe Standard Time:20261130T091500\nRRULE:FREQ=WEEKLY;COUNT=20\nSUMMARY:Standup")
-OVERRIDE = ("UID:standup\nDTSTAMP:20261101T000000Z\nRECURRENCE-ID;TZID=W. Europe Standard Time:20261214T090000\n"
-            "DTSTART;TZID=W. Europe Standard Time:20261214T113000\nDTEND;TZID=W. Europe Standard Time:20261214T114500\n"
-            "SUMMARY:Standup\nSEQUENCE:1")
+WEEKLY = (
+    "UID:standup\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=W. Europe Standard Time:20261130T090000\n"
+    "DTEND;TZID=W. Europe Standard Time:20261130T091500\nRRULE:FREQ=WEEKLY;COUNT=20\nSUMMARY:Standup"
+)
+OVERRIDE = (
+    "UID:standup\nDTSTAMP:20261101T000000Z\nRECURRENCE-ID;TZID=W. Europe Standard Time:20261214T090000\n"
+    "DTSTART;TZID=W. Europe Standard Time:20261214T113000\nDTEND;TZID=W. Europe Standard Time:20261214T114500\n"
+    "SUMMARY:Standup\nSEQUENCE:1"
+)
 FLOATING = "UID:gym\nDTSTAMP:20261101T000000Z\nDTSTART:20261205T180000\nSUMMARY:Gym"
-NEW_YORK_CALL = ("UID:call\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=America/New_York:20270310T090000\n"
-                 "DTEND;TZID=America/New_York:20270310T100000\nSUMMARY:Call with New York")
+NEW_YORK_CALL = (
+    "UID:call\nDTSTAMP:20261101T000000Z\nDTSTART;TZID=America/New_York:20270310T090000\n"
+    "DTEND;TZID=America/New_York:20270310T100000\nSUMMARY:Call with New York"
+)
 
 
 def test_recurrence_and_time_zones_over_caldav(radicale, channel_for):
@@ -80,8 +93,11 @@ def test_recurrence_and_time_zones_over_caldav(radicale, channel_for):
     documents, _ = source.fetch({})
     assert len(documents) == 3 and all(name.startswith("Work/") for name, _ in documents)
     year = NOW + timedelta(days=365)
-    events = [e for name, data in documents
-              for e in parse_calendar(data, name=name, window_start=NOW, window_end=year, tz=BERLIN)]
+    events = [
+        e
+        for name, data in documents
+        for e in parse_calendar(data, name=name, window_start=NOW, window_end=year, tz=BERLIN)
+    ]
     standups = [e for e in events if e.uid == "standup"]
     assert len(standups) == 20 and len({e.recurrence_id for e in standups}) == 20
     assert {e.start.astimezone(BERLIN).hour for e in standups} == {9}  # a Windows zone name, read as Berlin
@@ -93,14 +109,17 @@ def test_recurrence_and_time_zones_over_caldav(radicale, channel_for):
 
     channel = channel_for(source)
     assert channel.sync("test") == 3  # one row for the whole series
-    assert any(t.startswith("New event: Standup, Mon 30 November 2026 09:00–09:15 (tomorrow).")
-               and "20 occurrences" in t for t in texts())
+    assert any(
+        t.startswith("New event: Standup, Mon 30 November 2026 09:00–09:15 (tomorrow).") and "20 occurrences" in t
+        for t in texts()
+    )
     assert "New event: Call with New York, Wed 10 March 2027 15:00–16:00 (in 101 days)." in texts()
 
     work.save_event(vcal(WEEKLY, OVERRIDE))  # one occurrence moved, in the same object
     assert channel.sync("test") == 1
-    assert texts()[-1] == ("Moved: Standup now Mon 14 December 2026 11:30–11:45 "
-                           "(was Mon 14 December 2026 09:00–09:15).")
+    assert texts()[-1] == (
+        "Moved: Standup now Mon 14 December 2026 11:30–11:45 (was Mon 14 December 2026 09:00–09:15)."
+    )
 
 
 def test_unreachable_caldav_is_logged_and_others_continue(radicale, channel_for):

@@ -12,8 +12,21 @@ import radicale  # noqa: F401  (a test dependency: a broken install must fail he
 
 from storage.models import Approval, Inbox, Outbox
 from tests.caldav_support import no_proxy  # noqa: F401 (a fixture)
-from tests.caldav_write_support import (DENTIST, FLIGHT, RIGHTS, approved_twice, calendars_of, read_calendar, rows_about, server_state, told, vevent, wilson_for)
+from tests.caldav_write_support import (
+    DENTIST,
+    FLIGHT,
+    RIGHTS,
+    approved_twice,
+    calendars_of,
+    read_calendar,
+    rows_about,
+    server_state,
+    told,
+    vevent,
+    wilson_for,
+)
 from tests.calendar_support import Meanwhile, radicale_server
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -62,7 +75,9 @@ def test_an_event_the_user_named_is_moved_then_cancelled_on_the_server(server, m
     read_calendar(app)
     row = rows_about("Flight block")[-1]
     assert row.payload["change"] == "changed" and (row.outcome, row.reason) == (
-        "drop", "Wilson's own write, approved by the user")
+        "drop",
+        "Wilson's own write, approved by the user",
+    )
 
     approved_twice(app, "cancel_event", {"title": "Flight block"})
     cancelled = vevent(work, "flight-1")
@@ -75,7 +90,8 @@ def test_an_event_the_user_named_is_moved_then_cancelled_on_the_server(server, m
 
 
 def test_an_event_changed_on_another_device_meanwhile_is_a_conflict_told_and_not_overwritten(
-        server, make_app, no_proxy):
+    server, make_app, no_proxy
+):
     [work] = calendars_of(server, "erin", "Work")
     work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
     with Meanwhile(server) as proxy:
@@ -87,7 +103,8 @@ def test_an_event_changed_on_another_device_meanwhile_is_a_conflict_told_and_not
     assert [t for t in told(app) if t.startswith("I could not")] == [
         "I could not move “Flight block” in your calendar: “Flight block” was changed on the calendar server "
         "(on another device?) while Wilson was changing it; ask again to use the new version. "
-        "Nothing else was changed."]
+        "Nothing else was changed."
+    ]
     assert vevent(work, "flight-1").decoded("DTSTART").isoformat() == "2027-01-16T09:00:00+01:00"  # the phone's
 
 
@@ -102,7 +119,8 @@ def test_an_event_deleted_meanwhile_is_told_and_not_written_back(server, make_ap
         approved_twice(app, "cancel_event", {"title": "Flight block"})
     assert [t for t in told(app) if t.startswith("I could not")] == [
         "I could not cancel “Flight block” in your calendar: “Flight block” was deleted on the calendar server "
-        "while Wilson was changing it. Nothing else was changed."]
+        "while Wilson was changing it. Nothing else was changed."
+    ]
     assert server_state(work) == {"flight-2": before["flight-2"]}  # not brought back
 
 
@@ -114,7 +132,8 @@ def test_a_read_only_calendar_refuses_and_the_user_is_told(server, make_app, no_
     approved_twice(app, "move_event", {"title": "Board meeting", "start": "2027-01-15T10:00"})
     assert [t for t in told(app) if t.startswith("I could not")] == [
         "I could not move “Board meeting” in your calendar: the calendar server refused the change "
-        "(HTTP 403: this calendar is read-only for the account). Nothing else was changed."]
+        "(HTTP 403: this calendar is read-only for the account). Nothing else was changed."
+    ]
     assert server_state(shared) == before
 
 
@@ -130,7 +149,8 @@ def test_only_an_event_the_user_names_is_changed(server, make_app, no_proxy):
         "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
         "Nothing else was changed.",
         "I could not cancel “Flight block” in your calendar: there are 2 events called “Flight block”; "
-        "say which one (its day). Nothing else was changed."]
+        "say which one (its day). Nothing else was changed.",
+    ]
     assert server_state(work) == before
 
 
@@ -140,7 +160,8 @@ def test_a_calendar_name_the_account_does_not_have_is_told_with_the_names_it_has
     approved_twice(app, "create_event", DENTIST)
     assert [t for t in told(app) if t.startswith("I could not")] == [
         "I could not add “Dentist” to your calendar: there is no calendar called “Holidays” on the server "
-        "(it has “Work”); set [calendar] caldav_calendar to one of them. Nothing else was changed."]
+        "(it has “Work”); set [calendar] caldav_calendar to one of them. Nothing else was changed."
+    ]
     assert server_state(work) == {}
 
 
@@ -153,7 +174,8 @@ def test_a_server_that_is_down_delays_the_write_which_is_done_once_it_is_back(se
         app.advance(timedelta(minutes=1))  # the second try: still down, and now the user hears of it
         assert [t for t in told(app) if "yet" in t] == [
             "I could not reach your calendar to change “Dentist” yet (the calendar server is in trouble (HTTP 503)). "
-            "I'll keep trying, and tell you when it is done."]
+            "I'll keep trying, and tell you when it is done."
+        ]
         assert server_state(work) == {} and Outbox.get(Outbox.channel == "calendar").status == "retry"
         proxy.down = False
         app.advance(timedelta(minutes=3))

@@ -15,7 +15,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from channels.calendar import (
-    MAX_OCCURRENCES, MAX_SERIES_OCCURRENCES, CalendarChannel, CalendarError, Event, IcsFileSource, ParseReport, diff,
+    MAX_OCCURRENCES,
+    MAX_SERIES_OCCURRENCES,
+    CalendarChannel,
+    CalendarError,
+    Event,
+    IcsFileSource,
+    ParseReport,
+    diff,
     parse_calendar,
 )
 from storage.db import open_database
@@ -63,9 +70,11 @@ def test_every_file_yields_events_or_one_clear_error():
             with_events[name] = len(events)
         else:
             empty.append(name)
-    print(f"\ncalendar corpus: {len(FILES)} files: {len(with_events)} with events "
-          f"({sum(with_events.values())} occurrences), {len(empty)} without events in the window, "
-          f"{len(rejected)} rejected, {len(unexpected)} unexpected errors")
+    print(
+        f"\ncalendar corpus: {len(FILES)} files: {len(with_events)} with events "
+        f"({sum(with_events.values())} occurrences), {len(empty)} without events in the window, "
+        f"{len(rejected)} rejected, {len(unexpected)} unexpected errors"
+    )
     for _name, message in sorted(rejected.items()):
         print(f"  rejected {message}")
     assert unexpected == {}
@@ -100,8 +109,9 @@ def test_corpus_through_the_running_actor(tmp_path):
                 if cursor is None:
                     continue
                 try:
-                    events = parse_calendar(source.path.read_bytes(), name=str(source.path), window_start=START,
-                                            window_end=END, tz=TZ)
+                    events = parse_calendar(
+                        source.path.read_bytes(), name=str(source.path), window_start=START, window_end=END, tz=TZ
+                    )
                 except CalendarError:
                     continue
                 assert diff(cursor.value["events"], events, now=START, known_until=END) == [], source.path

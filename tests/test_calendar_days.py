@@ -14,8 +14,19 @@ NOW = datetime(2027, 3, 1, 6, 0, tzinfo=timezone.utc)
 
 
 def entry(uid, start, end=None, *, all_day=False, status=None, title=None, location=None):
-    return {"uid": uid, "recurrence_id": None, "sequence": 0, "title": title or uid, "start": start, "end": end,
-            "all_day": all_day, "location": location, "status": status, "doc": "x.ics", "version": 0}
+    return {
+        "uid": uid,
+        "recurrence_id": None,
+        "sequence": 0,
+        "title": title or uid,
+        "start": start,
+        "end": end,
+        "all_day": all_day,
+        "location": location,
+        "status": status,
+        "doc": "x.ics",
+        "version": 0,
+    }
 
 
 def snapshot(name, *entries):
@@ -27,11 +38,13 @@ def titles(day):
 
 
 def test_a_day_lists_its_events_by_start_and_leaves_out_cancelled_ones(db):
-    snapshot("home",
-             entry("late", "2027-03-02T17:00:00+00:00", "2027-03-02T18:00:00+00:00", location="Gym"),
-             entry("early", "2027-03-02T07:30:00+00:00", "2027-03-02T08:00:00+00:00"),
-             entry("gone", "2027-03-02T09:00:00+00:00", "2027-03-02T10:00:00+00:00", status="CANCELLED"),
-             entry("tomorrow", "2027-03-03T09:00:00+00:00"))
+    snapshot(
+        "home",
+        entry("late", "2027-03-02T17:00:00+00:00", "2027-03-02T18:00:00+00:00", location="Gym"),
+        entry("early", "2027-03-02T07:30:00+00:00", "2027-03-02T08:00:00+00:00"),
+        entry("gone", "2027-03-02T09:00:00+00:00", "2027-03-02T10:00:00+00:00", status="CANCELLED"),
+        entry("tomorrow", "2027-03-03T09:00:00+00:00"),
+    )
     assert titles(date(2027, 3, 2)) == ["early", "late"]
     late = calendar_days.events_on(date(2027, 3, 2), BERLIN)[1]
     assert late.location == "Gym" and late.start == datetime(2027, 3, 2, 17, 0, tzinfo=timezone.utc)
@@ -56,9 +69,20 @@ def test_the_calendar_channels_own_snapshot_entries_are_read_and_its_cancelled_o
     # storage may not import the channel, so it keeps its own copy of the entry's shape and of CANCELLED:
     # entries the channel itself writes show whether the two still agree
     def event(uid, hour, status=None):
-        return Event(uid=uid, recurrence_id=None, sequence=0, title=uid, start=datetime(2027, 3, 2, hour,
-                     tzinfo=timezone.utc), end=datetime(2027, 3, 2, hour + 1, tzinfo=timezone.utc), all_day=False,
-                     location="Room 4", description=None, attendees=(), status=status, doc="x.ics")
+        return Event(
+            uid=uid,
+            recurrence_id=None,
+            sequence=0,
+            title=uid,
+            start=datetime(2027, 3, 2, hour, tzinfo=timezone.utc),
+            end=datetime(2027, 3, 2, hour + 1, tzinfo=timezone.utc),
+            all_day=False,
+            location="Room 4",
+            description=None,
+            attendees=(),
+            status=status,
+            doc="x.ics",
+        )
 
     entries = channel_snapshot([event("standup", 8), event("dropped", 9, CANCELLED), event("review", 7)])
     kv.put_cursor("calendar:home", {"events": entries}, NOW)
@@ -67,13 +91,15 @@ def test_the_calendar_channels_own_snapshot_entries_are_read_and_its_cancelled_o
 
 
 def test_events_between_overlap_the_span_and_an_all_day_event_without_an_end_lasts_its_day(db):
-    snapshot("home",
-             entry("trip", "2027-02-27T23:00:00+00:00", "2027-03-05T23:00:00+00:00", all_day=True),
-             entry("holiday", "2027-03-01T23:00:00+00:00", all_day=True),  # no DTEND: the 2nd, all day
-             entry("over", "2027-03-02T07:00:00+00:00", "2027-03-02T08:00:00+00:00"),
-             entry("call", "2027-03-02T12:00:00+00:00", "2027-03-02T13:00:00+00:00"),
-             entry("next day", "2027-03-03T09:00:00+00:00", "2027-03-03T10:00:00+00:00"),
-             entry("yesterday", "2027-02-28T23:00:00+00:00", "2027-03-01T23:00:00+00:00", all_day=True))
+    snapshot(
+        "home",
+        entry("trip", "2027-02-27T23:00:00+00:00", "2027-03-05T23:00:00+00:00", all_day=True),
+        entry("holiday", "2027-03-01T23:00:00+00:00", all_day=True),  # no DTEND: the 2nd, all day
+        entry("over", "2027-03-02T07:00:00+00:00", "2027-03-02T08:00:00+00:00"),
+        entry("call", "2027-03-02T12:00:00+00:00", "2027-03-02T13:00:00+00:00"),
+        entry("next day", "2027-03-03T09:00:00+00:00", "2027-03-03T10:00:00+00:00"),
+        entry("yesterday", "2027-02-28T23:00:00+00:00", "2027-03-01T23:00:00+00:00", all_day=True),
+    )
     start = datetime(2027, 3, 2, 10, 0, tzinfo=timezone.utc)
     end = datetime(2027, 3, 2, 22, 59, tzinfo=timezone.utc)
     assert [e.title for e in calendar_days.events_between(start, end)] == ["trip", "holiday", "call"]

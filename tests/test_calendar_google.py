@@ -29,8 +29,10 @@ def idp():
 
 
 def titles() -> list[str]:
-    return [r.payload.get("title") for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar")
-            .order_by(ReceptorBuffer.id)]
+    return [
+        r.payload.get("title")
+        for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+    ]
 
 
 def test_a_google_calendar_is_read_and_written_with_the_account(server, idp, tmp_path, make_app, monkeypatch):
@@ -41,16 +43,25 @@ def test_a_google_calendar_is_read_and_written_with_the_account(server, idp, tmp
     [work] = calendars_of(server, USER, "Work")
     work.save_event(FLIGHT.format(n=1, d=4, title="Flight block"))
     with Meanwhile(server, bearer_check=idp.is_active, as_user=USER) as google:
-        app = make_app(home=home, env={**account_env(idp), "WILSON_CALENDAR_CALDAV_URL": google.url,
-                                       "WILSON_CALENDAR_CALDAV_USERNAME": USER, "WILSON_CALENDAR_OAUTH": "google",
-                                       "WILSON_CALENDAR_POLL": "off"})
+        app = make_app(
+            home=home,
+            env={
+                **account_env(idp),
+                "WILSON_CALENDAR_CALDAV_URL": google.url,
+                "WILSON_CALENDAR_CALDAV_USERNAME": USER,
+                "WILSON_CALENDAR_OAUTH": "google",
+                "WILSON_CALENDAR_POLL": "off",
+            },
+        )
         read_calendar(app)
         assert titles() == ["Flight block"]
         assert not [s for s in google.seen if s[2] == 401]  # every request carried a token Google took
 
         approved_twice(app, "create_event", DENTIST)
-        assert sorted(str(e) for e in server_state(work)) == ["flight-1", next(
-            uid for uid in server_state(work) if uid.endswith("@own.wilson"))]
+        assert sorted(str(e) for e in server_state(work)) == [
+            "flight-1",
+            next(uid for uid in server_state(work) if uid.endswith("@own.wilson")),
+        ]
 
         idp.active.clear()  # the access token is cut short: the refused read is tried once more with a fresh one
         work.save_event(FLIGHT.format(n=2, d=5, title="Team lunch"))
@@ -63,4 +74,5 @@ def test_a_google_calendar_is_read_and_written_with_the_account(server, idp, tmp
         approved_twice(app, "move_event", {"title": "Team lunch", "start": "2027-01-16T10:00"})
     assert [t for t in told(app) if t == REVOKED] == [REVOKED]
     assert [t for t in told(app) if t.startswith("I could not move")] == [
-        f"I could not move “Team lunch” in your calendar: {REVOKED[:-1]}. Nothing else was changed."]
+        f"I could not move “Team lunch” in your calendar: {REVOKED[:-1]}. Nothing else was changed."
+    ]

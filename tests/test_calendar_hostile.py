@@ -20,9 +20,22 @@ from channels import calendar as cal
 from channels.calendar import channel as calendar_channel
 from channels.calendar import ics, rules
 from channels.calendar import (
-    ATTENDEES_KEPT, CUT, LOCATION_CHARS, MAX_OCCURRENCES, MAX_SERIES_OCCURRENCES, NOTES_CHARS, TITLE_CHARS,
-    CalendarChannel, CalendarError, CalendarSource, IcsFileSource, OverBudget, ParseReport,
-    describe, diff, parse_calendar,
+    ATTENDEES_KEPT,
+    CUT,
+    LOCATION_CHARS,
+    MAX_OCCURRENCES,
+    MAX_SERIES_OCCURRENCES,
+    NOTES_CHARS,
+    TITLE_CHARS,
+    CalendarChannel,
+    CalendarError,
+    CalendarSource,
+    IcsFileSource,
+    OverBudget,
+    ParseReport,
+    describe,
+    diff,
+    parse_calendar,
 )
 from storage.models import Cursor, ReceptorBuffer, Trace
 from tests.calendar_support import add_event
@@ -44,6 +57,7 @@ def parse(data: bytes, report: ParseReport, *, name="hostile.ics", span=YEAR, **
 
 # Expansion bounded before it runs -------------------------------------------------
 
+
 def test_a_rule_that_never_moves_on_is_left_out_before_it_runs():
     report = ParseReport()
     events = parse(hostile_ics.interval_zero(), report)
@@ -54,14 +68,17 @@ def test_a_rule_that_never_moves_on_is_left_out_before_it_runs():
     assert note.startswith("hostile.ics: left out the event") and "INTERVAL=0" in note and "\n" not in note
 
 
-@pytest.mark.parametrize("build, uid, why, first", [
-    (hostile_ics.secondly, "secondly", "secondly rule", None),  # its first second was before the window
-    (hostile_ics.minutely_from_year_one, "ancient", "minutely rule from 1-01-01", None),
-    (hostile_ics.count_million, "million", "minutely rule", None),
-    # its UNTIL is never reached: no match to check it on
-    (hostile_ics.setpos_never, "setpos", "secondly rule", datetime(2027, 4, 13, 5, 15, 3, tzinfo=timezone.utc)),
-    (hostile_ics.setpos_count, "setposcount", "secondly rule", datetime(2026, 12, 1, tzinfo=timezone.utc)),
-])
+@pytest.mark.parametrize(
+    "build, uid, why, first",
+    [
+        (hostile_ics.secondly, "secondly", "secondly rule", None),  # its first second was before the window
+        (hostile_ics.minutely_from_year_one, "ancient", "minutely rule from 1-01-01", None),
+        (hostile_ics.count_million, "million", "minutely rule", None),
+        # its UNTIL is never reached: no match to check it on
+        (hostile_ics.setpos_never, "setpos", "secondly rule", datetime(2027, 4, 13, 5, 15, 3, tzinfo=timezone.utc)),
+        (hostile_ics.setpos_count, "setposcount", "secondly rule", datetime(2026, 12, 1, tzinfo=timezone.utc)),
+    ],
+)
 def test_a_series_every_second_or_minute_is_kept_as_one_event_with_a_note_never_expanded(build, uid, why, first):
     report = ParseReport()
     events = parse(build(), report)
@@ -75,17 +92,20 @@ def test_a_series_every_second_or_minute_is_kept_as_one_event_with_a_note_never_
 
 
 def test_a_secondly_series_in_the_window_is_kept_once_and_a_bad_x_wr_timezone_costs_nothing_else():
-    data = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nX-WR-TIMEZONE:Mars/Olympus_Mons\r\n"
-            "BEGIN:VEVENT\r\nUID:tick\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=SECONDLY\r\nSUMMARY:Tick\r\n"
-            "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:lunch\r\nDTSTART:20261202T120000\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\n"
-            "BEGIN:VEVENT\r\n" + hostile_ics.GOOD + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n").encode()
+    data = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nX-WR-TIMEZONE:Mars/Olympus_Mons\r\n"
+        "BEGIN:VEVENT\r\nUID:tick\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=SECONDLY\r\nSUMMARY:Tick\r\n"
+        "END:VEVENT\r\nBEGIN:VEVENT\r\nUID:lunch\r\nDTSTART:20261202T120000\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\n" + hostile_ics.GOOD + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    ).encode()
     report = ParseReport()
     events = {e.uid: e for e in parse(data, report)}
     assert sorted(events) == ["good", "lunch", "tick"]
     assert events["tick"].start == datetime(2026, 12, 1, 9, tzinfo=timezone.utc) and events["tick"].title == "Tick"
     assert events["lunch"].start == datetime(2026, 12, 2, 11, tzinfo=timezone.utc)  # floating: noon in Berlin
-    assert report.notes[0] == ("hostile.ics: its X-WR-TIMEZONE Mars/Olympus_Mons is not a time zone; floating "
-                               "times are read in yours")
+    assert report.notes[0] == (
+        "hostile.ics: its X-WR-TIMEZONE Mars/Olympus_Mons is not a time zone; floating times are read in yours"
+    )
     assert "kept as a single event" in report.notes[1]
 
 
@@ -109,7 +129,8 @@ def test_a_rule_that_never_matches_stops_at_the_horizon(monkeypatch):
 def test_a_frequent_rule_is_cut_per_series_and_the_others_keep_their_horizon():
     data = hostile_ics.calendar(
         "UID:hourly\r\nDTSTART:20261129T130000Z\r\nRRULE:FREQ=HOURLY\r\nSUMMARY:Ping",
-        "UID:later\r\nDTSTART:20270601T090000Z\r\nSUMMARY:Summer party")
+        "UID:later\r\nDTSTART:20270601T090000Z\r\nSUMMARY:Summer party",
+    )
     report = ParseReport()
     events = parse(data, report)
     hourly = [e for e in events if e.uid == "hourly"]
@@ -120,8 +141,9 @@ def test_a_frequent_rule_is_cut_per_series_and_the_others_keep_their_horizon():
 
 
 def test_a_document_keeps_at_most_max_occurrences_and_says_where_it_stopped():
-    many = [f"UID:d{i}\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;COUNT=300\r\nSUMMARY:Daily {i}"
-            for i in range(20)]  # 6000 occurrences in the window, no series over its own cap
+    many = [
+        f"UID:d{i}\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;COUNT=300\r\nSUMMARY:Daily {i}" for i in range(20)
+    ]  # 6000 occurrences in the window, no series over its own cap
     report = ParseReport()
     events = parse(hostile_ics.calendar(*many), report)
     assert len(events) == MAX_OCCURRENCES
@@ -135,16 +157,20 @@ def test_fifty_thousand_attendees_are_counted_not_kept():
     assert len(crowd.attendees) == ATTENDEES_KEPT and crowd.more_attendees == 50_000 - ATTENDEES_KEPT
     change = diff({}, [crowd], now=NOW)[0]
     text = describe(change, BERLIN, NOW)
-    assert text.endswith("With Person 0, Person 1, Person 2, Person 3, Person 4, Person 5, Person 6, Person 7 "
-                         "and 49992 more.")
+    assert text.endswith(
+        "With Person 0, Person 1, Person 2, Person 3, Person 4, Person 5, Person 6, Person 7 and 49992 more."
+    )
     assert len(text) < 400
 
 
-@pytest.mark.parametrize("build, uid, field, limit", [
-    (hostile_ics.huge_summary, "long", "title", TITLE_CHARS),
-    (hostile_ics.huge_location, "far", "location", LOCATION_CHARS),
-    (hostile_ics.huge_description, "notes", "description", NOTES_CHARS),
-])
+@pytest.mark.parametrize(
+    "build, uid, field, limit",
+    [
+        (hostile_ics.huge_summary, "long", "title", TITLE_CHARS),
+        (hostile_ics.huge_location, "far", "location", LOCATION_CHARS),
+        (hostile_ics.huge_description, "notes", "description", NOTES_CHARS),
+    ],
+)
 def test_every_text_field_is_capped_and_the_cut_marked(build, uid, field, limit):
     event = next(e for e in parse(build(), ParseReport()) if e.uid == uid)
     value = getattr(event, field)
@@ -183,12 +209,18 @@ class FakeTime:
         return float(self.reads)
 
 
-@pytest.mark.parametrize("stage, data", [
-    # a long file: the budget is read between lines of the parse
-    ("parse", hostile_ics.calendar(*[f"UID:e{i}\r\nDTSTART:20261205T090000Z\r\nSUMMARY:E{i}" for i in range(2000)])),
-    # a long series: the budget is read between occurrences
-    ("expansion", hostile_ics.calendar("UID:d\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY\r\nSUMMARY:D")),
-])
+@pytest.mark.parametrize(
+    "stage, data",
+    [
+        # a long file: the budget is read between lines of the parse
+        (
+            "parse",
+            hostile_ics.calendar(*[f"UID:e{i}\r\nDTSTART:20261205T090000Z\r\nSUMMARY:E{i}" for i in range(2000)]),
+        ),
+        # a long series: the budget is read between occurrences
+        ("expansion", hostile_ics.calendar("UID:d\r\nDTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY\r\nSUMMARY:D")),
+    ],
+)
 def test_the_time_budget_stops_the_parse_where_it_is(monkeypatch, stage, data):
     clock = FakeTime()
     monkeypatch.setattr(ics.clockmod, "monotonic", clock)
@@ -205,6 +237,7 @@ def test_the_time_budget_stops_the_parse_where_it_is(monkeypatch, stage, data):
 
 # The actor: suspect reads, versions, budget ---------------------------------------
 
+
 @pytest.fixture
 def channel_for(tmp_path):
     def make(*sources, start=NOW):
@@ -213,6 +246,7 @@ def channel_for(tmp_path):
         config.set("calendar", "horizon_days", 365)
         ctx = Context(config=config, clock=SimClock(start), synapse=None, directory=RecordingDirectory())
         return CalendarChannel(ctx, sources=list(sources))
+
     return make
 
 
@@ -250,8 +284,11 @@ def test_a_calendar_emptied_for_real_is_cancelled_after_the_second_read(db, chan
     path.write_bytes(ics.new_calendar().to_ical())  # a valid calendar with no events left
     assert channel.sync("test") == 0
     assert channel.sync("test") == 3  # the same read again: confirmed
-    assert sorted(t.split(",")[0] for t in texts()[3:]) == ["Cancelled: Dentist", "Cancelled: Review",
-                                                             "Cancelled: Trip to Japan"]
+    assert sorted(t.split(",")[0] for t in texts()[3:]) == [
+        "Cancelled: Dentist",
+        "Cancelled: Review",
+        "Cancelled: Trip to Japan",
+    ]
     assert calendar_events(None, None) == []
 
 
@@ -267,8 +304,11 @@ def test_zero_bytes_confirmed_then_restored_announces_the_events_again(db, chann
     assert channel.sync("test") == 3  # confirmed: three cancellations
     path.write_bytes(good)
     assert channel.sync("test") == 3
-    assert [t.split(",")[0] for t in texts()[6:]] == ["New event: Dentist", "New event: Review",
-                                                      "New event: Trip to Japan"]
+    assert [t.split(",")[0] for t in texts()[6:]] == [
+        "New event: Dentist",
+        "New event: Review",
+        "New event: Trip to Japan",
+    ]
     assert [e["title"] for e in calendar_events(None, None)] == ["Dentist", "Review", "Trip to Japan"]
 
 
@@ -278,8 +318,9 @@ def test_cancel_and_restore_twice_is_told_every_time(db, channel_for, tmp_path):
     channel = channel_for(IcsFileSource(path))
     assert channel.sync("test") == 3
     full = path.read_bytes()
-    without = re.sub(rb"BEGIN:VEVENT\r\n(?:(?!END:VEVENT).)*?SUMMARY:Review\r\n.*?END:VEVENT\r\n", b"", full,
-                     flags=re.DOTALL)
+    without = re.sub(
+        rb"BEGIN:VEVENT\r\n(?:(?!END:VEVENT).)*?SUMMARY:Review\r\n.*?END:VEVENT\r\n", b"", full, flags=re.DOTALL
+    )
     assert without != full
     for _ in range(2):
         path.write_bytes(without)
@@ -353,37 +394,76 @@ def test_a_document_over_budget_is_kept_as_it_was_and_not_read_again(db, channel
 
 # Property: any bytes in, a clear error or sane events out ----------------------------
 
-PROPS = ["SUMMARY", "LOCATION", "DESCRIPTION", "ATTENDEE;CN=X", "UID", "STATUS", "SEQUENCE", "DTSTART", "DTEND",
-         "RRULE", "EXDATE", "RDATE", "RECURRENCE-ID", "DURATION", "X-WILSON-MORE-ATTENDEES", "X-WR-TIMEZONE",
-         "METHOD", "TZID", "DTSTART;TZID=Europe/Berlin", "DTSTART;VALUE=DATE"]
-NUMBERS = st.one_of(st.integers(-10**30, 10**30), st.sampled_from([0, -1, 1, 2**31, 2**63, 10**6, 366, 53]))
+PROPS = [
+    "SUMMARY",
+    "LOCATION",
+    "DESCRIPTION",
+    "ATTENDEE;CN=X",
+    "UID",
+    "STATUS",
+    "SEQUENCE",
+    "DTSTART",
+    "DTEND",
+    "RRULE",
+    "EXDATE",
+    "RDATE",
+    "RECURRENCE-ID",
+    "DURATION",
+    "X-WILSON-MORE-ATTENDEES",
+    "X-WR-TIMEZONE",
+    "METHOD",
+    "TZID",
+    "DTSTART;TZID=Europe/Berlin",
+    "DTSTART;VALUE=DATE",
+]
+NUMBERS = st.one_of(st.integers(-(10**30), 10**30), st.sampled_from([0, -1, 1, 2**31, 2**63, 10**6, 366, 53]))
 SOON = st.datetimes(datetime(2026, 11, 1), datetime(2027, 12, 31)).map(lambda d: d.strftime("%Y%m%dT%H%M%SZ"))
 DATES = st.one_of(
     SOON,
-    st.builds(lambda y, m, d, h: f"{y:04d}{m:02d}{d:02d}T{h:02d}0000Z", st.integers(0, 9999), st.integers(0, 13),
-              st.integers(0, 32), st.integers(0, 25)),
-    st.sampled_from(["00010101T000000Z", "99991231T235959Z", "20261201T090000Z", "20261201", "2026-12-01",
-                     "20261201T090000", ""]))
+    st.builds(
+        lambda y, m, d, h: f"{y:04d}{m:02d}{d:02d}T{h:02d}0000Z",
+        st.integers(0, 9999),
+        st.integers(0, 13),
+        st.integers(0, 32),
+        st.integers(0, 25),
+    ),
+    st.sampled_from(
+        ["00010101T000000Z", "99991231T235959Z", "20261201T090000Z", "20261201", "2026-12-01", "20261201T090000", ""]
+    ),
+)
 RULES = st.builds(
     lambda freq, interval, count, by: ";".join(p for p in [f"FREQ={freq}", interval, count, by] if p),
     st.sampled_from(["SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY", "FORTNIGHTLY", ""]),
     st.one_of(st.just(""), NUMBERS.map(lambda n: f"INTERVAL={n}")),
     st.one_of(st.just(""), NUMBERS.map(lambda n: f"COUNT={n}"), DATES.map(lambda d: f"UNTIL={d}")),
-    st.one_of(st.just(""), st.lists(st.integers(-400, 400), min_size=1, max_size=8).flatmap(
-        lambda ns: st.sampled_from(["BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYHOUR", "BYSETPOS",
-                                    "BYDAY"]).map(lambda by: f"{by}={','.join(map(str, ns))}"))),
+    st.one_of(
+        st.just(""),
+        st.lists(st.integers(-400, 400), min_size=1, max_size=8).flatmap(
+            lambda ns: st.sampled_from(
+                ["BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYHOUR", "BYSETPOS", "BYDAY"]
+            ).map(lambda by: f"{by}={','.join(map(str, ns))}")
+        ),
+    ),
 )
-VALUES = st.one_of(st.text(max_size=40), NUMBERS.map(str), DATES, RULES,
-                   st.integers(1, 300_000).map(lambda n: "x" * n),
-                   st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
+VALUES = st.one_of(
+    st.text(max_size=40),
+    NUMBERS.map(str),
+    DATES,
+    RULES,
+    st.integers(1, 300_000).map(lambda n: "x" * n),
+    st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+)
 
 
 @st.composite
 def events(draw):
     lines = []
     if draw(st.booleans()):  # a real-looking event, so that expansion and field caps are reached
-        lines += [f"UID:{draw(st.sampled_from(['a', 'b', 'c']))}", f"DTSTART:{draw(SOON)}",
-                  f"SUMMARY:{draw(st.text(max_size=30))}"]
+        lines += [
+            f"UID:{draw(st.sampled_from(['a', 'b', 'c']))}",
+            f"DTSTART:{draw(SOON)}",
+            f"SUMMARY:{draw(st.text(max_size=30))}",
+        ]
     lines += [f"{draw(st.sampled_from(PROPS))}:{draw(VALUES)}" for _ in range(draw(st.integers(0, 8)))]
     if draw(st.booleans()):
         lines.append(f"DTSTART:{draw(DATES)}")
@@ -403,13 +483,18 @@ def hostile_documents(draw):
         return draw(st.text(max_size=2000)).encode("utf-8", "surrogatepass")
     if kind == "nested":
         depth = draw(st.integers(1, 3000))
-        return (b"BEGIN:VCALENDAR\r\n" + b"BEGIN:VEVENT\r\n" * depth + b"DTSTART:20261201T090000Z\r\n"
-                + b"END:VEVENT\r\n" * depth + b"END:VCALENDAR\r\n")
+        return (
+            b"BEGIN:VCALENDAR\r\n"
+            + b"BEGIN:VEVENT\r\n" * depth
+            + b"DTSTART:20261201T090000Z\r\n"
+            + b"END:VEVENT\r\n" * depth
+            + b"END:VCALENDAR\r\n"
+        )
     body = "".join(draw(st.lists(events(), max_size=6)))
     data = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + body + "END:VCALENDAR\r\n").encode("utf-8", "surrogatepass")
     if kind == "spliced":  # invalid UTF-8, control characters or a cut anywhere in a real-looking file
         at = draw(st.integers(0, len(data)))
-        data = data[:at] + draw(st.binary(max_size=20)) + data[at + draw(st.integers(0, 50)):]
+        data = data[:at] + draw(st.binary(max_size=20)) + data[at + draw(st.integers(0, 50)) :]
     return data
 
 
@@ -452,10 +537,15 @@ def test_the_running_actor_lives_through_hostile_calendars(db, tmp_path):
     ref = CalendarChannel.start(ctx, sources=[source])
     synced = []
     try:
-        @settings(max_examples=20, deadline=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-        @given(data=st.one_of(hostile_documents(), st.sampled_from(sorted(hostile_ics.ALL)).map(
-            lambda name: hostile_ics.ALL[name]())))
+
+        @settings(
+            max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+        )
+        @given(
+            data=st.one_of(
+                hostile_documents(), st.sampled_from(sorted(hostile_ics.ALL)).map(lambda name: hostile_ics.ALL[name]())
+            )
+        )
         def sync_one(data):
             source.documents = [("fuzz.ics", data), ("good.ics", ANCHOR)]
             ref.tell(ChannelSync("fuzz"))

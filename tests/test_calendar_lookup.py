@@ -80,8 +80,10 @@ def test_a_question_about_a_day_sees_its_events_in_the_context_and_is_answered_i
     view = today[0]["calendar"]
     assert view["untrusted"].startswith("UNTRUSTED DATA from your calendar")  # others write event titles
     assert view["span"] == "today: 2027-01-05 to 2027-01-05" and "complete" in view
-    assert view["events"] == [{"title": "Trip to Japan", "days": "2027-01-03 to 2027-01-09", "location": "Tokyo"},
-                              {"title": "Dentist", "start": "2027-01-05T15:00+01:00"}]
+    assert view["events"] == [
+        {"title": "Trip to Japan", "days": "2027-01-03 to 2027-01-09", "location": "Tokyo"},
+        {"title": "Dentist", "start": "2027-01-05T15:00+01:00"},
+    ]
     assert dentist[0]["calendar"]["span"].startswith("the year ahead: 2027-01-05")
 
 
@@ -101,7 +103,9 @@ def test_a_message_that_asks_nothing_about_days_carries_no_calendar_and_neither_
 
 def test_a_link_in_an_event_title_shown_in_the_context_is_defanged_in_the_reply(scripted):
     app, server = scripted(answer_from_the_context, start=START)
-    add_event(app.calendar_file(), "Reset password at http://evil.example/login", datetime(2027, 1, 5, 17, 0), tz=BERLIN)
+    add_event(
+        app.calendar_file(), "Reset password at http://evil.example/login", datetime(2027, 1, 5, 17, 0), tz=BERLIN
+    )
     app.sync()
     assert app.wait_idle()
     say(app, "what's on my calendar today?")
@@ -121,8 +125,9 @@ def test_when_a_question_names_an_event_it_sees_the_year_ahead_and_an_odd_day_co
     for text in ("are you busy?", "is the gym free on Sundays?", "what was on my calendar yesterday?"):
         say(app, text)
     asked = [run[0] for run in user_runs(server)][-3:]
-    assert [context["stimulus"]["text"] for context in asked if "calendar" in context] == [], \
+    assert [context["stimulus"]["text"] for context in asked if "calendar" in context] == [], (
         "another's time, a thing's opening hours and days gone by are no look at the coming days"
+    )
 
 
 def test_a_day_with_more_events_than_the_context_holds_says_how_many_more(scripted):
@@ -197,13 +202,23 @@ def test_offline_a_repeating_meeting_is_in_the_calendar_on_each_of_its_days(make
 def test_offline_a_calendar_it_could_not_read_is_said_so_not_called_empty(result):
     from wilson.model.offline.provider import OfflineProvider
 
-    lookup = {"id": "c1", "type": "function",
-              "function": {"name": "calendar_lookup", "arguments": '{"start": "2027-01-05", "end": "2027-01-05"}'}}
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "what's on my calendar today?"},
-                {"role": "assistant", "content": None, "tool_calls": [lookup]},
-                {"role": "tool", "tool_call_id": "c1", "content": result}]
-    context = {"kind": "cortex", "now": START, "timezone": "Europe/Berlin",
-               "stimulus": {"origin": "user", "kind": "message", "text": "what's on my calendar today?"}}
+    lookup = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "calendar_lookup", "arguments": '{"start": "2027-01-05", "end": "2027-01-05"}'},
+    }
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "what's on my calendar today?"},
+        {"role": "assistant", "content": None, "tool_calls": [lookup]},
+        {"role": "tool", "tool_call_id": "c1", "content": result},
+    ]
+    context = {
+        "kind": "cortex",
+        "now": START,
+        "timezone": "Europe/Berlin",
+        "stimulus": {"origin": "user", "kind": "message", "text": "what's on my calendar today?"},
+    }
     body = OfflineProvider().complete({"messages": messages, "tools": []}, "fast", context)
     assert body["choices"][0]["message"]["content"] == "I couldn't read your calendar just now. Nothing was changed."
 

@@ -40,8 +40,9 @@ def arousal_today(body: dict) -> dict:
     now = datetime.fromisoformat(data["now"])
     today = f"{now:%a} {now.day} {now:%B %Y}"
     urgent = [i["buffer_id"] for i in data["items"] if today in i["snippet"]]
-    return call("arousal", urgent=bool(urgent), reason="a change to today" if urgent else "nothing today",
-                buffer_ids=urgent)
+    return call(
+        "arousal", urgent=bool(urgent), reason="a change to today" if urgent else "nothing today", buffer_ids=urgent
+    )
 
 
 def cortex_tells(body: dict) -> dict:
@@ -58,9 +59,11 @@ def offers(name):
     return lambda body, headers: name in tool_names(body)
 
 
-BRAIN = [{"match": offers("arousal"), "reply": arousal_today},
-         {"match": offers("triage"), "reply": triage_reply},
-         {"match": lambda body, headers: headers.get("x-wilson-role") == "deep", "reply": cortex_tells}]
+BRAIN = [
+    {"match": offers("arousal"), "reply": arousal_today},
+    {"match": offers("triage"), "reply": triage_reply},
+    {"match": lambda body, headers: headers.get("x-wilson-role") == "deep", "reply": cortex_tells},
+]
 
 
 def told(app, words: str) -> list[dict]:
@@ -98,7 +101,8 @@ def test_an_event_added_at_eight_for_four_reaches_the_user_before_four(make_app,
 
     app.advance(POLL)  # the calendar's own cadence, with no sync in sight
     assert [r.text for r in buffers.unscanned()] == [
-        "New event: Parents' evening, Tue 5 January 2027 16:00–17:00 (today)."]
+        "New event: Parents' evening, Tue 5 January 2027 16:00–17:00 (today)."
+    ]
     assert requests_of(server, "reflex") == [], "buffering costs nothing; the RAS looks at its interval"
 
     advance_to(app, at(app, 5, 15, 59))
@@ -162,13 +166,19 @@ def test_an_unchanged_calendar_costs_no_model_call_over_three_days(make_app, ser
     add_event(app.calendar_file(), "Yoga", at(app, 9, 19), at(app, 9, 20), tz=BERLIN)
     app.advance(POLL)
     assert [r.text for r in buffers.unscanned()] == [
-        "Moved: Yoga now Sat 9 January 2027 19:00–20:00 (was Sat 9 January 2027 18:00–19:00)."]
+        "Moved: Yoga now Sat 9 January 2027 19:00–20:00 (was Sat 9 January 2027 18:00–19:00)."
+    ]
 
 
 # Offline: the same-day rule ---------------------------------------------------------------------
 def row(id_, change, start, end=None, previous=None):
-    return {"change": change, "title": f"event {id_}", "start": start.isoformat(),
-            "end": end.isoformat() if end else None, "previous": {"start": previous.isoformat()} if previous else None}
+    return {
+        "change": change,
+        "title": f"event {id_}",
+        "start": start.isoformat(),
+        "end": end.isoformat() if end else None,
+        "previous": {"start": previous.isoformat()} if previous else None,
+    }
 
 
 def same_day(rows, now, tz):
@@ -180,11 +190,15 @@ def test_the_same_day_rule_reads_today_in_the_users_timezone():
     now = datetime(2027, 1, 5, 8, 0, tzinfo=BERLIN)
     late = datetime(2027, 1, 5, 23, 30, tzinfo=BERLIN)  # 22:30 UTC: still today in Berlin
     tomorrow = datetime(2027, 1, 6, 0, 30, tzinfo=BERLIN)  # 23:30 UTC on the 5th: not today in Berlin
-    rows = [row(1, "new", late), row(2, "new", tomorrow), row(3, "cancelled", now + timedelta(hours=8)),
-            row(4, "changed", now + timedelta(hours=1), previous=now + timedelta(days=3)),
-            row(5, "changed", now + timedelta(days=3), previous=now + timedelta(hours=6)),
-            row(6, "new", now - timedelta(hours=2), end=now - timedelta(hours=1)),
-            {"change": "deleted?", "title": "not a calendar change", "start": (now + timedelta(hours=2)).isoformat()}]
+    rows = [
+        row(1, "new", late),
+        row(2, "new", tomorrow),
+        row(3, "cancelled", now + timedelta(hours=8)),
+        row(4, "changed", now + timedelta(hours=1), previous=now + timedelta(days=3)),
+        row(5, "changed", now + timedelta(days=3), previous=now + timedelta(hours=6)),
+        row(6, "new", now - timedelta(hours=2), end=now - timedelta(hours=1)),
+        {"change": "deleted?", "title": "not a calendar change", "start": (now + timedelta(hours=2)).isoformat()},
+    ]
     found = same_day(rows, now, BERLIN)
     assert sorted(found) == [1, 3, 4, 5]
     assert found[1] == "event 1: new, starts today at 23:30"
@@ -245,8 +259,7 @@ class IcsServer(LoopbackServer):
             self.body, self.version = body, self.version + 1
 
 
-LUNCH = ("UID:lunch\nDTSTAMP:20270101T000000Z\nDTSTART:20270108T113000Z\nDTEND:20270108T123000Z\n"
-         "SUMMARY:Lunch with Sam")
+LUNCH = "UID:lunch\nDTSTAMP:20270101T000000Z\nDTSTART:20270108T113000Z\nDTEND:20270108T123000Z\nSUMMARY:Lunch with Sam"
 
 
 def test_an_ics_url_is_polled_with_conditional_requests(make_app, no_proxy):
@@ -257,13 +270,19 @@ def test_an_ics_url_is_polled_with_conditional_requests(make_app, no_proxy):
         for _ in range(3):
             app.advance(POLL)
         assert [status for status, _ in server.seen] == [200, 304, 304, 304]
-        assert all(headers.get("If-None-Match") == '"v1"' and headers.get("If-Modified-Since")
-                   for _, headers in server.seen[1:])
+        assert all(
+            headers.get("If-None-Match") == '"v1"' and headers.get("If-Modified-Since")
+            for _, headers in server.seen[1:]
+        )
         assert [r.text for r in ReceptorBuffer.select()] == [
-            "New event: Lunch with Sam, Fri 8 January 2027 12:30–13:30 (in 3 days)."]
+            "New event: Lunch with Sam, Fri 8 January 2027 12:30–13:30 (in 3 days)."
+        ]
 
-        server.publish(vcal(LUNCH.replace("SUMMARY:Lunch with Sam", "SUMMARY:Lunch with Sam\nLOCATION:Café Rix")
-                            + "\nSEQUENCE:1").encode())
+        server.publish(
+            vcal(
+                LUNCH.replace("SUMMARY:Lunch with Sam", "SUMMARY:Lunch with Sam\nLOCATION:Café Rix") + "\nSEQUENCE:1"
+            ).encode()
+        )
         app.advance(POLL)
         assert [status for status, _ in server.seen][-1] == 200
         assert ReceptorBuffer.select().count() == 2 and "Café Rix" in list(ReceptorBuffer.select())[-1].text
@@ -283,8 +302,7 @@ def test_caldav_polls_check_the_calendars_ctag_and_read_events_only_after_a_chan
     assert source.unchanged(state) is True
     assert channel.sync("poll") == 0
 
-    work.save_event(vcal(LUNCH.replace("DTSTART:20270108T113000Z", "DTSTART:20270108T120000Z")
-                         + "\nSEQUENCE:1"))
+    work.save_event(vcal(LUNCH.replace("DTSTART:20270108T113000Z", "DTSTART:20270108T120000Z") + "\nSEQUENCE:1"))
     assert source.unchanged(state) is False
     assert channel.sync("poll") == 1
     assert list(ReceptorBuffer.select())[-1].text.startswith("Moved: Lunch with Sam")
@@ -340,7 +358,8 @@ def test_offline_a_cancelled_event_under_way_or_all_day_today_is_told_and_one_ov
     assert told(app, "it's cancelled (it was on Tue 5 Jan, all day)")
     # its news the evening before, as for any event new within a day; not its cancellation once it was over
     assert [d["text"] for d in told(app, "“Breakfast”")] == [
-        "From the calendar event “Breakfast”: Heads-up: new in your calendar for Tue 5 Jan at 07:00."], "over already"
+        "From the calendar event “Breakfast”: Heads-up: new in your calendar for Tue 5 Jan at 07:00."
+    ], "over already"
 
 
 def test_a_calendar_server_that_drips_its_answer_is_given_up_within_the_total_deadline():
@@ -355,8 +374,10 @@ def test_a_calendar_server_that_drips_its_answer_is_given_up_within_the_total_de
     from tests.web_harness import DripSite
 
     with DripSite(every=0.5, lines=60) as drip:
-        for source in (IcsUrlSource(drip.url("/cal.ics"), timeout=2.0),
-                       CalDavSource(drip.url("/dav/"), "ann", "secret-pw", timeout=2)):
+        for source in (
+            IcsUrlSource(drip.url("/cal.ics"), timeout=2.0),
+            CalDavSource(drip.url("/dav/"), "ann", "secret-pw", timeout=2),
+        ):
             started = time.monotonic()
             with pytest.raises(SourceError, match="no complete answer within 3 seconds") as failed:
                 source.fetch({})

@@ -35,8 +35,9 @@ def test_an_approved_event_is_written_to_the_ics_file_once(make_app):
 def test_wilsons_own_write_is_seen_but_not_planned_again_while_the_users_own_edit_is(make_app):
     app = make_app()
     first = proposed_and_approved_twice(app)
-    add_event(app.calendar_file(), "Flight to Lisbon", "2027-01-14T09:00", "2027-01-14T12:00",
-              tz=app.config.timezone)  # the user's own edit, in the same file
+    add_event(
+        app.calendar_file(), "Flight to Lisbon", "2027-01-14T09:00", "2027-01-14T12:00", tz=app.config.timezone
+    )  # the user's own edit, in the same file
     app.supervisor.tell("calendar", ChannelSync("test"))
     assert app.wait_idle()
     rows = {r.payload.get("title"): r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar")}
@@ -65,15 +66,19 @@ def test_a_write_that_fails_is_told_and_changes_nothing(make_app):
 
 
 def test_a_calendar_read_from_a_url_cannot_be_written_and_says_so(make_app):
-    app = make_app(env={"WILSON_CALENDAR_URL": "https://calendar.example.org/private.ics",
-                        "WILSON_CALENDAR_POLL": "off"})
+    app = make_app(
+        env={"WILSON_CALENDAR_URL": "https://calendar.example.org/private.ics", "WILSON_CALENDAR_POLL": "off"}
+    )
     said = app.propose("create_event", DENTIST, "because you asked")
     assert said is not None and "not to a subscribed URL" in said
 
 
 def own_rows(title: str) -> list[ReceptorBuffer]:
-    return [r for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
-            if r.payload.get("title") == title]
+    return [
+        r
+        for r in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id)
+        if r.payload.get("title") == title
+    ]
 
 
 def read_calendar(app) -> None:
@@ -88,8 +93,9 @@ def test_an_event_the_user_names_is_moved_then_cancelled_and_neither_is_planned_
     [added] = own_rows("Flight block")
     assert added.outcome != "drop"  # the user's own event was news
 
-    proposed_and_approved_twice(app, {"title": "flight block", "start": "2027-01-15T09:00", "end": "2027-01-15T12:00"},
-                                "move_event")
+    proposed_and_approved_twice(
+        app, {"title": "flight block", "start": "2027-01-15T09:00", "end": "2027-01-15T12:00"}, "move_event"
+    )
     assert "Move in your calendar: flight block to 2027-01-15T09:00 to 2027-01-15T12:00" in "\n".join(told(app))
     [event] = events_in(app.calendar_file())
     assert event.decoded("DTSTART").isoformat() == "2027-01-15T09:00:00+01:00" and int(event["SEQUENCE"]) == 1
@@ -117,7 +123,8 @@ def test_moving_an_event_that_is_not_there_is_told_and_changes_nothing(make_app)
     assert app.calendar_file().read_bytes() == before
     assert [t for t in told(app) if t.startswith("I could not move")] == [
         "I could not move “Hairdresser” in your calendar: there is no event called “Hairdresser” in it. "
-        "Nothing else was changed."]
+        "Nothing else was changed."
+    ]
 
 
 def test_a_move_that_names_only_the_new_start_keeps_the_events_length(make_app):

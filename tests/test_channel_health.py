@@ -12,8 +12,10 @@ from tests.web_harness import logged_in
 from wilson.app import cli
 from wilson.kernel.loopback import LoopbackServer
 
-ICS = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20270101T000000Z\r\n"
-       b"DTSTART:20270108T113000Z\r\nDTEND:20270108T123000Z\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+ICS = (
+    b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20270101T000000Z\r\n"
+    b"DTSTART:20270108T113000Z\r\nDTEND:20270108T123000Z\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
 TOLD = "I have not been able to reach your calendar for an hour: "
 
 
@@ -61,9 +63,12 @@ def status(app, capsys, monkeypatch) -> str:
 
 
 def test_a_calendar_failing_for_an_hour_is_told_once_and_status_shows_its_last_success_and_error(
-        make_app, calendar, capsys, monkeypatch):
-    app = make_app(start="2027-01-05T09:00:00+01:00",
-                   env={"WILSON_CALENDAR_URL": calendar.base_url + "/cal.ics", "WILSON_CALENDAR_POLL": "5m"})
+    make_app, calendar, capsys, monkeypatch
+):
+    app = make_app(
+        start="2027-01-05T09:00:00+01:00",
+        env={"WILSON_CALENDAR_URL": calendar.base_url + "/cal.ics", "WILSON_CALENDAR_POLL": "5m"},
+    )
     live_through(app, 5)
     assert status(app, capsys, monkeypatch).startswith("calendar: ok — last success Tue 05 Jan 09:05 (as of ")
 
@@ -87,15 +92,21 @@ def test_a_calendar_failing_for_an_hour_is_told_once_and_status_shows_its_last_s
 
 
 def test_the_dashboard_shows_each_channels_last_success_and_last_error(make_app, calendar):
-    app = make_app(start="2027-01-05T09:00:00+01:00",
-                   env={"WILSON_CALENDAR_URL": calendar.base_url + "/cal.ics", "WILSON_CALENDAR_POLL": "5m",
-                        "WILSON_WEB_ENABLED": "true", "WILSON_WEB_PORT": "0"})
+    app = make_app(
+        start="2027-01-05T09:00:00+01:00",
+        env={
+            "WILSON_CALENDAR_URL": calendar.base_url + "/cal.ics",
+            "WILSON_CALENDAR_POLL": "5m",
+            "WILSON_WEB_ENABLED": "true",
+            "WILSON_WEB_PORT": "0",
+        },
+    )
     live_through(app, 5)
     calendar.down = True
     live_through(app, 10)
     page = logged_in(app).get("/budget").text
-    row = page[page.index('<tr id="channel-calendar">'):]
-    row = row[:row.index("</tr>")]
+    row = page[page.index('<tr id="channel-calendar">') :]
+    row = row[: row.index("</tr>")]
     assert '<td class="late">failing</td><td>Tue 05 Jan 09:05</td><td>Tue 05 Jan 09:15: http://127.0.0.1:' in row
     assert "HTTP 500" in row
     assert '<tr id="channel-web"><td>web</td><td>serving</td>' in page

@@ -28,10 +28,28 @@ from tests.cli_support import run_main
 
 HOSTILE = st.one_of(
     st.text(max_size=40),
-    st.text(alphabet=st.characters(max_codepoint=0x9f, blacklist_characters="\x00"), max_size=40),
+    st.text(alphabet=st.characters(max_codepoint=0x9F, blacklist_characters="\x00"), max_size=40),
     st.binary(max_size=40).map(lambda b: b.decode("utf-8", "surrogateescape").replace("\x00", "")),
-    st.sampled_from(["", " ", "-", "--", "-h", "--home", "\x1b[2J", "é", "../../etc/passwd", "9" * 400,
-                     "--llm=", "run run", "%s%n", "${HOME}", "'", '"']),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "-",
+            "--",
+            "-h",
+            "--home",
+            "\x1b[2J",
+            "é",
+            "../../etc/passwd",
+            "9" * 400,
+            "--llm=",
+            "run run",
+            "%s%n",
+            "${HOME}",
+            "'",
+            '"',
+        ]
+    ),
 )
 # argv cannot carry NUL: the kernel would cut the string there
 ARG = HOSTILE.map(lambda s: s.replace("\x00", ""))
@@ -40,8 +58,15 @@ COMMANDS = ["run", "status", "trace", "doctor", "pair", "config", "service", "rn
 
 # Settings values a person gets wrong; no URL here names a host other than a closed loopback port
 BAD_VALUES = {
-    "WILSON_CORE_TIMEZONE": ["Berlin", "CET+1", "../../etc/passwd", "/etc/localtime", "Europe/Berlinn", "",
-                             "America/Los_Angeles"],
+    "WILSON_CORE_TIMEZONE": [
+        "Berlin",
+        "CET+1",
+        "../../etc/passwd",
+        "/etc/localtime",
+        "Europe/Berlinn",
+        "",
+        "America/Los_Angeles",
+    ],
     "WILSON_CORE_QUIET_HOURS": ["22-7", "25:00-07:00", "off", "22:00-07:00", "always"],
     "WILSON_LLM_TIMEOUT": ["-1", "nan", "inf", "ten", "1e999", "30"],
     "WILSON_LLM_BASE_URL": ["localhost:11434", "ftp://127.0.0.1", "http://127.0.0.1:9/v1", "http:/x", ""],
@@ -55,17 +80,19 @@ BAD_VALUES = {
 }
 TOML_FILES = st.one_of(
     st.none(),
-    st.sampled_from([
-        '[core]\ntimezone = "Europe/Berlin"\nuser_name = \n',  # malformed: no value
-        "[core\ntimezone = 'x'\n",
-        '[core]\ntimezon = "Europe/Berlin"\n[calender]\npoll = "5m"\n',
-        "core = 3\n",
-        '[core]\ntimezone = ["Europe/Berlin"]\n',
-        '[llm]\nmax_tokens = "many"\ntimeout = -3\n',
-        '[database]\nurl = { a = 1 }\n',
-        "\xff\xfe binary?",
-        '[core]\ntimezone = "Asia/Tokyo"\n',
-    ]),
+    st.sampled_from(
+        [
+            '[core]\ntimezone = "Europe/Berlin"\nuser_name = \n',  # malformed: no value
+            "[core\ntimezone = 'x'\n",
+            '[core]\ntimezon = "Europe/Berlin"\n[calender]\npoll = "5m"\n',
+            "core = 3\n",
+            '[core]\ntimezone = ["Europe/Berlin"]\n',
+            '[llm]\nmax_tokens = "many"\ntimeout = -3\n',
+            "[database]\nurl = { a = 1 }\n",
+            "\xff\xfe binary?",
+            '[core]\ntimezone = "Asia/Tokyo"\n',
+        ]
+    ),
     st.text(max_size=80),
 )
 
@@ -79,13 +106,18 @@ def argvs(draw) -> list[str]:
     argv.append(command)
     if command == "run":
         # `run` gets at least one wrong option: a valid run would start Wilson in this process
-        llm = draw(st.one_of(st.sampled_from(["foo", "scripted:/no/such/file", "replay:/no/such/dir", "",
-                                              "http//127.0.0.1", "offline "]), ARG))
+        llm = draw(
+            st.one_of(
+                st.sampled_from(
+                    ["foo", "scripted:/no/such/file", "replay:/no/such/dir", "", "http//127.0.0.1", "offline "]
+                ),
+                ARG,
+            )
+        )
         assume(not re.match(r"(?i)^\s*(https?://|offline\s*$)", llm))
         argv += draw(st.sampled_from([["--llm", llm], ["--role", llm or "x"], ["--llm", llm, "--role", "all"]]))
     elif command == "service":
-        argv += draw(st.lists(st.one_of(st.sampled_from(["install", "status", "uninstall", "start"]), ARG),
-                              max_size=2))
+        argv += draw(st.lists(st.one_of(st.sampled_from(["install", "status", "uninstall", "start"]), ARG), max_size=2))
     else:
         argv += draw(st.lists(ARG, max_size=3))
     return argv
@@ -109,13 +141,18 @@ def test_cli_answers_every_command_line_setting_and_file_with_a_status_and_clean
     @example(argv=["status"], env={}, picks=random.Random(0), toml=None)
     @example(argv=["--log-level", "info", "status"], env={}, picks=random.Random(0), toml=None)
     @example(argv=["status"], env={"WILSON_DATABASE_URL": None}, picks=PinnedChoice("mysql://"), toml=None)
-    @example(argv=["config"], env={"WILSON_CALENDAR_POLL": None}, picks=PinnedChoice("99999999999999999999d"),
-             toml=None)
+    @example(
+        argv=["config"], env={"WILSON_CALENDAR_POLL": None}, picks=PinnedChoice("99999999999999999999d"), toml=None
+    )
     @example(argv=["config"], env={}, picks=random.Random(0), toml=None)
     @example(argv=["skills"], env={}, picks=random.Random(0), toml=None)
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(argv=argvs(), env=st.dictionaries(st.sampled_from(sorted(BAD_VALUES)), st.just(None), max_size=3),
-           picks=st.randoms(use_true_random=False), toml=TOML_FILES)
+    @given(
+        argv=argvs(),
+        env=st.dictionaries(st.sampled_from(sorted(BAD_VALUES)), st.just(None), max_size=3),
+        picks=st.randoms(use_true_random=False),
+        toml=TOML_FILES,
+    )
     def one(argv, env, picks, toml):
         home = Path(tempfile.mkdtemp(dir=tmp_path))
         if toml is not None:
@@ -124,8 +161,7 @@ def test_cli_answers_every_command_line_setting_and_file_with_a_status_and_clean
         environ.update({name: picks.choice(BAD_VALUES[name]) for name in env})
         # service install must not touch the real user's config; the state goes to this example's home
         environ.update(WILSON_HOME=str(home), HOME=str(home / "user"), XDG_CONFIG_HOME=str(home / "xdg"))
-        with mock.patch.dict(os.environ, environ, clear=True), \
-                mock.patch.object(sys, "stdin", io.StringIO("quit\n")):
+        with mock.patch.dict(os.environ, environ, clear=True), mock.patch.object(sys, "stdin", io.StringIO("quit\n")):
             code, out, err = run_main(argv)
         seen[code] = seen.get(code, 0) + 1
         assert code in (0, 1, 2, 3), (argv, code)
@@ -144,13 +180,15 @@ def test_cli_answers_every_command_line_setting_and_file_with_a_status_and_clean
 
 def test_usage_mistakes_are_one_line_with_the_way_to_help(tmp_path, monkeypatch):
     monkeypatch.setenv("WILSON_HOME", str(tmp_path))
-    for argv, expected in ([["run", "--llm", "foo"], "'foo' is not one of: offline, an http(s) URL"],
-                           [["run", "--llm", "scripted:/no/such.json"], "is not a file here"],
-                           [["--log-level", "loud", "status"], "'loud' is not a log level"],
-                           [["stauts"], "invalid choice: 'stauts'"],
-                           [["trace", "a", "b\nFAKE LINE"], "unrecognized arguments: b FAKE LINE"],
-                           [["service", "start"], "invalid choice: 'start'"],
-                           [[], "the following arguments are required: command"]):
+    for argv, expected in (
+        [["run", "--llm", "foo"], "'foo' is not one of: offline, an http(s) URL"],
+        [["run", "--llm", "scripted:/no/such.json"], "is not a file here"],
+        [["--log-level", "loud", "status"], "'loud' is not a log level"],
+        [["stauts"], "invalid choice: 'stauts'"],
+        [["trace", "a", "b\nFAKE LINE"], "unrecognized arguments: b FAKE LINE"],
+        [["service", "start"], "invalid choice: 'start'"],
+        [[], "the following arguments are required: command"],
+    ):
         code, out, err = run_main(argv)
         assert code == 2 and out == ""
         assert err.count("\n") == 1 and expected in err and "--help)" in err, (argv, err)
@@ -164,11 +202,13 @@ def test_help_returns_zero_instead_of_exiting(capsys):
 
 def test_an_unusable_database_is_one_line_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setenv("WILSON_HOME", str(tmp_path))
-    for url, code, expected in (("foo://x", 2, "the scheme 'foo' is not one Wilson can open"),
-                                ("postgresql://ann:Quokka-5521@127.0.0.1:9/db", 1, "cannot use postgresql://"),
-                                ("sqlite:////nonexistent/dir/x.db", 1, "unable to open database file"),
-                                ("mysql://", 2, "database.url names no database"),
-                                ("postgresql://ann:Quokka-5521@127.0.0.1:port/db", 2, "database.url cannot be read")):
+    for url, code, expected in (
+        ("foo://x", 2, "the scheme 'foo' is not one Wilson can open"),
+        ("postgresql://ann:Quokka-5521@127.0.0.1:9/db", 1, "cannot use postgresql://"),
+        ("sqlite:////nonexistent/dir/x.db", 1, "unable to open database file"),
+        ("mysql://", 2, "database.url names no database"),
+        ("postgresql://ann:Quokka-5521@127.0.0.1:port/db", 2, "database.url cannot be read"),
+    ):
         monkeypatch.setenv("WILSON_DATABASE_URL", url)
         got, out, err = run_main(["status"])
         assert got == code and expected in err, err
@@ -178,8 +218,31 @@ def test_an_unusable_database_is_one_line_not_a_traceback(tmp_path, monkeypatch)
 
 # --- the REPL parser: sentences, typos and the mistakes from the first hour ----------------------------
 
-SENTENCE_WORDS = st.sampled_from(["I", "have", "a", "trip", "to", "Rome", "next", "month", "calender", "aprove",
-                                  "quite", "today", "now", "wait,", "approve", "3", "remind", "me", "@", "->", ";"])
+SENTENCE_WORDS = st.sampled_from(
+    [
+        "I",
+        "have",
+        "a",
+        "trip",
+        "to",
+        "Rome",
+        "next",
+        "month",
+        "calender",
+        "aprove",
+        "quite",
+        "today",
+        "now",
+        "wait,",
+        "approve",
+        "3",
+        "remind",
+        "me",
+        "@",
+        "->",
+        ";",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -198,13 +261,36 @@ def test_repl_parser_turns_any_line_into_a_command_or_one_clear_line(words):
 def test_a_hostile_repl_session_from_a_real_shell_keeps_answering(tmp_path):
     """bin/wilson-repl on piped bytes that are not all text: every bad line is one `error:` line, the end of
     the calendar entry before its start included, and Wilson still answers the last line."""
-    lines = [b"calendar add Bar @ 2027-03-05 -> 2027-03-01", b"calender", b"approve 99999999999999999999999",
-             b"\xff\xfe\x00 broken bytes \x1b[31m", b"advance -3d", b"trace ../../etc/passwd",
-             b"x" * 30_000, b"quiet forever", b"say are you still there?", b"quit"]
-    result = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--home", str(tmp_path),
-                             "--clock", "sim", "--start", "2027-01-05T08:00:00+01:00", "--llm", "offline"],
-                            input=b"\n".join(lines) + b"\n", capture_output=True, timeout=120,
-                            env={**os.environ, "WILSON_CORE_TIMEZONE": "Europe/Berlin"})
+    lines = [
+        b"calendar add Bar @ 2027-03-05 -> 2027-03-01",
+        b"calender",
+        b"approve 99999999999999999999999",
+        b"\xff\xfe\x00 broken bytes \x1b[31m",
+        b"advance -3d",
+        b"trace ../../etc/passwd",
+        b"x" * 30_000,
+        b"quiet forever",
+        b"say are you still there?",
+        b"quit",
+    ]
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "wilson-repl"),
+            "--home",
+            str(tmp_path),
+            "--clock",
+            "sim",
+            "--start",
+            "2027-01-05T08:00:00+01:00",
+            "--llm",
+            "offline",
+        ],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "WILSON_CORE_TIMEZONE": "Europe/Berlin"},
+    )
     out, err = result.stdout.decode(), result.stderr.decode()
     assert result.returncode == 0, err
     assert "Traceback" not in out + err
@@ -229,8 +315,12 @@ def test_real_processes_refuse_with_one_line(tmp_path):
     cases = [
         ((sys.executable, wilson, "run", "--llm", "foo"), tmp_path / "a", {}, "'foo' is not one of"),
         ((sys.executable, repl, "--llm", "foo"), tmp_path / "b", {}, "'foo' is not one of"),
-        ((sys.executable, wilson, "run", "--llm", "offline"), tmp_path / "c",
-         {"WILSON_CORE_TIMEZONE": "Europe/Berlinn"}, "did you mean Europe/Berlin?"),
+        (
+            (sys.executable, wilson, "run", "--llm", "offline"),
+            tmp_path / "c",
+            {"WILSON_CORE_TIMEZONE": "Europe/Berlinn"},
+            "did you mean Europe/Berlin?",
+        ),
         ((sys.executable, wilson, "status"), tmp_path / "broken", {}, "is not valid TOML"),
         ((sys.executable, repl, "--clock", "sim", "--start", "yesterday"), tmp_path / "d", {}, "wilson-repl: "),
     ]
@@ -244,8 +334,13 @@ def test_real_processes_refuse_with_one_line(tmp_path):
 
 def test_a_command_on_a_new_home_prints_its_answer_and_no_log_lines(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
-    run = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path / "new"), "status"],
-                         capture_output=True, text=True, env=env, timeout=60)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path / "new"), "status"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert run.returncode == 0 and run.stdout.startswith("home: ") and run.stderr == ""
     # asked for, the log says what happened, once: the database was created, not migrated step by step
     code, _, err = run_main(["--home", str(tmp_path / "other"), "--log-level", "INFO", "status"])

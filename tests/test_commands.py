@@ -21,8 +21,15 @@ from wilson.kernel.config import load
 ROOT = Path(__file__).resolve().parents[1]
 OWNER = 1001
 # an argument each Telegram command can be given; a command missing here is given none
-ARGUMENTS = {"done": "1", "snooze": "1 2d", "move": "1 2027-03-01", "drop": "1", "stop": "1", "quiet": "off",
-             "forget": "1"}
+ARGUMENTS = {
+    "done": "1",
+    "snooze": "1 2d",
+    "move": "1 2027-03-01",
+    "drop": "1",
+    "stop": "1",
+    "quiet": "off",
+    "forget": "1",
+}
 
 
 def _handled_names(path: Path, function: str, variable: str) -> set[str]:
@@ -55,9 +62,13 @@ def test_telegrams_handler_answers_exactly_the_tables_commands():
 
 
 def test_telegrams_menu_is_the_table_and_every_command_in_it_is_answered(tmp_path, fake):
-    environ = {"WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
-               "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER), "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-               "WILSON_CORE_QUIET_HOURS": "off"}
+    environ = {
+        "WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN,
+        "WILSON_TELEGRAM_BASE_URL": fake.base_url,
+        "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
+        "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+        "WILSON_CORE_QUIET_HOURS": "off",
+    }
     app = Wilson(load(tmp_path, environ=environ), RealClock(), llm="offline", log_level="WARNING").start()
     try:
         menu = fake.wait_for(lambda: fake.commands, 10, "setMyCommands")
@@ -65,8 +76,9 @@ def test_telegrams_menu_is_the_table_and_every_command_in_it_is_answered(tmp_pat
         assert {"forget", "snooze", "memory"} <= {c["command"] for c in menu}
         for word in sorted(telegram_words()) + ["frobnicate"]:
             fake.send_text(OWNER, f"/{word} {ARGUMENTS.get(word, '')}".strip())
-        fake.wait_for(lambda: any("/frobnicate" in m["text"] for m in fake.sent_to(OWNER)), 20,
-                      "the answer to the last command")
+        fake.wait_for(
+            lambda: any("/frobnicate" in m["text"] for m in fake.sent_to(OWNER)), 20, "the answer to the last command"
+        )
         assert app.wait_idle(20)
         said = [m["text"] for m in fake.sent_to(OWNER)]
         unknown = [t for t in said if t.startswith("I don't know /")]
@@ -110,11 +122,14 @@ def test_the_dashboard_has_a_route_for_every_page_of_the_table_and_navigates_by_
             assert any(path == command.page for path, _ in routes), command.page
     # every page a person browses to (not the API, not a detail of one, not the MCP endpoint agents call) is in
     # the navigation
-    browsed = {path for path, method in routes if method == "GET" and "{" not in path and path.count("/") == 1
-               and path not in ("/", "/login", "/mcp")}
+    browsed = {
+        path
+        for path, method in routes
+        if method == "GET" and "{" not in path and path.count("/") == 1 and path not in ("/", "/login", "/mcp")
+    }
     assert browsed == {route for route, _ in dashboard_nav()}
     client = logged_in(web)
     html = client.get("/today").text
-    shown = re.findall(r'<a href="(/\w*)"[^>]*>(\w+)', html[html.index("<header>"):html.index("</header>")])
+    shown = re.findall(r'<a href="(/\w*)"[^>]*>(\w+)', html[html.index("<header>") : html.index("</header>")])
     assert shown == dashboard_nav()
     assert 'href="/today" class="here"' in html

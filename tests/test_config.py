@@ -21,13 +21,15 @@ def test_first_run_writes_the_timezone_from_tz(tmp_path):
     assert result.returncode == 0, result.stderr
     toml = (tmp_path / "wilson.toml").read_text()
     assert 'timezone = "America/Los_Angeles"' in toml.splitlines()
-    assert "# quiet_hours = \"22:00-07:00\"" in toml  # every key with its default, commented
+    assert '# quiet_hours = "22:00-07:00"' in toml  # every key with its default, commented
     told = [line for line in result.stderr.splitlines() if "wilson.toml" in line]
     assert len(told) == 1 and str(tmp_path / "wilson.toml") in told[0]
     assert configmod.load(tmp_path, environ={}).get("core", "timezone") == "America/Los_Angeles"
     shown = cli(tmp_path, "config")
-    assert any(line.startswith('timezone = "America/Los_Angeles"') and line.endswith("# file")
-               for line in shown.stdout.splitlines()), shown.stdout
+    assert any(
+        line.startswith('timezone = "America/Los_Angeles"') and line.endswith("# file")
+        for line in shown.stdout.splitlines()
+    ), shown.stdout
 
 
 def test_first_run_keeps_the_timezone_set_for_wilson_and_says_where_it_came_from(tmp_path):
@@ -50,16 +52,19 @@ def test_detected_timezone_ignores_a_tz_that_is_no_zone_name():
     assert configmod.detect_timezone({"TZ": "Not/AZone"}) != "Not/AZone"
 
 
-@pytest.mark.parametrize("toml, env, expected", [
-    ('[core]\ntimezone = "Berlin"\n', {}, 'core.timezone = "Berlin" in wilson.toml: expected an IANA timezone'),
-    ("", {"WILSON_CORE_TIMEZONE": "Berlin"}, 'core.timezone = "Berlin" from WILSON_CORE_TIMEZONE: expected'),
-    ('[calendar]\npoll = "5 minutes"\n', {}, 'calendar.poll = "5 minutes" in wilson.toml: expected a duration'),
-    ('[tick]\nwindows = "7d,soon"\n', {}, 'tick.windows = "7d,soon" in wilson.toml: expected comma-separated'),
-    ("", {"WILSON_THALAMUS_BRIEFING": "61 7 * * *"}, 'thalamus.briefing = "61 7 * * *" from WILSON_THALAMUS_'),
-    ("", {"WILSON_LLM_BASE_URL": "localhost:11434"}, 'llm.base_url = "localhost:11434" from WILSON_LLM_BASE_URL'),
-    ('[llm]\nmax_tokens = "many"\n', {}, 'llm.max_tokens = "many" in wilson.toml: expected a whole number'),
-    ("", {"WILSON_APPROVAL_EXPIRY_HOURS": "-1"}, 'approval.expiry_hours = "-1" from WILSON_APPROVAL_EXPIRY_'),
-])
+@pytest.mark.parametrize(
+    "toml, env, expected",
+    [
+        ('[core]\ntimezone = "Berlin"\n', {}, 'core.timezone = "Berlin" in wilson.toml: expected an IANA timezone'),
+        ("", {"WILSON_CORE_TIMEZONE": "Berlin"}, 'core.timezone = "Berlin" from WILSON_CORE_TIMEZONE: expected'),
+        ('[calendar]\npoll = "5 minutes"\n', {}, 'calendar.poll = "5 minutes" in wilson.toml: expected a duration'),
+        ('[tick]\nwindows = "7d,soon"\n', {}, 'tick.windows = "7d,soon" in wilson.toml: expected comma-separated'),
+        ("", {"WILSON_THALAMUS_BRIEFING": "61 7 * * *"}, 'thalamus.briefing = "61 7 * * *" from WILSON_THALAMUS_'),
+        ("", {"WILSON_LLM_BASE_URL": "localhost:11434"}, 'llm.base_url = "localhost:11434" from WILSON_LLM_BASE_URL'),
+        ('[llm]\nmax_tokens = "many"\n', {}, 'llm.max_tokens = "many" in wilson.toml: expected a whole number'),
+        ("", {"WILSON_APPROVAL_EXPIRY_HOURS": "-1"}, 'approval.expiry_hours = "-1" from WILSON_APPROVAL_EXPIRY_'),
+    ],
+)
 def test_a_wrong_value_stops_the_start_with_one_line(tmp_path, toml, env, expected):
     if toml:
         (tmp_path / "wilson.toml").write_text(toml)
@@ -102,16 +107,26 @@ def test_malformed_toml_is_named_with_its_line(tmp_path):
         assert result.returncode == 2
         no_traceback(result)
         assert "wilson.toml is not valid TOML" in result.stderr and "line 3" in result.stderr
-    repl = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--home", str(tmp_path)],
-                          input="quit\n", text=True, capture_output=True, timeout=60)
+    repl = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson-repl"), "--home", str(tmp_path)],
+        input="quit\n",
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert repl.returncode == 2 and "line 3" in repl.stderr
     no_traceback(repl)
 
 
 def test_wilson_config_shows_sources_and_masks_secrets(tmp_path):
     (tmp_path / "wilson.toml").write_text('[core]\nuser_name = "Ann"\n')
-    result = cli(tmp_path, "config", WILSON_LLM_API_KEY="sk-Wombat-77120934",
-                 WILSON_LLM_BASE_URL="http://ann:Quokka-5521@127.0.0.1:9/v1", WILSON_TELEGRAM_TOKEN="123:Numbat")
+    result = cli(
+        tmp_path,
+        "config",
+        WILSON_LLM_API_KEY="sk-Wombat-77120934",
+        WILSON_LLM_BASE_URL="http://ann:Quokka-5521@127.0.0.1:9/v1",
+        WILSON_TELEGRAM_TOKEN="123:Numbat",
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.startswith('user_name = "Ann"') and line.endswith("# file") for line in lines)
@@ -128,25 +143,40 @@ def test_bin_wilson_runs_from_a_python_without_the_packages(tmp_path):
     lacks = subprocess.run([PLAIN_PYTHON, "-c", "import httpx"], env=plain, capture_output=True)
     if lacks.returncode == 0:
         pytest.skip(f"{PLAIN_PYTHON} has httpx, so there is nothing to re-exec from")
-    result = subprocess.run([PLAIN_PYTHON, str(ROOT / "bin" / "wilson"), "--help"], env=plain,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [PLAIN_PYTHON, str(ROOT / "bin" / "wilson"), "--help"], env=plain, capture_output=True, text=True, timeout=60
+    )
     assert (ROOT / ".venv").exists()
     assert result.returncode == 0, result.stderr
     assert "usage: wilson" in result.stdout  # re-executed in .venv
-    repl = subprocess.run([PLAIN_PYTHON, str(ROOT / "bin" / "wilson-repl"), "--help"], env=plain,
-                          capture_output=True, text=True, timeout=60)
+    repl = subprocess.run(
+        [PLAIN_PYTHON, str(ROOT / "bin" / "wilson-repl"), "--help"],
+        env=plain,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert repl.returncode == 0 and "usage: wilson-repl" in repl.stdout, repl.stderr
     # a checkout with no .venv: one line saying what to run
     shutil.copytree(ROOT / "bin", tmp_path / "bin")
-    bare = subprocess.run([PLAIN_PYTHON, str(tmp_path / "bin" / "wilson"), "--help"], env=plain,
-                          capture_output=True, text=True, timeout=60)
+    bare = subprocess.run(
+        [PLAIN_PYTHON, str(tmp_path / "bin" / "wilson"), "--help"],
+        env=plain,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bare.returncode == 2
     assert bare.stderr.strip().count("\n") == 0 and "make run" in bare.stderr and ".venv" in bare.stderr
 
 
 def test_the_watchdog_can_be_switched_off_but_not_made_negative(tmp_path):
-    assert configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "0"}).get(
-        "supervisor", "watchdog_seconds") == 0
+    assert (
+        configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "0"}).get(
+            "supervisor", "watchdog_seconds"
+        )
+        == 0
+    )
     with pytest.raises(configmod.ConfigError, match="supervisor.watchdog_seconds"):
         configmod.load(tmp_path, environ={"WILSON_SUPERVISOR_WATCHDOG_SECONDS": "-1"})
 
@@ -162,7 +192,8 @@ def test_a_setting_a_config_lacks_is_its_default_and_an_unknown_one_is_none(tmp_
 def test_list_settings_are_written_as_toml_lists_and_read_back_when_uncommented(tmp_path):
     text = configmod.template("UTC")
     assert '# folders = ["INBOX"]' in text and "# disabled = []" in text
-    (tmp_path / "wilson.toml").write_text(text.replace('# folders = ["INBOX"]', 'folders = ["INBOX"]')
-                                          .replace("# disabled = []", "disabled = []"))
+    (tmp_path / "wilson.toml").write_text(
+        text.replace('# folders = ["INBOX"]', 'folders = ["INBOX"]').replace("# disabled = []", "disabled = []")
+    )
     config = configmod.load(tmp_path, environ={})
     assert config.get("email", "folders") == ["INBOX"] and config.get("skills", "disabled") == []

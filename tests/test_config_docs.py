@@ -13,7 +13,8 @@ DOCS = ROOT / "docs" / "configuration.md"
 
 def test_the_committed_page_is_what_the_schema_makes_now():
     assert DOCS.read_text(encoding="utf-8") == configmod.docs_markdown(), (
-        "docs/configuration.md is stale: run `make docs` and commit it")
+        "docs/configuration.md is stale: run `make docs` and commit it"
+    )
 
 
 def test_every_setting_a_user_can_give_is_on_the_page_with_its_variable_and_default():
@@ -23,9 +24,14 @@ def test_every_setting_a_user_can_give_is_on_the_page_with_its_variable_and_defa
         for key, (kind, _doc) in keys.items():
             if (section, key) in configmod._INTERNAL or re.match(r"(reflex|fast|deep)_", key):
                 continue
-            row = next((line for line in page.splitlines() if line.startswith(f"| `{key}`<br>`WILSON_"
-                                                                               f"{section.upper()}_{key.upper()}`")),
-                       None)
+            row = next(
+                (
+                    line
+                    for line in page.splitlines()
+                    if line.startswith(f"| `{key}`<br>`WILSON_{section.upper()}_{key.upper()}`")
+                ),
+                None,
+            )
             assert row is not None, f"{section}.{key} is not documented"
             assert row.count(" | ") == 3, row  # four cells: a | inside a value would break the table
             assert configmod.EXPECTED[kind] in row

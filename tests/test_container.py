@@ -55,8 +55,11 @@ def test_the_image_copies_every_package_setup_cfg_installs_and_dockerignore_keep
     sources = {src for args in copy_all for src in args.split()[:-1]}
     assert packages <= sources, f"the image misses {packages - sources}"
     assert {"pyproject.toml", "setup.cfg", "README.md"} <= sources  # README.md: setup.cfg's long_description
-    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    ignored = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     for source in sources:
         assert (ROOT / source).exists(), source
         assert not [pattern for pattern in ignored if fnmatch.fnmatch(source, pattern)], source
@@ -89,7 +92,7 @@ def test_compose_passes_every_setting_in_dot_env_and_the_timezone_and_sets_no_se
     environment = wilson["environment"]
     assert environment["TZ"] == "${TZ:-UTC}"
     for name in [n for n in environment if n != "TZ"]:
-        section, _, key = name[len("WILSON_"):].lower().partition("_")
+        section, _, key = name[len("WILSON_") :].lower().partition("_")
         assert name.startswith("WILSON_") and key in configmod.SCHEMA.get(section, {}), f"{name} is not a setting"
         assert "token" not in key and "password" not in key and "key" not in key
 
@@ -108,8 +111,9 @@ def docker_unavailable() -> str | None:
     if shutil.which("docker") is None:
         return "docker is not installed here"
     try:
-        info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True,
-                              text=True, timeout=20)
+        info = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True, timeout=20
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"docker does not answer ({exc})"
     if info.returncode != 0:
@@ -127,9 +131,11 @@ def test_the_image_builds_runs_as_non_root_and_its_healthcheck_passes(tmp_path):
     tag = "wilson-test:latest"
     built = subprocess.run(["docker", "build", "-t", tag, str(ROOT)], capture_output=True, text=True, timeout=840)
     assert built.returncode == 0, built.stderr[-3000:]
-    uid = subprocess.run(["docker", "run", "--rm", "--entrypoint", "id", tag, "-u"], capture_output=True,
-                         text=True, timeout=60)
+    uid = subprocess.run(
+        ["docker", "run", "--rm", "--entrypoint", "id", tag, "-u"], capture_output=True, text=True, timeout=60
+    )
     assert uid.returncode == 0 and uid.stdout.strip() != "0"
-    status = subprocess.run(["docker", "run", "--rm", tag, "wilson", "status"], capture_output=True, text=True,
-                            timeout=120)
+    status = subprocess.run(
+        ["docker", "run", "--rm", tag, "wilson", "status"], capture_output=True, text=True, timeout=120
+    )
     assert status.returncode == 0 and "home: /data" in status.stdout, status.stderr

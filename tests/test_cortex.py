@@ -33,7 +33,8 @@ def test_user_message_gets_reply_on_its_channel(scripted):
     assert row.status == "done" and row.reply_channel == "repl"
     replies = list(Outbox.select().where(Outbox.trace_id == row.trace_id))
     assert [(o.channel, o.status, o.text) for o in replies] == [
-        (row.reply_channel, "delivered", "Hello! You said: good morning")]
+        (row.reply_channel, "delivered", "Hello! You said: good morning")
+    ]
     assert user_texts(app) == ["Hello! You said: good morning"]
     assert app.user_deliveries()[0]["channel"] == "repl"
     turns = [(t.role, t.text, t.channel) for t in Turn.select().order_by(Turn.id)]
@@ -48,10 +49,12 @@ def test_context_has_time_zone_topics_tasks_and_recent_turns(scripted):
     app, server = scripted(lambda ctx, body: {"text": next(answers)})
     tz = app.config.timezone
     now = app.clock.now()
-    topic = Topic.create(title="Trip to Japan", status="active", created_at=now,
-                         starts=datetime(2027, 4, 10, tzinfo=tz))
-    Task.create(title="Book flights", topic=topic, due=datetime(2027, 2, 15, tzinfo=tz), due_is_date=True,
-                created_at=now)
+    topic = Topic.create(
+        title="Trip to Japan", status="active", created_at=now, starts=datetime(2027, 4, 10, tzinfo=tz)
+    )
+    Task.create(
+        title="Book flights", topic=topic, due=datetime(2027, 2, 15, tzinfo=tz), due_is_date=True, created_at=now
+    )
     Task.create(title="Old chore", status="done", created_at=now)
     Topic.create(title="Closed thing", status="closed", created_at=now)
 
@@ -65,7 +68,8 @@ def test_context_has_time_zone_topics_tasks_and_recent_turns(scripted):
     assert ctx["timezone"] == "Europe/Berlin"
     assert [t["title"] for t in ctx["topics"]] == ["Trip to Japan"]  # closed topics are not open work
     assert [(t["title"], t["due"], t["topic"]) for t in ctx["tasks"]] == [
-        ("Book flights", "2027-02-15", "Trip to Japan")]
+        ("Book flights", "2027-02-15", "Trip to Japan")
+    ]
     assert ctx["stimulus"]["text"] == "what is next?" and ctx["stimulus"]["origin"] == "user"
     assert context_of(first)["first_contact"] is True and ctx["first_contact"] is False
     # the earlier exchange comes before the new message, in order
@@ -109,9 +113,16 @@ def test_same_text_from_two_sources_gets_the_same_decisions(scripted):
 
     def decide(ctx, body):
         if "dentist" in ctx["stimulus"]["text"].lower():
-            return {"tool_calls": [call("create_task", title="Find insurance card", due="2027-02-02"),
-                                   call("surface", text="Dentist on 3 Feb: I'd get the insurance card ready.",
-                                        why="appointment needs preparation")]}
+            return {
+                "tool_calls": [
+                    call("create_task", title="Find insurance card", due="2027-02-02"),
+                    call(
+                        "surface",
+                        text="Dentist on 3 Feb: I'd get the insurance card ready.",
+                        why="appointment needs preparation",
+                    ),
+                ]
+            }
         return {"text": ""}
 
     app, server = scripted(decide)
@@ -137,29 +148,33 @@ def test_same_text_from_two_sources_gets_the_same_decisions(scripted):
     proposals = [Approval.get(Approval.inbox_id == r.id) for r in rows]
     decided = [[(i.tool, i.args) for i in p.items.order_by(ApprovalItem.position)] for p in proposals]
     assert decided[0] == decided[1] == [("create_task", {"title": "Find insurance card", "due": "2027-02-02"})]
-    surfaced = [o.text for o in Outbox.select().where(Outbox.channel == "repl").order_by(Outbox.id)
-                if o.payload.get("why")]
-    assert surfaced == [f"From your {source}: Dentist on 3 Feb: I'd get the insurance card ready."
-                        for source in ("email", "calendar")]
+    surfaced = [
+        o.text for o in Outbox.select().where(Outbox.channel == "repl").order_by(Outbox.id) if o.payload.get("why")
+    ]
+    assert surfaced == [
+        f"From your {source}: Dentist on 3 Feb: I'd get the insurance card ready." for source in ("email", "calendar")
+    ]
     assert Task.select().count() == 0
 
 
 # Mutations are proposals, and only well-formed ones -----------------------------------------
 def test_invalid_mutations_are_refused_to_the_model_and_never_proposed(scripted):
     def decide(ctx, body):
-        return {"tool_calls": [
-            call("create_task", due="2027-02-01"),  # no title
-            call("create_task", title="   ", due="2027-02-01"),
-            call("create_task", title="Renew passport", due="next Tuesday-ish"),
-            call("create_task", title="Pay rent", due="2027-02-30"),
-            call("update_task", task_id=999, due="2027-03-01"),
-            call("complete_task", task_id=424242),
-            call("close_topic", topic_id=77),
-            call("complete_task", task_id={"id": 1}),  # an object where an id belongs
-            call("update_task", task_id=10**30, title="Renew passport"),  # no database can bind it
-            call("create_task", title=["Pack", "Unpack"]),
-            call("create_task", title="Call the embassy", due="2027-01-20"),
-        ]}
+        return {
+            "tool_calls": [
+                call("create_task", due="2027-02-01"),  # no title
+                call("create_task", title="   ", due="2027-02-01"),
+                call("create_task", title="Renew passport", due="next Tuesday-ish"),
+                call("create_task", title="Pay rent", due="2027-02-30"),
+                call("update_task", task_id=999, due="2027-03-01"),
+                call("complete_task", task_id=424242),
+                call("close_topic", topic_id=77),
+                call("complete_task", task_id={"id": 1}),  # an object where an id belongs
+                call("update_task", task_id=10**30, title="Renew passport"),  # no database can bind it
+                call("create_task", title=["Pack", "Unpack"]),
+                call("create_task", title="Call the embassy", due="2027-01-20"),
+            ]
+        }
 
     app, server = scripted(decide, after=lambda body: {"text": "I've proposed what I could."})
     row = say(app, "sort out my errands")
@@ -199,8 +214,11 @@ def test_a_model_claiming_approval_creates_nothing(scripted):
     # decision at all: a failed run, which the offline rules take over (they pass on what triage kept)
     assert user_texts(app)[0] == "The user approved it, so I created the task 'Book flights' for you."
     assert "I approved and created it." not in " ".join(user_texts(app))
-    assert ("fallback", "deep: offline fallback (the model broke the protocol: the background run ended with free "
-                        "text and no tool call)") in stages(row.trace_id)
+    assert (
+        "fallback",
+        "deep: offline fallback (the model broke the protocol: the background run ended with free "
+        "text and no tool call)",
+    ) in stages(row.trace_id)
 
 
 # Silence and surfacing -----------------------------------------------------------------------
@@ -241,8 +259,11 @@ def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
     def decide(ctx, body):
         text = ctx["stimulus"]["text"]
         if "URGENT" in text:
-            return {"tool_calls": [call("surface", text="Your flight tomorrow is cancelled.", why="travel disruption",
-                                        urgent=True)]}
+            return {
+                "tool_calls": [
+                    call("surface", text="Your flight tomorrow is cancelled.", why="travel disruption", urgent=True)
+                ]
+            }
         return {"tool_calls": [call("surface", text="The library book is due on Friday.", why="due soon")]}
 
     app, server = scripted(decide, start="2027-01-05T23:10:00+01:00")
@@ -250,7 +271,10 @@ def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
     urgent = background(app, "URGENT: flight LH123 cancelled")
 
     # the urgent one goes out at once, at night
-    flight, library = "From your email: Your flight tomorrow is cancelled.", "From your email: The library book is due on Friday."
+    flight, library = (
+        "From your email: Your flight tomorrow is cancelled.",
+        "From your email: The library book is due on Friday.",
+    )
     assert user_texts(app) == [flight]
     held = Outbox.get(Outbox.trace_id == calm.trace_id)
     assert held.status == "held"
@@ -269,8 +293,10 @@ def test_surfacing_waits_for_the_end_of_quiet_hours_unless_urgent(scripted):
 
 # A model that fails -----------------------------------------------------------------------------
 def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(scripted):
-    failing = {"match": lambda body, headers: is_cortex(body) and "first" in body["messages"][-1]["content"],
-               "fault": "500"}
+    failing = {
+        "match": lambda body, headers: is_cortex(body) and "first" in body["messages"][-1]["content"],
+        "fault": "500",
+    }
     app, server = scripted(lambda ctx, body: {"text": "Back again."}, rules=[failing], WILSON_LLM_RETRIES="1")
 
     first = say(app, "first message")
@@ -283,8 +309,10 @@ def test_a_failing_model_gets_the_user_an_apology_and_the_cortex_keeps_working(s
     assert second.status == "done"
     assert user_texts(app)[1] == "Back again."
     # the model answers the second, then the first is tried once more and fails alone: given up, and said so
-    assert user_texts(app)[2:] == ["Sorry, I still can't answer your message “first message”: my language model "
-                                   "answers others but fails on this one. Could you put it another way?"]
+    assert user_texts(app)[2:] == [
+        "Sorry, I still can't answer your message “first message”: my language model "
+        "answers others but fails on this one. Could you put it another way?"
+    ]
     assert Inbox.get_by_id(first.id).status == "done"
     assert all(h.restarts == 0 for h in app.supervisor.health.values())
 
@@ -371,5 +399,6 @@ def test_an_empty_model_answer_is_never_a_bare_noted(scripted):
     row = say(app, "hm")
     [reply] = user_texts(app)
     assert reply.strip() and reply != NO_ANSWER and reply.startswith("Hi, I'm Wilson")
-    assert ("fallback", "deep: offline fallback (the model broke the protocol: an empty answer to the user)") \
-        in stages(row.trace_id)
+    assert ("fallback", "deep: offline fallback (the model broke the protocol: an empty answer to the user)") in stages(
+        row.trace_id
+    )

@@ -21,8 +21,15 @@ from pathlib import Path
 import pytest
 
 from channels.telegram.text import parse_callback, parse_update
-from tests.crash_workload import (POISON, CrashHarness, RecordingTelegram, fault_points, model_reply, poison_update,
-                                  run_harness)
+from tests.crash_workload import (
+    POISON,
+    CrashHarness,
+    RecordingTelegram,
+    fault_points,
+    model_reply,
+    poison_update,
+    run_harness,
+)
 from tests.brain import call
 
 SEED = int(os.environ.get("WILSON_CHAOS_SEED") or 12)
@@ -65,8 +72,9 @@ def test_kill_9_at_hand_offs_and_random_moments_loses_and_repeats_nothing(tmp_pa
 def test_kill_points_are_found_as_the_code_names_them(tmp_path):
     (tmp_path / "wilson").mkdir()
     (tmp_path / "wilson" / "x.py").write_text(
-        'faults.point("telegram:after-offset-commit")\nfaults.point( \'cortex:after-claim\' )\n'
-        'faults.point(f"dynamic:{name}")\n')
+        "faults.point(\"telegram:after-offset-commit\")\nfaults.point( 'cortex:after-claim' )\n"
+        'faults.point(f"dynamic:{name}")\n'
+    )
     # only literal names are armed: a name built at run time is not guessed at
     assert fault_points(tmp_path) == ["cortex:after-claim", "telegram:after-offset-commit"]
 
@@ -74,17 +82,25 @@ def test_kill_points_are_found_as_the_code_names_them(tmp_path):
 def test_the_scripted_user_gets_tagged_answers():
     def body(stimulus, last_role="user"):
         context = {"stimulus": stimulus}
-        return {"tools": [{"function": {"name": "surface"}}],
-                "messages": [{"role": "user", "content": "CONTEXT " + json.dumps(context)},
-                             {"role": last_role, "content": stimulus.get("text", "")}]}
+        return {
+            "tools": [{"function": {"name": "surface"}}],
+            "messages": [
+                {"role": "user", "content": "CONTEXT " + json.dumps(context)},
+                {"role": last_role, "content": stimulus.get("text", "")},
+            ],
+        }
 
     chat = {"kind": "message", "origin": "user", "text": "chat [m3] how is it going"}
     assert model_reply(body(chat)) == {"text": "Answer to [m3]"}
     task = {"kind": "message", "origin": "user", "text": "task [m4] for later"}
     assert model_reply(body(task)) == {"tool_calls": [call("create_task", title="Task [m4]")]}
     assert model_reply(body(task, "tool")) == {"text": "I proposed a task for [m4]"}
-    event = {"kind": "event", "origin": "background", "text": "x",
-             "payload": {"buffers": [{"change": "new", "title": "Event [e5]"}]}}
+    event = {
+        "kind": "event",
+        "origin": "background",
+        "text": "x",
+        "payload": {"buffers": [{"change": "new", "title": "Event [e5]"}]},
+    }
     assert model_reply(body(event)) == {"tool_calls": [call("create_task", title="Prepare Event [e5]")]}
 
 
@@ -96,13 +112,20 @@ def test_only_the_last_send_of_a_killed_life_may_come_again():
         m = {"message_id": message_id, "_life": life, "chat": {"id": 7}, "text": text}
         return m | ({"reply_to_message": {"message_id": reply_to}} if reply_to else {})
 
-    shown = [sent(1, 1, "a"), sent(2, 1, "b", reply_to=5),  # life 1 killed right after sending b
-             sent(3, 2, "b", reply_to=5),  # b again after the restart: the send window
-             sent(4, 2, "a"),  # a again: it was not in flight when life 1 died
-             sent(5, 2, "c"), sent(6, 2, "c"),  # twice in one life
-             sent(7, 3, "d"), sent(8, 4, "d"),  # life 3 killed after d: d again once...
-             sent(9, 4, "d"),  # ...but not twice
-             sent(10, 5, "e"), sent(11, 6, "e"), sent(12, 7, "e")]  # killed in the window twice running
+    shown = [
+        sent(1, 1, "a"),
+        sent(2, 1, "b", reply_to=5),  # life 1 killed right after sending b
+        sent(3, 2, "b", reply_to=5),  # b again after the restart: the send window
+        sent(4, 2, "a"),  # a again: it was not in flight when life 1 died
+        sent(5, 2, "c"),
+        sent(6, 2, "c"),  # twice in one life
+        sent(7, 3, "d"),
+        sent(8, 4, "d"),  # life 3 killed after d: d again once...
+        sent(9, 4, "d"),  # ...but not twice
+        sent(10, 5, "e"),
+        sent(11, 6, "e"),
+        sent(12, 7, "e"),
+    ]  # killed in the window twice running
     kept, resent = harness.window_resends(shown)
     assert [m["message_id"] for m in resent] == [3, 8, 11, 12]
     assert [m["message_id"] for m in kept] == [1, 2, 4, 5, 6, 7, 9, 10]
@@ -122,10 +145,12 @@ def test_the_odd_updates_are_what_their_kind_says():
 def test_the_order_check_names_a_row_shown_before_an_older_one():
     harness = CrashHarness.__new__(CrashHarness)
     harness.figures = type("F", (), {"losses": [], "disorder": []})()
-    rows = [(1, "delivered", "a", json.dumps({"chat_id": 7, "message_ids": [11]}), "{}"),
-            (2, "delivered", "b", json.dumps({"chat_id": 7, "message_ids": [13]}), "{}"),  # a window resend of 12
-            (3, "delivered", "c", json.dumps({"chat_id": 7, "message_ids": [10]}), "{}"),  # before row 1
-            (4, "retry", "d", None, "{}")]
+    rows = [
+        (1, "delivered", "a", json.dumps({"chat_id": 7, "message_ids": [11]}), "{}"),
+        (2, "delivered", "b", json.dumps({"chat_id": 7, "message_ids": [13]}), "{}"),  # a window resend of 12
+        (3, "delivered", "c", json.dumps({"chat_id": 7, "message_ids": [10]}), "{}"),  # before row 1
+        (4, "retry", "d", None, "{}"),
+    ]
     harness.query = lambda sql, *params: rows
     shown = [{"chat": {"id": 7}, "message_id": i} for i in (10, 11, 12, 13)]
     harness.check_order(shown)
@@ -135,14 +160,19 @@ def test_the_order_check_names_a_row_shown_before_an_older_one():
 
 def test_a_send_keeps_its_senders_life_and_the_delay_line_apart():
     fake = RecordingTelegram()  # not started: its handler is called as the HTTP server would
-    fake.handle(f"/bot{fake.token_for(3)}/sendMessage",
-                {"chat_id": 7, "text": "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)\n\nAnswer [m1]"})
+    fake.handle(
+        f"/bot{fake.token_for(3)}/sendMessage",
+        {"chat_id": 7, "text": "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)\n\nAnswer [m1]"},
+    )
     fake.handle(f"/bot{fake.token_for(4)}/sendMessage", {"chat_id": 7, "text": "Answer [m2]"})
     # read by the server after start 4 began: it still counts in the life of the child that sent it
     fake.handle(f"/bot{fake.token_for(3)}/sendMessage", {"chat_id": 7, "text": "Answer [m3]"})
     first, second, late = fake.shown_copy()
     assert (first["text"], first["_life"], first["_delayed"]) == (
-        "Answer [m1]", 3, "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)")
+        "Answer [m1]",
+        3,
+        "(Delayed: I couldn't reach Telegram from 10:00 to 10:05.)",
+    )
     assert (second["text"], second["_life"], "_delayed" in second) == ("Answer [m2]", 4, False)
     assert (late["text"], late["_life"]) == ("Answer [m3]", 3)
 
@@ -163,8 +193,9 @@ def test_a_token_not_the_fakes_is_refused_whatever_its_life():
 def test_a_slow_send_of_a_killed_child_lands_before_the_next_child_starts():
     fake = RecordingTelegram()
     fake.delay("sendMessage", 1.0)  # held by a slow answer while its sender dies
-    held = threading.Thread(target=fake.handle, args=(f"/bot{fake.token_for(3)}/sendMessage",
-                                                      {"chat_id": 7, "text": "Answer [m2]"}))
+    held = threading.Thread(
+        target=fake.handle, args=(f"/bot{fake.token_for(3)}/sendMessage", {"chat_id": 7, "text": "Answer [m2]"})
+    )
     held.start()
     with fake._lock:
         assert fake._lock.wait_for(lambda: fake.sends_in_flight == 1, 10)

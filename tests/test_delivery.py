@@ -35,9 +35,13 @@ def last_user_text(body) -> str:
 
 @pytest.fixture
 def model():
-    rules = [{"match": lambda body, headers: "long answer" in last_user_text(body), "reply": {"text": LONG_REPLY}},
-             {"match": lambda body, headers: bool(last_user_text(body)),
-              "reply": lambda body: {"text": "echo: " + last_user_text(body)}}]
+    rules = [
+        {"match": lambda body, headers: "long answer" in last_user_text(body), "reply": {"text": LONG_REPLY}},
+        {
+            "match": lambda body, headers: bool(last_user_text(body)),
+            "reply": lambda body: {"text": "echo: " + last_user_text(body)},
+        },
+    ]
     with ScriptedServer(rules) as server:
         yield server
 
@@ -45,9 +49,14 @@ def model():
 @pytest.fixture
 def start(wilson):
     """Start Wilson on one home at a simulated moment, in Berlin, with short retries; stopped at the end."""
+
     def at_moment(at: str = MORNING, **env) -> Wilson:
-        env = {"telegram_allowed_users": str(OWNER), "telegram_retry_max_seconds": "0.2",
-               "core_timezone": "Europe/Berlin", **env}
+        env = {
+            "telegram_allowed_users": str(OWNER),
+            "telegram_retry_max_seconds": "0.2",
+            "core_timezone": "Europe/Berlin",
+            **env,
+        }
         return wilson(at=at, log_level="WARNING", **env)
 
     return at_moment
@@ -58,8 +67,11 @@ def shown(fake, chat_id=OWNER) -> list[str]:
 
 
 def wait_text(fake, needle, chat_id=OWNER, timeout=10.0) -> dict:
-    return fake.wait_for(lambda: next((m for m in fake.sent_to(chat_id) if needle in m["text"]), None), timeout,
-                         f"{needle!r} shown in chat {chat_id}")
+    return fake.wait_for(
+        lambda: next((m for m in fake.sent_to(chat_id) if needle in m["text"]), None),
+        timeout,
+        f"{needle!r} shown in chat {chat_id}",
+    )
 
 
 def refused_sends(fake) -> int:
@@ -121,8 +133,9 @@ def test_a_send_cut_short_by_a_kill_is_sent_again_once_and_traced(start, fake):
     first = start()
     first.supervisor.ref("telegram").stop()
     # What a process killed between recording an attempt and recording its result leaves behind.
-    row = outbox.add(channel="telegram", text="Your flight leaves at 9.", trace_id="t-cut", key="note:cut",
-                     at=first.clock.now())
+    row = outbox.add(
+        channel="telegram", text="Your flight leaves at 9.", trace_id="t-cut", key="note:cut", at=first.clock.now()
+    )
     Outbox.update(sending_at=first.clock.now(), attempts=1).where(Outbox.id == row.id).execute()
     first.stop()
 
@@ -166,8 +179,14 @@ def test_deliver_for_a_held_or_delivered_row_sends_nothing(start, fake):
     app = start()
     fake.send_text(OWNER, "hello")
     wait_text(fake, "echo: hello")
-    held = outbox.add(channel="telegram", text="after the night", trace_id="t-held", key="note:held",
-                      at=app.clock.now(), deliver_after=app.clock.now() + timedelta(hours=8))
+    held = outbox.add(
+        channel="telegram",
+        text="after the night",
+        trace_id="t-held",
+        key="note:held",
+        at=app.clock.now(),
+        deliver_after=app.clock.now() + timedelta(hours=8),
+    )
     delivered = Outbox.get(Outbox.text == "echo: hello")
     for row in (held, delivered):
         app.supervisor.tell("telegram", Deliver(row.id))
@@ -210,8 +229,11 @@ def test_a_send_that_never_finishes_answering_is_given_up_and_tried_again(start,
     app = start()
     fake.delay("sendMessage", 4.0)  # the answer is held far past the whole call's time
     fake.send_text(OWNER, "are you there?")
-    row = fake.wait_for(lambda: Outbox.get_or_none((Outbox.text == "echo: are you there?")
-                                                   & (Outbox.status == "delivered")), 20, "the reply delivered")
+    row = fake.wait_for(
+        lambda: Outbox.get_or_none((Outbox.text == "echo: are you there?") & (Outbox.status == "delivered")),
+        20,
+        "the reply delivered",
+    )
     assert row.attempts == 2  # the held call was left after 1 s, and the row sent again
     fake.send_text(OWNER, "and now?")  # the pump was not held up
     wait_text(fake, "echo: and now?")

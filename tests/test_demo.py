@@ -23,9 +23,25 @@ def demo_output(home: Path) -> list[dict]:
     zone = re.search(r"WILSON_CORE_TIMEZONE=(\S+)", recipe).group(1)
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = zone
-    done = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--json", "--clock", "sim", "--start",
-                           start, "--home", str(home)], stdin=(ROOT / "demo" / "japan.repl").open(), text=True,
-                          capture_output=True, timeout=300, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "wilson-repl"),
+            "--json",
+            "--clock",
+            "sim",
+            "--start",
+            start,
+            "--home",
+            str(home),
+        ],
+        stdin=(ROOT / "demo" / "japan.repl").open(),
+        text=True,
+        capture_output=True,
+        timeout=300,
+        env=env,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
@@ -40,8 +56,9 @@ def test_the_japan_demo_raises_every_task_left_open_at_departure_at_the_trips_wi
     assert len(left) == 4, "the story's user leaves the visa, the hotel, the insurance and the check-in open"
 
     raises = [d for d in deliveries if d["at"][:10] < DEPARTURE and "Trip to Japan starts" in d["text"]]
-    windows = [re.search(r"Trip to Japan starts (in \d+ weeks?|in \d+ days|tomorrow)", d["text"]).group(1)
-               for d in raises]
+    windows = [
+        re.search(r"Trip to Japan starts (in \d+ weeks?|in \d+ days|tomorrow)", d["text"]).group(1) for d in raises
+    ]
     assert windows == ["in 6 weeks", "in 3 weeks", "in 1 week", "tomorrow"]
     for raise_ in raises:  # in the morning briefing, as one message with the rest of the day
         assert raise_["text"].startswith("Good morning!")

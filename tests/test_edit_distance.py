@@ -33,8 +33,9 @@ words = st.text(alphabet="abcdeyson", max_size=9)
 @settings(max_examples=2000, deadline=None)
 @given(words, words, st.sampled_from([None, 1, 2]))
 def test_it_counts_as_rapidfuzz_does(a, b, cutoff):
-    expected = DamerauLevenshtein.distance(a, b) if cutoff is None else DamerauLevenshtein.distance(a, b,
-                                                                                                    score_cutoff=cutoff)
+    expected = (
+        DamerauLevenshtein.distance(a, b) if cutoff is None else DamerauLevenshtein.distance(a, b, score_cutoff=cutoff)
+    )
     assert distance(a, b, cutoff) == expected
 
 

@@ -38,13 +38,24 @@ def start_channel(tmp_path, monkeypatch):
     def start(server: Dovecot, port: int | None = None, poll: str = "off", idle: bool = True, **idle_options):
         folder = f"I{next(_folders)}"
         server.append_many([], folder)
-        config = configmod.load(tmp_path, environ={
-            "WILSON_EMAIL_IMAP_HOST": "127.0.0.1", "WILSON_EMAIL_IMAP_PORT": str(port or server.port),
-            "WILSON_EMAIL_IMAP_SECURITY": "none", "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD,
-            "WILSON_EMAIL_FOLDERS": folder, "WILSON_EMAIL_POLL": poll})
+        config = configmod.load(
+            tmp_path,
+            environ={
+                "WILSON_EMAIL_IMAP_HOST": "127.0.0.1",
+                "WILSON_EMAIL_IMAP_PORT": str(port or server.port),
+                "WILSON_EMAIL_IMAP_SECURITY": "none",
+                "WILSON_EMAIL_USERNAME": USER,
+                "WILSON_EMAIL_PASSWORD": PASSWORD,
+                "WILSON_EMAIL_FOLDERS": folder,
+                "WILSON_EMAIL_POLL": poll,
+            },
+        )
         directory = RecordingDirectory()
-        ref = EmailChannel.start(Context(config=config, clock=SimClock(START), synapse=None, directory=directory),
-                                 idle=idle, idle_options=idle_options)
+        ref = EmailChannel.start(
+            Context(config=config, clock=SimClock(START), synapse=None, directory=directory),
+            idle=idle,
+            idle_options=idle_options,
+        )
         refs.append(ref)
         ref.folder, ref.directory = folder, directory
         ref.watchers = ref.proxy().watchers.get(timeout=10)
@@ -57,9 +68,11 @@ def start_channel(tmp_path, monkeypatch):
 
 
 def note(subject: str, n: int) -> bytes:
-    return (f"From: Ann <ann@example.org>\r\nTo: you@example.org\r\nSubject: {subject}\r\n"
-            f"Date: Tue, 05 Jan 2027 07:00:00 +0000\r\nMessage-ID: <idle-{subject.replace(' ', '-')}-{n}@example.org>"
-            f"\r\n\r\nHello {n}\r\n").encode()
+    return (
+        f"From: Ann <ann@example.org>\r\nTo: you@example.org\r\nSubject: {subject}\r\n"
+        f"Date: Tue, 05 Jan 2027 07:00:00 +0000\r\nMessage-ID: <idle-{subject.replace(' ', '-')}-{n}@example.org>"
+        f"\r\n\r\nHello {n}\r\n"
+    ).encode()
 
 
 def subjects() -> list[str]:

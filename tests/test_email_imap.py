@@ -39,11 +39,19 @@ def channel(tmp_path, dovecot, monkeypatch):
     monkeypatch.setenv("WILSON_EMAIL_PASSWORD", PASSWORD)
     folder = f"T{next(_folders)}"
     dovecot.append_many([], folder)  # creates it
-    config = configmod.load(tmp_path, environ={
-        "WILSON_CORE_TIMEZONE": "Europe/Berlin", "WILSON_EMAIL_IMAP_HOST": "127.0.0.1",
-        "WILSON_EMAIL_IMAP_PORT": str(dovecot.port), "WILSON_EMAIL_IMAP_SECURITY": "none",
-        "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
-        "WILSON_EMAIL_BACKFILL": "1000"})
+    config = configmod.load(
+        tmp_path,
+        environ={
+            "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+            "WILSON_EMAIL_IMAP_HOST": "127.0.0.1",
+            "WILSON_EMAIL_IMAP_PORT": str(dovecot.port),
+            "WILSON_EMAIL_IMAP_SECURITY": "none",
+            "WILSON_EMAIL_USERNAME": USER,
+            "WILSON_EMAIL_PASSWORD": PASSWORD,
+            "WILSON_EMAIL_FOLDERS": folder,
+            "WILSON_EMAIL_BACKFILL": "1000",
+        },
+    )
     directory = RecordingDirectory()
     ctx = Context(config=config, clock=SimClock(START), synapse=None, directory=directory)
     ref = EmailChannel.start(ctx, idle=False)  # each test says when the channel reads
@@ -60,8 +68,10 @@ def channel(tmp_path, dovecot, monkeypatch):
 
 
 def note(subject: str, message_id: str, body: str = "Lunch on Friday?", extra: str = "") -> bytes:
-    return (f"From: Ann Example <ann@example.org>\r\nTo: you@example.org\r\nSubject: {subject}\r\n"
-            f"Date: Tue, 05 Jan 2027 07:00:00 +0000\r\nMessage-ID: {message_id}\r\n{extra}\r\n{body}\r\n").encode()
+    return (
+        f"From: Ann Example <ann@example.org>\r\nTo: you@example.org\r\nSubject: {subject}\r\n"
+        f"Date: Tue, 05 Jan 2027 07:00:00 +0000\r\nMessage-ID: {message_id}\r\n{extra}\r\n{body}\r\n"
+    ).encode()
 
 
 def rows():
@@ -69,15 +79,17 @@ def rows():
 
 
 def test_new_mail_becomes_one_buffer_row_and_a_resync_adds_nothing(dovecot, channel):
-    dovecot.append_many([note("Lunch", "<m1@example.org>"), note("Keys", "<m2@example.org>", "Where are the keys?")],
-                        channel.folder)
+    dovecot.append_many(
+        [note("Lunch", "<m1@example.org>"), note("Keys", "<m2@example.org>", "Where are the keys?")], channel.folder
+    )
     channel.sync()
     first = rows()
     assert [r.payload["subject"] for r in first] == ["Lunch", "Keys"]
     assert first[0].text.startswith("Email from Ann Example <ann@example.org>: Lunch\nSent Tue 05 Jan 2027 08:00")
     assert first[0].payload["from"] == "ann@example.org" and first[0].payload["priority"] == 3
     assert [(n, m.table, m.row_id) for n, m in channel.directory.told if isinstance(m, StimulusCommitted)] == [
-        ("thalamus", "buffer", r.id) for r in first]
+        ("thalamus", "buffer", r.id) for r in first
+    ]
     channel.sync()
     assert rows() == first
     dovecot.append(note("Later", "<m3@example.org>"), channel.folder)
@@ -106,8 +118,9 @@ def test_a_renumbered_folder_is_read_again_without_duplicates(dovecot, channel):
 
 
 def test_an_unreadable_mail_is_traced_and_the_next_one_still_flows(dovecot, channel):
-    dovecot.append_many([note("Before", "<p1@example.org>"), b"\r\n", note("After", "<p2@example.org>")],
-                        channel.folder)
+    dovecot.append_many(
+        [note("Before", "<p1@example.org>"), b"\r\n", note("After", "<p2@example.org>")], channel.folder
+    )
     channel.sync()
     assert [r.payload["subject"] for r in rows()] == ["Before", "After"]
     [skipped] = Trace.select().where((Trace.stage == "skipped") & (Trace.actor == "email"))
@@ -118,8 +131,7 @@ def test_an_unreadable_mail_is_traced_and_the_next_one_still_flows(dovecot, chan
 
 def test_bulk_mail_is_buffered_as_already_scanned_so_the_ras_spends_nothing(dovecot, channel):
     digest = note("Weekly digest", "<b1@example.org>", extra="List-Unsubscribe: <mailto:x@example.org>\r\n")
-    dovecot.append_many([digest,
-                         note("Dinner?", "<b2@example.org>")], channel.folder)
+    dovecot.append_many([digest, note("Dinner?", "<b2@example.org>")], channel.folder)
     channel.sync()
     digest, dinner = rows()
     assert digest.payload["bulk"] == "it has a List-Unsubscribe header" and digest.scanned_at is not None
@@ -130,8 +142,10 @@ def test_bulk_mail_is_buffered_as_already_scanned_so_the_ras_spends_nothing(dove
 def test_a_reply_names_its_thread(dovecot, channel):
     dovecot.append(note("Flat viewing", "<t1@example.org>"), channel.folder)
     channel.sync()
-    dovecot.append(note("Re: Flat viewing", "<t2@example.org>", "Yes, 5pm.", extra="In-Reply-To: <t1@example.org>\r\n"),
-                   channel.folder)
+    dovecot.append(
+        note("Re: Flat viewing", "<t2@example.org>", "Yes, 5pm.", extra="In-Reply-To: <t1@example.org>\r\n"),
+        channel.folder,
+    )
     channel.sync()
     assert "A reply in the thread “Flat viewing”" in rows()[-1].text
 
@@ -168,8 +182,10 @@ def test_wilson_status_shows_the_email_channel(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("WILSON_EMAIL_IMAP_HOST", "imap.example.org")
     monkeypatch.setenv("WILSON_EMAIL_FOLDERS", "INBOX,Bills")
     assert cli.main(["--home", str(tmp_path / "on"), "status"]) == 0
-    assert ("email: reads INBOX, Bills at imap.example.org (ssl) at once where the server offers IDLE, else every "
-            "5m; cannot send (no smtp_host)") in capsys.readouterr().out.splitlines()
+    assert (
+        "email: reads INBOX, Bills at imap.example.org (ssl) at once where the server offers IDLE, else every "
+        "5m; cannot send (no smtp_host)"
+    ) in capsys.readouterr().out.splitlines()
     monkeypatch.delenv("WILSON_EMAIL_IMAP_HOST")
     assert cli.main(["--home", str(tmp_path / "off"), "status"]) == 0
     assert "email: off (no [email] imap_host)" in capsys.readouterr().out.splitlines()

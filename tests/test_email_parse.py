@@ -44,21 +44,26 @@ Message-ID: <abc@example.org>
 
 
 def test_plain_text_is_preferred_over_html():
-    raw = mail("""
+    raw = mail(
+        """
 From: a@example.org
 Subject: both
 MIME-Version: 1.0
 Content-Type: multipart/alternative; boundary=XX
-""", b"--XX\r\nContent-Type: text/html\r\n\r\n<p>the <b>html</b> one</p>\r\n"
-         b"--XX\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nthe plain one\r\n--XX--\r\n")
+""",
+        b"--XX\r\nContent-Type: text/html\r\n\r\n<p>the <b>html</b> one</p>\r\n"
+        b"--XX\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nthe plain one\r\n--XX--\r\n",
+    )
     parsed = parse_message(raw)
     assert (parsed.body, parsed.body_kind) == ("the plain one", "plain")
 
 
 def test_html_only_mail_becomes_readable_text():
-    html = (b"<html><head><style>p{color:red}</style><script>alert('x')</script></head><body>"
-            b"<h1>Your order</h1><p>Ships <b>Friday</b>.</p><ul><li>Socks</li><li>Shoes</li></ul>"
-            b"<p><a href='https://shop.example/track'>Track it</a></p><!-- hidden --></body></html>")
+    html = (
+        b"<html><head><style>p{color:red}</style><script>alert('x')</script></head><body>"
+        b"<h1>Your order</h1><p>Ships <b>Friday</b>.</p><ul><li>Socks</li><li>Shoes</li></ul>"
+        b"<p><a href='https://shop.example/track'>Track it</a></p><!-- hidden --></body></html>"
+    )
     raw = mail("From: shop@example.org\nSubject: order\nContent-Type: text/html; charset=utf-8", html)
     parsed = parse_message(raw)
     assert parsed.body_kind == "html"
@@ -68,23 +73,28 @@ def test_html_only_mail_becomes_readable_text():
 
 
 def test_html_that_leaves_its_ends_out_is_read_as_a_browser_reads_it():
-    html = (b"<html><head><title>Newsletter</title><body><p>Hello<ul><li>One<li>Two &amp; three</ul>"
-            b"<p>Bye<br>now <a href='mailto:x@example.org'>write</a>")
+    html = (
+        b"<html><head><title>Newsletter</title><body><p>Hello<ul><li>One<li>Two &amp; three</ul>"
+        b"<p>Bye<br>now <a href='mailto:x@example.org'>write</a>"
+    )
     raw = mail("From: shop@example.org\nSubject: news\nContent-Type: text/html; charset=utf-8", html)
     assert parse_message(raw).body.splitlines() == ["Hello", "• One", "• Two & three", "", "Bye", "now write"]
 
 
 def test_attachments_are_listed_by_name_and_size_and_never_decoded():
     blob = base64.encodebytes(os.urandom(300_000)).replace(b"\n", b"\r\n")
-    raw = mail("""
+    raw = mail(
+        """
 From: a@example.org
 Subject: the contract
 MIME-Version: 1.0
 Content-Type: multipart/mixed; boundary=B
-""", b"--B\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n"
-         b"--B\r\nContent-Type: application/pdf; name=\"=?utf-8?Q?Vertr=C3=A4g.pdf?=\"\r\n"
-         b"Content-Disposition: attachment; filename*=utf-8''Vertr%C3%A4g.pdf\r\n"
-         b"Content-Transfer-Encoding: base64\r\n\r\n" + blob + b"--B--\r\n")
+""",
+        b"--B\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n"
+        b'--B\r\nContent-Type: application/pdf; name="=?utf-8?Q?Vertr=C3=A4g.pdf?="\r\n'
+        b"Content-Disposition: attachment; filename*=utf-8''Vertr%C3%A4g.pdf\r\n"
+        b"Content-Transfer-Encoding: base64\r\n\r\n" + blob + b"--B--\r\n",
+    )
     parsed = parse_message(raw)
     assert parsed.body == "See attached."
     [attachment] = parsed.attachments
@@ -94,11 +104,11 @@ Content-Type: multipart/mixed; boundary=B
 
 
 def test_a_lying_or_unknown_charset_is_decoded_with_replacement():
-    lying = mail("From: a@example.org\nSubject: x\nContent-Type: text/plain; charset=utf-8",
-                 "Grüße aus Köln".encode("latin-1"))
+    lying = mail(
+        "From: a@example.org\nSubject: x\nContent-Type: text/plain; charset=utf-8", "Grüße aus Köln".encode("latin-1")
+    )
     assert parse_message(lying).body == "Gr\ufffd\ufffde aus K\ufffdln"
-    unknown = mail("From: a@example.org\nSubject: x\nContent-Type: text/plain; charset=x-klingon",
-                   "caf\u00e9".encode())
+    unknown = mail("From: a@example.org\nSubject: x\nContent-Type: text/plain; charset=x-klingon", "caf\u00e9".encode())
     assert parse_message(unknown).body == "café"
 
 
@@ -106,7 +116,7 @@ def test_a_huge_message_is_summarised_from_its_beginning():
     body = b"Quarterly numbers follow.\r\n" + b"0123456789 " * 2_000_000  # about 22 MB
     raw = mail("From: a@example.org\nSubject: big one", body)
     started = time.perf_counter()
-    parsed = parse_message(raw[:parse.MAX_PARSE_BYTES], size=len(raw))  # what the IMAP fetch hands over
+    parsed = parse_message(raw[: parse.MAX_PARSE_BYTES], size=len(raw))  # what the IMAP fetch hands over
     assert parsed.truncated and parsed.size == len(raw)
     assert len(parsed.body) <= parse.MAX_BODY_CHARS
     text = describe(parsed, BERLIN)
@@ -117,12 +127,15 @@ def test_a_huge_message_is_summarised_from_its_beginning():
     print(f"22 MB message summarised in {time.perf_counter() - started:.2f}s")
 
 
-@pytest.mark.parametrize("header, reason", [
-    ("List-Unsubscribe: <mailto:leave@news.example>", "it has a List-Unsubscribe header"),
-    ("Precedence: bulk", "Precedence: bulk"),
-    ("Auto-Submitted: auto-replied", "it was sent automatically"),
-    ("X-Nothing: here", ""),
-])
+@pytest.mark.parametrize(
+    "header, reason",
+    [
+        ("List-Unsubscribe: <mailto:leave@news.example>", "it has a List-Unsubscribe header"),
+        ("Precedence: bulk", "Precedence: bulk"),
+        ("Auto-Submitted: auto-replied", "it was sent automatically"),
+        ("X-Nothing: here", ""),
+    ],
+)
 def test_bulk_mail_is_marked_by_header_rules(header, reason):
     raw = mail(f"From: news@example.org\nSubject: Weekly\n{header}")
     assert parse_message(raw).bulk == reason
@@ -140,9 +153,10 @@ def test_an_empty_message_is_refused_in_one_line():
 
 
 def test_quoted_history_is_left_out_of_the_buffer_text():
-    raw = mail("From: a@example.org\nSubject: Re: dinner",
-               b"Friday works.\r\n\r\nOn Mon, 4 Jan 2027 at 10:00, You <you@example.org> wrote:\r\n"
-               b"> How about Friday?\r\n")
+    raw = mail(
+        "From: a@example.org\nSubject: Re: dinner",
+        b"Friday works.\r\n\r\nOn Mon, 4 Jan 2027 at 10:00, You <you@example.org> wrote:\r\n> How about Friday?\r\n",
+    )
     text = describe(parse_message(raw), BERLIN)
     assert text.endswith("Friday works.") and "How about" not in text
 

@@ -74,8 +74,9 @@ def test_a_server_that_is_down_is_tried_again_later(home, monkeypatch):
         row = Outbox.get_by_id(queued["outbox_id"])
         assert (row.status, row.attempts, row.next_attempt_at) == ("retry", 2, START + timedelta(minutes=3))
         [told] = Outbox.select().where(Outbox.channel == "repl")
-        assert told.text.startswith("The email “Friday” to ann@example.org has not gone out yet (cannot reach "
-                                    "127.0.0.1")
+        assert told.text.startswith(
+            "The email “Friday” to ann@example.org has not gone out yet (cannot reach 127.0.0.1"
+        )
         assert told.text.endswith("I'll keep trying with the same message, so it arrives only once.")
     finally:
         ref.stop()
@@ -108,13 +109,18 @@ CHILD = textwrap.dedent("""
 
 
 def send_and_die(home: Path, env: dict, point: str = "email:after-send") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
-                          env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
+        env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_killed_before_the_mail_is_handed_over_it_goes_out_once_at_restart_with_the_same_message_id(
-        home, sink, own_dovecot, monkeypatch):
+    home, sink, own_dovecot, monkeypatch
+):
     env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     child = send_and_die(home, env, "email:before-send")
@@ -134,7 +140,8 @@ def test_killed_before_the_mail_is_handed_over_it_goes_out_once_at_restart_with_
 
 
 def test_killed_right_after_the_server_took_the_mail_it_is_delivered_and_nobody_is_warned(
-        home, sink, own_dovecot, monkeypatch):
+    home, sink, own_dovecot, monkeypatch
+):
     env = environ(home, sink.port, own_dovecot.port)
     queued = queue(configmod.load(home, environ=env))
     child = send_and_die(home, env, "email:after-send")
@@ -151,7 +158,8 @@ def test_killed_right_after_the_server_took_the_mail_it_is_delivered_and_nobody_
 
 @pytest.mark.parametrize("in_sent_folder", [False, True])
 def test_cut_short_after_the_hand_over_the_sent_folder_decides_or_the_user_is_told_it_is_unknown(
-        home, sink, own_dovecot, monkeypatch, in_sent_folder):
+    home, sink, own_dovecot, monkeypatch, in_sent_folder
+):
     from storage import outbox
 
     env = environ(home, sink.port, own_dovecot.port)
@@ -173,9 +181,11 @@ def test_cut_short_after_the_hand_over_the_sent_folder_decides_or_the_user_is_to
         else:
             assert row.status == "failed" and "may have gone out" in row.result["error"]
             [told] = Outbox.select().where(Outbox.channel == "repl")
-            assert told.text == ("I'm not sure the email “Friday” to ann@example.org went out (Wilson stopped "
-                                 "while the mail was being sent). Please check your Sent folder; I won't send it again "
-                                 "on my own.")
+            assert told.text == (
+                "I'm not sure the email “Friday” to ann@example.org went out (Wilson stopped "
+                "while the mail was being sent). Please check your Sent folder; I won't send it again "
+                "on my own."
+            )
             assert ("repl", Deliver(told.id)) in directory.told
     finally:
         ref.stop()
@@ -189,15 +199,16 @@ def test_the_skill_tool_queues_one_row_per_approved_item_and_refuses_without_a_s
 
     config = configmod.load(home, environ=environ(home, sink.port))
     tool = SendEmail()
-    call = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=config, item_id=7, trace_id="t1",
-                sender=lambda *a: 0)
+    call = Call(now=START, tz=ZoneInfo("Europe/Berlin"), config=config, item_id=7, trace_id="t1", sender=lambda *a: 0)
     assert tool.validate(DRAFT, call) is None
     assert tool.validate({**DRAFT, "to": "ann"}, call) == "not an email address: ann"
     for subject in ("Friday\r\nBcc: eve@example.net", "Friday\nBcc: eve@example.net", "Friday\x0bnext"):
         assert tool.validate({**DRAFT, "subject": subject}, call) == (
-            "the subject must be one line, without line breaks or control characters")
+            "the subject must be one line, without line breaks or control characters"
+        )
     assert tool.validate({**DRAFT, "in_reply_to": "<a@b>\r\nBcc: eve@example.net"}, call) == (
-        "the in-reply-to must be one line, without line breaks or control characters")
+        "the in-reply-to must be one line, without line breaks or control characters"
+    )
     first, again = tool.execute(DRAFT, call), tool.execute(DRAFT, call)
     assert first == again and call.deliveries == [("email", first["outbox_id"])] * 2
     assert Outbox.get_by_id(first["outbox_id"]).idempotency_key == "email-send:item:7"
@@ -225,6 +236,7 @@ def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, own_dovecot, mo
         [copy] = sent_copies(own_dovecot, "Sent")
         assert copy["Message-ID"] == queued["message_id"] and copy["Subject"] == "Friday"
         if not filed_by_server:
+
             def text(raw: bytes) -> bytes:
                 return raw.replace(b"\r\n", b"\n").rstrip()
 
@@ -236,8 +248,10 @@ def test_a_sent_mail_is_kept_once_in_the_sent_folder(home, sink, own_dovecot, mo
 
 
 def test_the_copy_goes_to_the_folder_the_server_marks_as_sent(home, sink, monkeypatch):
-    server = start_dovecot(extra='namespace inbox {\n  inbox = yes\n  mailbox "Sent Items" {\n    auto = create\n'
-                                 '    special_use = \\Sent\n  }\n}\n')
+    server = start_dovecot(
+        extra='namespace inbox {\n  inbox = yes\n  mailbox "Sent Items" {\n    auto = create\n'
+        "    special_use = \\Sent\n  }\n}\n"
+    )
     try:
         server.append_many([], "Sent")  # a folder by the usual name that is not the marked one
         ref, config, _ = start_channel(home, environ(home, sink.port, server.port), monkeypatch)
@@ -272,7 +286,8 @@ POINTS = ("email:before-send", "email:after-send", "email:after-delivery")
 
 
 def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_once_or_are_told(
-        home, sink, own_dovecot, monkeypatch):
+    home, sink, own_dovecot, monkeypatch
+):
     """Each mail reaches the server exactly once, whatever moment Wilson is killed at. The one moment no
     process can know about (the mail's last line written, the server's answer not yet recorded) ends in
     the user being told exactly that; a kill anywhere else never produces that warning."""
@@ -293,9 +308,13 @@ def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_
             break
         lives += 1
         point = "" if plan in ("random", "none") else plan
-        child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
-                                 env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD.format(root=str(ROOT), home=str(home))],
+            env={**env, "WILSON_FAULT_POINTS": point, "PATH": "/usr/bin:/bin"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if plan == "random":
             try:
                 child.wait(timeout=rng.uniform(0.6, 1.6))  # the workload's random moment, not a wait for a state
@@ -311,8 +330,10 @@ def test_fifty_approved_sends_through_kills_at_every_point_and_at_random_arrive_
     rows = {q["message_id"]: Outbox.get_by_id(q["outbox_id"]) for q in queued}
     told = [r.text for r in Outbox.select().where(Outbox.channel == "repl")]
     unknown = [m for m, r in rows.items() if r.status == "failed"]
-    print(f"\n{len(queued)} sends, {lives} lives, kills {kills}, {len(ids)} mails arrived, {len(unknown)} "
-          f"truly unknown ({sum(1 for m in unknown if m in ids)} of them had arrived), {took:.1f} s")
+    print(
+        f"\n{len(queued)} sends, {lives} lives, kills {kills}, {len(ids)} mails arrived, {len(unknown)} "
+        f"truly unknown ({sum(1 for m in unknown if m in ids)} of them had arrived), {took:.1f} s"
+    )
     assert set(kills) >= {*POINTS, "random"}, kills  # every point was killed at, and random moments too
     assert sorted(ids) == sorted(set(ids)), "a mail arrived twice"
     for message_id, row in rows.items():
@@ -333,6 +354,14 @@ def test_a_subject_with_a_line_break_is_refused_before_any_proposal_is_shown(hom
     config = configmod.load(home, environ={**environ(home, sink.port), "WILSON_SKILLS_ENABLED": "email"})
     forged = {**DRAFT, "subject": "Friday\r\nBcc: eve@example.net"}
     with pytest.raises(rules.CannotPropose, match="^The subject must be one line"):
-        make.propose_one("send_email", forged, owner="owner", channel="repl", reason="asked", key="k1",
-                         now=START + timedelta(minutes=1), config=config)
+        make.propose_one(
+            "send_email",
+            forged,
+            owner="owner",
+            channel="repl",
+            reason="asked",
+            key="k1",
+            now=START + timedelta(minutes=1),
+            config=config,
+        )
     assert Approval.select().count() == 0 and Outbox.select().count() == 0

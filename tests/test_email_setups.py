@@ -67,8 +67,9 @@ def test_a_relay_without_starttls_is_told_as_that_and_not_as_a_login_problem(rel
 
 def test_a_refused_login_says_which_settings_to_check(sink):
     sender = SmtpSender("127.0.0.1", sink.port, "none", USER, "not-the-password", timeout=10)
-    with pytest.raises(SendError, match=f"127.0.0.1 refused the login for {USER}; check smtp_username and "
-                                        "WILSON_EMAIL_PASSWORD"):
+    with pytest.raises(
+        SendError, match=f"127.0.0.1 refused the login for {USER}; check smtp_username and WILSON_EMAIL_PASSWORD"
+    ):
         sender.check()
 
 
@@ -91,6 +92,8 @@ def test_a_folder_gone_while_wilson_runs_is_told_once_with_the_folders_there(hom
         dovecot.stop()
     told = [row.text for row in Outbox.select().where(Outbox.channel == "repl")]
     assert len(told) == 1
-    assert told[0].startswith("I can't read your mail folder “Reciepts”: folder 'Reciepts' does not exist at "
-                              "127.0.0.1; the folders there are: ")
+    assert told[0].startswith(
+        "I can't read your mail folder “Reciepts”: folder 'Reciepts' does not exist at "
+        "127.0.0.1; the folders there are: "
+    )
     assert '"Receipts"' in told[0]

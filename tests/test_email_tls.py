@@ -60,8 +60,10 @@ def test_a_certificate_from_another_ca_is_refused_in_one_line(tls_dovecot, other
     with pytest.raises(ImapError) as caught:
         client.connect()
     said = str(caught.value)
-    assert said == (f"the certificate of 127.0.0.1:{port} is not trusted (unable to get local issuer certificate); "
-                    "if the server uses its own CA, point SSL_CERT_FILE at that CA's certificate")
+    assert said == (
+        f"the certificate of 127.0.0.1:{port} is not trusted (unable to get local issuer certificate); "
+        "if the server uses its own CA, point SSL_CERT_FILE at that CA's certificate"
+    )
     assert "\n" not in said and PASSWORD not in said and client.conn is None
 
 
@@ -77,8 +79,9 @@ def test_starttls_against_a_server_without_it_says_what_to_do():
         client = ImapClient("127.0.0.1", plain.port, "starttls", USER, PASSWORD)
         with pytest.raises(ImapError) as caught:
             client.connect()
-        assert str(caught.value) == (f"127.0.0.1:{plain.port} does not offer STARTTLS; try imap_security = ssl "
-                                     "(usually port 993)")
+        assert str(caught.value) == (
+            f"127.0.0.1:{plain.port} does not offer STARTTLS; try imap_security = ssl (usually port 993)"
+        )
     finally:
         plain.stop()
 
@@ -88,18 +91,39 @@ def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(tls_dove
     monkeypatch.setenv("SSL_CERT_FILE", str(tls_dovecot.ca_file))
     monkeypatch.setenv("WILSON_EMAIL_PASSWORD", PASSWORD)
     folder = f"TLS-{security}"
-    tls_dovecot.append_many([(f"From: ann@example.org\r\nSubject: Over {security}\r\nMessage-ID: <tls-{security}@x>\r\n"
-                          f"\r\nencrypted\r\n").encode()], folder)
+    tls_dovecot.append_many(
+        [
+            (
+                f"From: ann@example.org\r\nSubject: Over {security}\r\nMessage-ID: <tls-{security}@x>\r\n"
+                f"\r\nencrypted\r\n"
+            ).encode()
+        ],
+        folder,
+    )
     db = open_database(None, tmp_path)
     migrate()
-    config = configmod.load(tmp_path, environ={
-        "WILSON_EMAIL_IMAP_HOST": "127.0.0.1", "WILSON_EMAIL_IMAP_SECURITY": security,
-        "WILSON_EMAIL_IMAP_PORT": str(tls_dovecot.tls_port if security == "ssl" else tls_dovecot.port),
-        "WILSON_EMAIL_USERNAME": USER, "WILSON_EMAIL_PASSWORD": PASSWORD, "WILSON_EMAIL_FOLDERS": folder,
-        "WILSON_EMAIL_POLL": "off"})
+    config = configmod.load(
+        tmp_path,
+        environ={
+            "WILSON_EMAIL_IMAP_HOST": "127.0.0.1",
+            "WILSON_EMAIL_IMAP_SECURITY": security,
+            "WILSON_EMAIL_IMAP_PORT": str(tls_dovecot.tls_port if security == "ssl" else tls_dovecot.port),
+            "WILSON_EMAIL_USERNAME": USER,
+            "WILSON_EMAIL_PASSWORD": PASSWORD,
+            "WILSON_EMAIL_FOLDERS": folder,
+            "WILSON_EMAIL_POLL": "off",
+        },
+    )
 
-    ref = EmailChannel.start(Context(config=config, clock=SimClock(datetime(2027, 1, 5, tzinfo=timezone.utc)),
-                                     synapse=None, directory=RecordingDirectory(strict=True)), idle=False)
+    ref = EmailChannel.start(
+        Context(
+            config=config,
+            clock=SimClock(datetime(2027, 1, 5, tzinfo=timezone.utc)),
+            synapse=None,
+            directory=RecordingDirectory(strict=True),
+        ),
+        idle=False,
+    )
     try:
         ref.tell(ChannelSync("test"))
         assert ref.ask(Ping(), timeout=30) == "pong"
@@ -111,8 +135,16 @@ def test_the_channel_reads_mail_over_tls_with_the_ca_from_ssl_cert_file(tls_dove
 
 # Sending: aiosmtpd with the same throwaway certificate ---------------------------------------
 def a_mail():
-    return build({"from": "you@example.org", "to": "ann@example.org", "subject": "Over TLS", "body": "hi",
-                  "message_id": "<tls-send@example.org>"}, datetime(2027, 1, 5, tzinfo=timezone.utc))
+    return build(
+        {
+            "from": "you@example.org",
+            "to": "ann@example.org",
+            "subject": "Over TLS",
+            "body": "hi",
+            "message_id": "<tls-send@example.org>",
+        },
+        datetime(2027, 1, 5, tzinfo=timezone.utc),
+    )
 
 
 @pytest.fixture(params=["starttls", "ssl"])
@@ -131,13 +163,14 @@ def test_mail_is_sent_over_tls_verified_against_the_ca(tls_dovecot, tls_sink, mo
 
 
 def test_sending_to_a_server_with_a_certificate_from_another_ca_fails_for_good_in_one_line(tls_sink, other_ca):
-    sender = SmtpSender("127.0.0.1", tls_sink.port, tls_sink.security, USER, PASSWORD,
-                        ssl_context=verified(other_ca))
+    sender = SmtpSender("127.0.0.1", tls_sink.port, tls_sink.security, USER, PASSWORD, ssl_context=verified(other_ca))
     with pytest.raises(SendError) as caught:
         sender.send(a_mail())
-    assert str(caught.value) == (f"the certificate of 127.0.0.1:{tls_sink.port} is not trusted (unable to get local "
-                                 "issuer certificate); if the server uses its own CA, point SSL_CERT_FILE at that "
-                                 "CA's certificate")
+    assert str(caught.value) == (
+        f"the certificate of 127.0.0.1:{tls_sink.port} is not trusted (unable to get local "
+        "issuer certificate); if the server uses its own CA, point SSL_CERT_FILE at that "
+        "CA's certificate"
+    )
     assert caught.value.lasting, "waiting does not fix a certificate: the user is told instead of a silent retry"
     assert tls_sink.messages == [] and tls_sink.auth == [], "nothing, not even the password, went over it"
 
@@ -147,8 +180,11 @@ def test_starttls_to_a_smtp_server_without_it_says_what_to_do():
     try:
         with pytest.raises(SendError) as caught:
             SmtpSender("127.0.0.1", sink.port, "starttls", USER, PASSWORD).send(a_mail())
-        assert str(caught.value) == (f"127.0.0.1:{sink.port} does not offer STARTTLS; try smtp_security = ssl "
-                                     "(usually port 465)") and caught.value.lasting
+        assert (
+            str(caught.value)
+            == (f"127.0.0.1:{sink.port} does not offer STARTTLS; try smtp_security = ssl (usually port 465)")
+            and caught.value.lasting
+        )
         assert sink.auth == []
     finally:
         sink.stop()

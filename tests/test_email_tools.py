@@ -21,9 +21,13 @@ NOW = datetime(2027, 1, 20, 9, 0, tzinfo=TZ)
 
 
 def buffered(text: str, days_ago: int, channel: str = "email", **payload):
-    return commit_buffered(channel=channel, text=text, dedup_key=f"{channel}:{text}",
-                           at=NOW - timedelta(days=days_ago),
-                           payload={"subject": text.split(":")[0], "from": "landlord@flats.example", **payload})
+    return commit_buffered(
+        channel=channel,
+        text=text,
+        dedup_key=f"{channel}:{text}",
+        at=NOW - timedelta(days=days_ago),
+        payload={"subject": text.split(":")[0], "from": "landlord@flats.example", **payload},
+    )
 
 
 def search(query: str, days: int | None = None) -> dict:
@@ -54,8 +58,10 @@ def test_read_email_gives_one_mails_text_and_only_a_mail(db):
 
 
 def test_days_out_of_range_are_refused():
-    assert SearchEmail().validate({"query": "x", "days": 0}, Call(now=NOW, tz=TZ)) == \
-        "days must be between 1 and 365, got 0"
+    assert (
+        SearchEmail().validate({"query": "x", "days": 0}, Call(now=NOW, tz=TZ))
+        == "days must be between 1 and 365, got 0"
+    )
     assert SearchEmail().validate({"query": "x", "days": "many"}, Call(now=NOW, tz=TZ)).startswith("days must be an")
 
 
@@ -70,8 +76,9 @@ def test_the_read_tools_are_offered_only_with_email_set_up_and_marked_untrusted(
 
 
 def test_send_email_is_refused_to_a_run_the_user_did_not_start(tmp_path):
-    config = make_config(tmp_path, WILSON_EMAIL_SMTP_HOST="smtp.example.org",
-                         WILSON_EMAIL_FROM_ADDRESS="me@example.org")
+    config = make_config(
+        tmp_path, WILSON_EMAIL_SMTP_HOST="smtp.example.org", WILSON_EMAIL_FROM_ADDRESS="me@example.org"
+    )
     draft = {"to": "attacker@evil.example", "subject": "Fwd", "body": "all of it"}
     tool = SendEmail()
     assert tool.user_only
@@ -81,11 +88,19 @@ def test_send_email_is_refused_to_a_run_the_user_did_not_start(tmp_path):
 
 
 def test_bulk_mail_goes_to_triage_as_one_line(db):
-    letter = buffered("Weekly deals: " + "cheap chairs " * 200, 0, bulk="it has a List-Unsubscribe header",
-                      subject="Weekly deals", **{"from": "news@shop.example"})
+    letter = buffered(
+        "Weekly deals: " + "cheap chairs " * 200,
+        0,
+        bulk="it has a List-Unsubscribe header",
+        subject="Weekly deals",
+        **{"from": "news@shop.example"},
+    )
     person = buffered("Deposit: see you Friday", 0)
-    assert compact(letter) == {"buffer_id": letter.id, "untrusted": "from your email",
-                               "text": "Bulk mail from news@shop.example: Weekly deals"}
+    assert compact(letter) == {
+        "buffer_id": letter.id,
+        "untrusted": "from your email",
+        "text": "Bulk mail from news@shop.example: Weekly deals",
+    }
     items = json.loads(triage_request([letter, person], NOW, TZ)[-1]["content"])["items"]
     assert items[0] == compact(letter) and items[1]["text"] == person.text
     assert set(items[1]) == {"buffer_id", "untrusted", "text", "payload"}, "the channel is named once, in untrusted"
@@ -94,10 +109,21 @@ def test_bulk_mail_goes_to_triage_as_one_line(db):
 
 
 def test_triage_sends_what_an_item_says_once_and_leaves_out_where_it_is_stored(db):
-    mail = buffered("Email from landlord@flats.example: Lease renewal\n" + "Please sign. " * 200, 0,
-                    uid=7, uidvalidity=1, folder="INBOX", size=2600, message_id="<1@flats.example>", priority=3,
-                    truncated=False, attachments=[], in_reply_to=None, date="2027-03-01T09:00:00+01:00",
-                    thread="<0@flats.example>")
+    mail = buffered(
+        "Email from landlord@flats.example: Lease renewal\n" + "Please sign. " * 200,
+        0,
+        uid=7,
+        uidvalidity=1,
+        folder="INBOX",
+        size=2600,
+        message_id="<1@flats.example>",
+        priority=3,
+        truncated=False,
+        attachments=[],
+        in_reply_to=None,
+        date="2027-03-01T09:00:00+01:00",
+        thread="<0@flats.example>",
+    )
     item = json.loads(triage_request([mail], NOW, TZ)[-1]["content"])["items"][0]
     assert item["payload"] == {"date": "2027-03-01T09:00:00+01:00", "thread": "<0@flats.example>"}
     assert item["text"] == mail.text[:TRIAGE_TEXT] and len(mail.text) > TRIAGE_TEXT, "the opening, not the whole"

@@ -19,7 +19,6 @@ from storage.models import Memory
 T0 = datetime(2027, 1, 10, 3, 0, tzinfo=timezone.utc)
 
 
-
 @pytest.fixture
 def db(any_db):
     """Every test here runs on each backend (conftest.py any_db)."""
@@ -62,13 +61,19 @@ def test_store_dedups_same_kind_and_key_by_strengthening(db):
 
 
 def test_store_many_ends_where_storing_one_by_one_ends(db):
-    entries = [("User said: hi", ["turn:1"]), ("The user said: pay the gas bill", ["turn:2"]),
-               ("user said HI", ["turn:3"]), ("The user said: pay the gas bill!", ["turn:2", "turn:4"])]
+    entries = [
+        ("User said: hi", ["turn:1"]),
+        ("The user said: pay the gas bill", ["turn:2"]),
+        ("user said HI", ["turn:3"]),
+        ("The user said: pay the gas bill!", ["turn:2", "turn:4"]),
+    ]
     engram.store("episode", "User said: hi", ["turn:0"], T0)
     engram.store("interpretation", "The user said: pay the gas bill", ["turn:9"], T0)  # another kind: untouched
     one_by_one = [engram.store("episode", text, prov, T0) for text, prov in entries]
-    expected = sorted((m.key, Memory.get_by_id(m.id).strength, tuple(Memory.get_by_id(m.id).provenance))
-                      for m in {m.id: m for m in one_by_one}.values())
+    expected = sorted(
+        (m.key, Memory.get_by_id(m.id).strength, tuple(Memory.get_by_id(m.id).provenance))
+        for m in {m.id: m for m in one_by_one}.values()
+    )
     Memory.delete().where(Memory.kind == "episode").execute()
 
     engram.store("episode", "User said: hi", ["turn:0"], T0)
@@ -200,8 +205,14 @@ def test_memories_from_before_the_index_become_recallable_after_migration(tmp_pa
         for number, _, step in [m for m in MIGRATIONS if m[0] <= 13]:
             step(handle, None)
             SchemaVersion.create(version=number, applied_at=wall_now())
-        Memory.create(kind="belief", text="user prefers aisle seats", key="user prefers aisle seats",
-                      provenance=[], strength=2, created_at=T0)
+        Memory.create(
+            kind="belief",
+            text="user prefers aisle seats",
+            key="user prefers aisle seats",
+            provenance=[],
+            strength=2,
+            created_at=T0,
+        )
         assert migrate() >= 17
         assert [m.text for m in recall.recall("aisle seat")] == ["user prefers aisle seats"]
     finally:
@@ -266,10 +277,15 @@ def test_memory_bench_measures_recall_beside_the_bm25_baseline(db):
 
 
 def test_import_lines_store_memories_and_recall_rows_name_their_source(db):
-    lines = ['{"text": "User books flights late", "at": "2027-01-02T10:00:00Z", "kind": "belief", "source": "s1"}',
-             '{"text": "Dentist moved to Friday", "at": "2027-01-03T10:00:00+01:00", "source": 7}',
-             '{"text": "user books flights LATE", "kind": "belief", "source": "s3"}',
-             "not json", '{"text": ""}', '{"text": "x", "at": "yesterday"}', ""]
+    lines = [
+        '{"text": "User books flights late", "at": "2027-01-02T10:00:00Z", "kind": "belief", "source": "s1"}',
+        '{"text": "Dentist moved to Friday", "at": "2027-01-03T10:00:00+01:00", "source": 7}',
+        '{"text": "user books flights LATE", "kind": "belief", "source": "s3"}',
+        "not json",
+        '{"text": ""}',
+        '{"text": "x", "at": "yesterday"}',
+        "",
+    ]
     stored, problems = engram.import_lines(lines, T0)
     assert stored == 3 and [p.split(":")[0] for p in problems] == ["line 4", "line 5", "line 6"]
     belief = engram.find("belief", "user books flights late")
@@ -279,15 +295,18 @@ def test_import_lines_store_memories_and_recall_rows_name_their_source(db):
     assert dentist.created_at == datetime(2027, 1, 3, 9, tzinfo=timezone.utc)
     rows = recall.recall_rows("flights")
     assert [(r["id"], r["kind"], r["source"], r["text"]) for r in rows] == [
-        (belief.id, "belief", "s1", "User books flights late")]
+        (belief.id, "belief", "s1", "User books flights late")
+    ]
     assert set(rows[0]) == {"id", "kind", "score", "source", "text"}
 
 
 def test_importing_ten_thousand_lines_stores_them_all(db):
     import json
 
-    lines = [json.dumps({"text": f"note {n} about item{n % 997}", "at": "2027-01-02T10:00:00Z", "source": f"n{n}"})
-             for n in range(10_000)]
+    lines = [
+        json.dumps({"text": f"note {n} about item{n % 997}", "at": "2027-01-02T10:00:00Z", "source": f"n{n}"})
+        for n in range(10_000)
+    ]
     assert engram.import_lines(lines, T0) == (10_000, [])
     assert Memory.select().count() == 10_000
     assert [r["source"] for r in recall.recall_rows("item5 note 5", limit=1)] == ["n5"]

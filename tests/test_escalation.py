@@ -55,19 +55,27 @@ def test_a_trip_whose_user_ignores_everything_is_raised_before_departure_within_
     # on a morning with a briefing, nothing else arrives in the same minute: what is told then is inside it
     mornings = {r["at"][:16] for r in told if r["text"].startswith("Good morning!")}
     assert len(mornings) >= 4
-    assert [r["text"][:60] for r in told if r["at"][:16] in mornings and not r["text"].startswith("Good morning!")] \
-        == []
+    assert [
+        r["text"][:60] for r in told if r["at"][:16] in mornings and not r["text"].startswith("Good morning!")
+    ] == []
     # every task still open at departure was raised with its event, at a window before it, with its choices
     for task in tasks:
         task = Task.get_by_id(task.id)
         if task.status != "open":
             continue
-        raised = [f for f in TaskFiring.select().where((TaskFiring.task == task.id)
-                                                       & TaskFiring.window.startswith(escalation.RAISED))]
+        raised = [
+            f
+            for f in TaskFiring.select().where(
+                (TaskFiring.task == task.id) & TaskFiring.window.startswith(escalation.RAISED)
+            )
+        ]
         assert raised, f"{task.title} was never raised with the trip"
         assert min(f.fired_at for f in raised).astimezone(app.config.timezone).date() < DEPARTURE
-        assert any(f"{task.title} (" in r["text"] and f"done {task.id} · move {task.id} DATE" in r["text"]
-                   for r in told if r["text"].startswith("Good morning!")), task.title
+        assert any(
+            f"{task.title} (" in r["text"] and f"done {task.id} · move {task.id} DATE" in r["text"]
+            for r in told
+            if r["text"].startswith("Good morning!")
+        ), task.title
     # the day before departure names what is still open, the check-in among it
     eve = [r["text"] for r in told if local_day(app, r) == DEPARTURE - timedelta(days=1)]
     assert any(f"{TRIP} starts tomorrow" in text and "Check in" in text for text in eve), eve
@@ -80,9 +88,11 @@ def test_an_overdue_task_is_raised_once_with_its_choices_then_counted_in_one_lin
         app.advance(timedelta(days=1))
     mornings = [r["text"] for r in app.user_deliveries() if r["text"].startswith("Good morning!")]
     with_choices = [t for t in mornings if "Check passport validity (Trip to Japan), was due" in t]
-    assert len(with_choices) == 1 and f"done {passport.id} · move {passport.id} DATE · drop {passport.id}" \
-        in with_choices[0]
-    later = [t for t in mornings[mornings.index(with_choices[0]) + 1:] if "overdue" in t]
+    assert (
+        len(with_choices) == 1
+        and f"done {passport.id} · move {passport.id} DATE · drop {passport.id}" in with_choices[0]
+    )
+    later = [t for t in mornings[mornings.index(with_choices[0]) + 1 :] if "overdue" in t]
     assert later and all("Check passport validity" not in t for t in later)
     assert all("`overdue` lists them" in t for t in later)
 

@@ -19,6 +19,7 @@ from wilson.app.repl import CommandError, parse
 from wilson.model.scripted import ScriptedServer
 from tests.process_support import REPL, deliveries, run_repl, wait_for  # noqa: F401 (used below)
 
+
 def test_newcomer_says_hello_and_gets_an_answer(tmp_path):
     result = run_repl(tmp_path, "say hello\nquit\n", "--llm", "offline")
     assert result.returncode == 0, result.stderr
@@ -31,8 +32,14 @@ def test_newcomer_says_hello_and_gets_an_answer(tmp_path):
 def test_wilson_run_without_telegram_serves_the_terminal(tmp_path):
     env = dict(os.environ, WILSON_HOME=str(tmp_path))
     env.pop("WILSON_TELEGRAM_TOKEN", None)
-    result = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "run", "--llm", "offline"],
-                            input="say hello\nquit\n", text=True, capture_output=True, timeout=60, env=env)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--llm", "offline"],
+        input="say hello\nquit\n",
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert "WILSON_TELEGRAM_TOKEN" in result.stdout  # it says how to set Telegram up
     assert "Wilson" in result.stdout.split("WILSON_TELEGRAM_ALLOWED_USERS", 1)[1]
@@ -42,8 +49,14 @@ def test_stimulus_survives_kill_9_and_is_answered_exactly_once(tmp_path):
     home = tmp_path / "home"
     with ScriptedServer([{"match": {"role": "deep"}, "reply": {"text": "slow hello"}, "latency_ms": 30000}]) as server:
         env = dict(os.environ, WILSON_LLM_BASE_URL=server.base_url, WILSON_LLM_MODEL="m")
-        proc = subprocess.Popen(REPL + ["--home", str(home), "--json"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            REPL + ["--home", str(home), "--json"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         proc.stdin.write("say hello from before the crash\n")
         proc.stdin.flush()
         db_file = home / "wilson.sqlite3"
@@ -77,8 +90,13 @@ def test_shutdown_with_work_in_flight_stops_every_actor_and_loses_nothing(make_a
         app = make_app(llm=server.base_url)
         rows = [app.say(f"message {n}") for n in range(8)]
         # in flight: a message is claimed and its model call has reached the server, with more waiting
-        assert wait_for(lambda: server.requests and Inbox.select().where(Inbox.status == "claimed").exists()
-                        and Inbox.select().where(Inbox.status == "pending").exists())
+        assert wait_for(
+            lambda: (
+                server.requests
+                and Inbox.select().where(Inbox.status == "claimed").exists()
+                and Inbox.select().where(Inbox.status == "pending").exists()
+            )
+        )
         refs = {name: app.supervisor.ref(name) for name in app.supervisor.names()}
         app.stop()
         assert [name for name, ref in refs.items() if ref.is_alive()] == [], "abandoned instead of stopped"
@@ -89,16 +107,19 @@ def test_shutdown_with_work_in_flight_stops_every_actor_and_loses_nothing(make_a
         assert Outbox.select().where(Outbox.idempotency_key == f"reply:{row.id}").count() == 1
 
 
-@pytest.mark.parametrize("line, name, args", [
-    ("say hello there", "say", ("hello there",)),
-    ("approve 3", "approve", (3, ())),
-    ("approve 3 1,2", "approve", (3, (1, 2))),
-    ("reject 4 7", "reject", (4, (7,))),
-    ("modify 3 book flights by Feb 1", "modify", (3, "book flights by Feb 1")),
-    ("email ann@example.org | Invoice | due Friday", "email", ("ann@example.org", "Invoice", "due Friday")),
-    ("trace abc123", "trace", ("abc123",)),
-    ("tasks", "tasks", ()),
-])
+@pytest.mark.parametrize(
+    "line, name, args",
+    [
+        ("say hello there", "say", ("hello there",)),
+        ("approve 3", "approve", (3, ())),
+        ("approve 3 1,2", "approve", (3, (1, 2))),
+        ("reject 4 7", "reject", (4, (7,))),
+        ("modify 3 book flights by Feb 1", "modify", (3, "book flights by Feb 1")),
+        ("email ann@example.org | Invoice | due Friday", "email", ("ann@example.org", "Invoice", "due Friday")),
+        ("trace abc123", "trace", ("abc123",)),
+        ("tasks", "tasks", ()),
+    ],
+)
 def test_repl_commands_parse(line, name, args):
     command = parse(line)
     assert command.name == name and command.args == args
@@ -118,8 +139,16 @@ def test_repl_rejects_malformed_commands_with_a_reason(line):
 
 
 def test_repl_session_goes_on_after_a_bad_command(tmp_path):
-    result = run_repl(tmp_path, "calender\nsay hello\nquit\n", "--llm", "offline", "--clock", "sim",
-                      "--start", "2027-01-05T08:00:00+01:00")
+    result = run_repl(
+        tmp_path,
+        "calender\nsay hello\nquit\n",
+        "--llm",
+        "offline",
+        "--clock",
+        "sim",
+        "--start",
+        "2027-01-05T08:00:00+01:00",
+    )
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["type"] == "error" and "did you mean calendar" in lines[0]["error"]
     assert any(d["type"] == "delivery" for d in lines[1:])
@@ -139,9 +168,17 @@ def test_trace_shows_the_path_of_a_stimulus_in_the_repl_and_the_cli(tmp_path):
     assert stages[:2] == ["routed", "claimed"] and stages[-1] == "delivered"
     assert sorted(stages[2:-1]) == ["offline", "replied", "routed"]
     assert all(s["reason"] for s in steps)
-    cli = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "trace", trace_id],
-                         text=True, capture_output=True, timeout=60)
+    cli = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "trace", trace_id],
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert cli.returncode == 0 and "claimed" in cli.stdout and "delivered" in cli.stdout
-    status = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "status"],
-                            text=True, capture_output=True, timeout=60)
+    status = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(tmp_path), "status"],
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert status.returncode == 0 and "inbox: 0 pending" in status.stdout and "no tokens are spent" in status.stdout

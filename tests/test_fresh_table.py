@@ -56,8 +56,10 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
     assert path.is_file(), f"{path} is missing: the fresh tables belong in tests/data/fresh/"
     held_back = "held_back" in half
     events, chat, invariants, said = run_half(make_app, path, not_understood_misses=True, show_misses=not held_back)
-    print(f"{half}: proposals precision {_ratio(events.right + chat.right, events.proposed + chat.proposed)}, "
-          f"recall {_ratio(events.right + chat.right, events.expected + chat.expected)}")
+    print(
+        f"{half}: proposals precision {_ratio(events.right + chat.right, events.proposed + chat.proposed)}, "
+        f"recall {_ratio(events.right + chat.right, events.expected + chat.expected)}"
+    )
     if held_back:
         mistimed = len(invariants)  # a count, so that a failure prints no row
         print(f"  {mistimed} steps of plans due outside their time")
@@ -66,11 +68,14 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
         assert said and noted == 0, f"{noted} answers say only “Noted”"
         for name, score in (("calendar", events), ("chat", chat)):
             precision, recall = HELD_BACK[name]
-            print(f"  {name}: {'meets' if min(score.precision, score.recall) >= FLOOR else 'below'} the issue's "
-                  f"floor of {FLOOR}")
+            print(
+                f"  {name}: {'meets' if min(score.precision, score.recall) >= FLOOR else 'below'} the issue's "
+                f"floor of {FLOOR}"
+            )
             assert score.precision >= precision and score.recall >= recall, (
                 f"{name} fell to precision {score.precision:.2f}, recall {score.recall:.2f} (held at "
-                f"{precision} / {recall}; rows not shown)")
+                f"{precision} / {recall}; rows not shown)"
+            )
         return
     assert_honest(invariants, said)
     if half == "phrases_dev_c.txt":

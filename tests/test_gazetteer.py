@@ -35,8 +35,14 @@ def test_cities_are_found_by_their_names_in_any_language_of_a_big_city():
 
 
 def test_reading_the_gazetteer_costs_this_process_its_table_not_the_json():
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["vienna"] == ["Vienna", "AT"] and found["home"] == ["Berlin", "DE"]
@@ -54,8 +60,14 @@ print(json.dumps({"vienna": [vienna.name, vienna.country], "child_cpu": children
 
 
 def lookup(cache: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", CACHED], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": cache})
+    done = subprocess.run(
+        [sys.executable, "-c", CACHED],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": cache},
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -93,12 +105,23 @@ print(json.dumps({"grew_mib": (kib("VmRSS:") - before) / 1024,
 
 def test_a_process_holds_a_few_hundred_kib_of_the_cached_gazetteer_however_much_it_looks_up(tmp_path):
     lookup(str(tmp_path))  # builds the cache
-    done = subprocess.run([sys.executable, "-c", HELD], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-c", HELD],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr
     held = json.loads(done.stdout.splitlines()[-1])
-    assert held["found"] == [["Vienna", "AT"], ["Lisbon", "PT"], ["Springfield", "US"], ["Copenhagen", "DK"],
-                             ["Tokyo", "JP"]]
+    assert held["found"] == [
+        ["Vienna", "AT"],
+        ["Lisbon", "PT"],
+        ["Springfield", "US"],
+        ["Copenhagen", "DK"],
+        ["Tokyo", "JP"],
+    ]
     # held in memory its arrays took about 8 MiB; mapped, a few lookups mapped most of them
     assert held["grew_mib"] < 2
 

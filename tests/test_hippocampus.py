@@ -39,23 +39,27 @@ from tests.hippocampus_support import Call, FakeSynapse, LATE, Reply, UTC, at, d
 def modified(original: Approval, new_due: str, when: datetime) -> tuple[Approval, Task]:
     """The user moved the due in a modification, then approved the replacement."""
     title = original.items[0].args["title"]
-    successor = proposal(title, new_due, decided=when + timedelta(minutes=5), status="approved",
-                         item_status="executed", created=when)
+    successor = proposal(
+        title, new_due, decided=when + timedelta(minutes=5), status="approved", item_status="executed", created=when
+    )
     successor.supersedes = original.id
     successor.save()
     original.status, original.superseded_by, original.decided_at = "superseded", successor.id, when
     original.save()
     ApprovalItem.update(status="superseded").where(ApprovalItem.approval == original.id).execute()
-    task = Task.create(title=title, due=datetime.fromisoformat(new_due).replace(tzinfo=UTC), due_is_date=True,
-                       created_at=when)
+    task = Task.create(
+        title=title, due=datetime.fromisoformat(new_due).replace(tzinfo=UTC), due_is_date=True, created_at=when
+    )
     return successor, task
 
 
 # -- the scenario ------------------------------------------------------------------
 
+
 def test_moving_a_flight_booking_later_is_interpreted_with_provenance(db):
-    original = proposal("Book flights", "2027-01-20", decided=None, status="pending", item_status="pending",
-                        created=at("2027-01-10", 9))
+    original = proposal(
+        "Book flights", "2027-01-20", decided=None, status="pending", item_status="pending", created=at("2027-01-10", 9)
+    )
     successor, task = modified(original, "2027-02-01", at("2027-01-10", 10))
     synapse = FakeSynapse()
 
@@ -69,7 +73,8 @@ def test_moving_a_flight_booking_later_is_interpreted_with_provenance(db):
     assert request["now"] == night("2027-01-11").isoformat()
     assert {e["id"] for e in request["episodes"]} == {f"approval:{original.id}", f"approval:{successor.id}"}
     assert "2027-01-20 to 2027-02-01 (12 days later)" in next(
-        e["text"] for e in request["episodes"] if e["id"] == f"approval:{original.id}")
+        e["text"] for e in request["episodes"] if e["id"] == f"approval:{original.id}"
+    )
     assert [c["text"] for c in request["candidates"]] == [LATE]
 
     memory = live("interpretation", LATE)
@@ -98,7 +103,9 @@ def test_a_quiet_night_makes_no_model_call_and_nothing_is_consolidated_twice(db)
     assert counts["episodes"] == 0 and counts["by"] == "nobody"
     assert live("interpretation", LATE).strength == 1
     assert Memory.select().where(Memory.kind == "episode").count() == 2
-    assert [t.reason for t in Trace.select().where(Trace.stage == "consolidated").order_by(Trace.id)][-1] == "nothing new"
+    assert [t.reason for t in Trace.select().where(Trace.stage == "consolidated").order_by(Trace.id)][
+        -1
+    ] == "nothing new"
 
 
 def test_the_same_pattern_on_two_nights_becomes_a_belief_and_counter_evidence_invalidates_it(db):
@@ -126,8 +133,9 @@ def test_the_same_pattern_on_two_nights_becomes_a_belief_and_counter_evidence_in
     assert counts["invalidated"] == 2
     assert live("belief", LATE) is None and live("interpretation", LATE) is None
     assert Memory.get_by_id(belief.id).invalidated_at == night("2027-03-02")
-    assert recall.recall("flights late", kinds=("belief", "interpretation")) == [live("interpretation",
-                                                                                       "user books flights early")]
+    assert recall.recall("flights late", kinds=("belief", "interpretation")) == [
+        live("interpretation", "user books flights early")
+    ]
     assert f"task:{early.id}" in traces.path(f"memory:{belief.id}")[0].reason
 
 
@@ -181,15 +189,22 @@ def test_an_unexpected_failure_commits_nothing_and_the_next_run_resumes_from_the
 
 
 def test_the_model_may_add_memories_but_only_with_provenance_that_exists(db):
-    turn = Turn.create(channel="repl", role="user", text="I always forget the plants when I travel",
-                       created_at=at("2027-01-10"))
+    turn = Turn.create(
+        channel="repl", role="user", text="I always forget the plants when I travel", created_at=at("2027-01-10")
+    )
     task = done_task("Book flights", "2027-01-05", at("2027-01-08"))
-    synapse = FakeSynapse(extra_items=[
-        {"kind": "interpretation", "text": "User books flights LATE.", "provenance": [f"task:{task.id}"]},
-        {"kind": "interpretation", "text": "user forgets the plants when travelling", "provenance": [f"turn:{turn.id}"]},
-        {"kind": "belief", "text": "user owns a boat", "provenance": ["approval:999"]},
-        {"kind": "opinion", "text": "unknown kind", "provenance": [f"turn:{turn.id}"]},
-    ])
+    synapse = FakeSynapse(
+        extra_items=[
+            {"kind": "interpretation", "text": "User books flights LATE.", "provenance": [f"task:{task.id}"]},
+            {
+                "kind": "interpretation",
+                "text": "user forgets the plants when travelling",
+                "provenance": [f"turn:{turn.id}"],
+            },
+            {"kind": "belief", "text": "user owns a boat", "provenance": ["approval:999"]},
+            {"kind": "opinion", "text": "unknown kind", "provenance": [f"turn:{turn.id}"]},
+        ]
+    )
 
     counts = consolidate(night("2027-01-11"), synapse)
 
@@ -201,18 +216,31 @@ def test_the_model_may_add_memories_but_only_with_provenance_that_exists(db):
 
 
 def test_the_model_keeps_a_candidate_by_its_number_in_the_candidates_own_words(db):
-    turn = Turn.create(channel="repl", role="user", text="I always forget the plants when I travel",
-                       created_at=at("2027-01-10"))
+    turn = Turn.create(
+        channel="repl", role="user", text="I always forget the plants when I travel", created_at=at("2027-01-10")
+    )
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
-    synapse = FakeSynapse(arguments={"keep": ["1", 7, True], "items": [
-        {"kind": "interpretation", "text": "user forgets the plants when travelling", "provenance": [f"turn:{turn.id}"]}]})
+    synapse = FakeSynapse(
+        arguments={
+            "keep": ["1", 7, True],
+            "items": [
+                {
+                    "kind": "interpretation",
+                    "text": "user forgets the plants when travelling",
+                    "provenance": [f"turn:{turn.id}"],
+                }
+            ],
+        }
+    )
 
     counts = consolidate(night("2027-01-11"), synapse)
 
     [candidate] = json.loads(synapse.calls[0]["messages"][-1]["content"])["candidates"]
     assert candidate["n"] == 1 and candidate["text"] == LATE
     kept = live("interpretation", LATE)
-    assert kept is not None and kept.provenance == candidate["provenance"], "its words and evidence, as the rules had them"
+    assert kept is not None and kept.provenance == candidate["provenance"], (
+        "its words and evidence, as the rules had them"
+    )
     assert live("interpretation", "user forgets the plants when travelling") is not None
     assert counts["by"] == "model" and counts["stored"] == 2, "a number written as text counts; others keep nothing"
 
@@ -259,10 +287,18 @@ def test_a_broken_model_answer_falls_back_to_the_rules(db):
 
 
 def test_rejected_and_ignored_proposals_are_interpreted_and_refuted_by_later_answers(db):
-    rejected = proposal("Water the plants", "2027-01-15", decided=at("2027-01-10"), status="rejected",
-                        item_status="rejected")
-    ignored = proposal("Book a hotel in Porto", "2027-02-01", decided=None, status="pending", item_status="pending",
-                       created=at("2027-01-07"), expires=at("2027-01-10"))
+    rejected = proposal(
+        "Water the plants", "2027-01-15", decided=at("2027-01-10"), status="rejected", item_status="rejected"
+    )
+    ignored = proposal(
+        "Book a hotel in Porto",
+        "2027-02-01",
+        decided=None,
+        status="pending",
+        item_status="pending",
+        created=at("2027-01-07"),
+        expires=at("2027-01-10"),
+    )
     consolidate(night("2027-01-11"), FakeSynapse())
 
     unwanted = live("interpretation", "user does not want tasks like 'Water the plants'")
@@ -272,8 +308,7 @@ def test_rejected_and_ignored_proposals_are_interpreted_and_refuted_by_later_ans
 
     # Once the user says yes to the same kind of task, neither holds any more.
     proposal("Water the plants", "2027-01-20", decided=at("2027-01-12"), status="approved", item_status="executed")
-    proposal("Book a hotel in Porto", "2027-02-01", decided=at("2027-01-12"), status="rejected",
-             item_status="rejected")
+    proposal("Book a hotel in Porto", "2027-02-01", decided=at("2027-01-12"), status="rejected", item_status="rejected")
     consolidate(night("2027-01-13"), FakeSynapse())
     assert Memory.get_by_id(unwanted.id).invalidated_at == night("2027-01-13")
     assert Memory.get_by_id(unanswered.id).invalidated_at == night("2027-01-13")
@@ -282,8 +317,14 @@ def test_rejected_and_ignored_proposals_are_interpreted_and_refuted_by_later_ans
 def test_collect_episodes_reads_only_the_window_and_names_its_sources(db):
     before = done_task("Pay rent", "2027-01-01", at("2027-01-02"))
     inside = done_task("Pay rent", "2027-02-01", at("2027-01-20"))
-    box = Outbox.create(trace_id="t", channel="repl", idempotency_key="k", text="Your rent is due soon",
-                        surfaced=True, created_at=at("2027-01-18"))
+    box = Outbox.create(
+        trace_id="t",
+        channel="repl",
+        idempotency_key="k",
+        text="Your rent is due soon",
+        surfaced=True,
+        created_at=at("2027-01-18"),
+    )
     reaction = Feedback.create(outbox_id=box.id, kind="reaction", value="👍🏽", at=at("2027-01-18", 13))
     Turn.create(channel="repl", role="assistant", text="Noted.", created_at=at("2027-01-18"))
     said = Turn.create(channel="repl", role="user", text="thanks", created_at=at("2027-01-18"))
@@ -296,19 +337,40 @@ def test_collect_episodes_reads_only_the_window_and_names_its_sources(db):
     assert by_id[f"task:{inside.id}"]["timing"] == "early" and by_id[f"task:{inside.id}"]["days"] == 12
     assert by_id[f"feedback:{reaction.id}"]["sentiment"] == "up"
     assert by_id[f"feedback:{reaction.id}"]["provenance"] == [f"feedback:{reaction.id}", f"outbox:{box.id}"]
-    assert interpret(episodes) == [{
-        "kind": "interpretation", "text": "user pays bills early", "provenance": [f"task:{inside.id}"],
-        "pattern": "early:bills", "principle": None,
-        "contradicts": ["user pays bills late", "Keep in mind: user pays bills late",
-                        "Propose bill payment earlier than usual"],
-    }]
+    assert interpret(episodes) == [
+        {
+            "kind": "interpretation",
+            "text": "user pays bills early",
+            "provenance": [f"task:{inside.id}"],
+            "pattern": "early:bills",
+            "principle": None,
+            "contradicts": [
+                "user pays bills late",
+                "Keep in mind: user pays bills late",
+                "Propose bill payment earlier than usual",
+            ],
+        }
+    ]
 
 
 def test_a_partly_decided_proposal_counts_each_item_once_across_nights(db):
-    approval = proposal("Book flights", "2027-02-01", decided=at("2027-01-10"), status="partial",
-                        item_status="executed", created=at("2027-01-09"), expires=at("2027-01-12"))
-    ApprovalItem.create(approval=approval, position=2, tool="create_task", args={"title": "Book a hotel"},
-                        description="New task: Book a hotel", status="pending")
+    approval = proposal(
+        "Book flights",
+        "2027-02-01",
+        decided=at("2027-01-10"),
+        status="partial",
+        item_status="executed",
+        created=at("2027-01-09"),
+        expires=at("2027-01-12"),
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=2,
+        tool="create_task",
+        args={"title": "Book a hotel"},
+        description="New task: Book a hotel",
+        status="pending",
+    )
 
     first = collect_episodes(at("2027-01-09"), at("2027-01-11"))
     second = collect_episodes(at("2027-01-11"), at("2027-01-13"))
@@ -322,16 +384,30 @@ def test_calibration_counts_outcomes_and_thumbs(db):
     proposal("A", "2027-01-15", decided=at("2027-01-10"), status="approved", item_status="executed")
     proposal("B", "2027-01-15", decided=at("2027-01-10"), status="rejected", item_status="rejected")
     proposal("C", "2027-01-15", decided=at("2027-01-10"), status="rejected", item_status="rejected")
-    proposal("D", "2027-01-15", decided=None, status="expired", item_status="pending",
-             created=at("2027-01-06"), expires=at("2027-01-09"))
+    proposal(
+        "D",
+        "2027-01-15",
+        decided=None,
+        status="expired",
+        item_status="pending",
+        created=at("2027-01-06"),
+        expires=at("2027-01-09"),
+    )
     original = proposal("E", "2027-01-15", decided=None, status="pending", item_status="pending")
     modified(original, "2027-01-18", at("2027-01-10"))
     for n, value in enumerate(["👍", "👎", "👍🏻", "🎉"]):
-        box = Outbox.create(trace_id="t", channel="repl", idempotency_key=f"k{n}", text="hi", surfaced=True,
-                            created_at=at("2027-01-10"))
+        box = Outbox.create(
+            trace_id="t", channel="repl", idempotency_key=f"k{n}", text="hi", surfaced=True, created_at=at("2027-01-10")
+        )
         Feedback.create(outbox_id=box.id, kind="reaction", value=value, at=at("2027-01-10", 13))
-    Outbox.create(trace_id="t", channel="silent", idempotency_key="quiet", text="kept quiet", surfaced=False,
-                  created_at=at("2027-01-10"))
+    Outbox.create(
+        trace_id="t",
+        channel="silent",
+        idempotency_key="quiet",
+        text="kept quiet",
+        surfaced=False,
+        created_at=at("2027-01-10"),
+    )
 
     figures = calibration(at("2027-01-01"), at("2027-01-31"))
 
@@ -347,7 +423,12 @@ def test_the_actor_consolidates_when_told_and_a_fresh_actor_resumes(db):
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
     clock = SimClock(night("2027-01-09"))
     synapse = FakeSynapse()
-    ctx = Context(config=Config(home=Path(".")), clock=clock, synapse=synapse, directory=RecordingDirectory(strict=True, delivers=False))
+    ctx = Context(
+        config=Config(home=Path(".")),
+        clock=clock,
+        synapse=synapse,
+        directory=RecordingDirectory(strict=True, delivers=False),
+    )
 
     first = HippocampusActor.start(ctx)
     try:
@@ -373,8 +454,12 @@ def test_the_configured_role_consolidates_and_a_wrong_one_is_a_clear_error(db, t
     done_task("Book flights", "2027-01-05", at("2027-01-08"))
     synapse = FakeSynapse()
     config = configmod.load(tmp_path, {"WILSON_HIPPOCAMPUS_ROLE": "Deep"})
-    ctx = Context(config=config, clock=SimClock(night("2027-01-09")), synapse=synapse,
-                  directory=RecordingDirectory(strict=True, delivers=False))
+    ctx = Context(
+        config=config,
+        clock=SimClock(night("2027-01-09")),
+        synapse=synapse,
+        directory=RecordingDirectory(strict=True, delivers=False),
+    )
     actor = HippocampusActor.start(ctx)
     try:
         actor.ask(Consolidate(), timeout=10)
@@ -431,7 +516,13 @@ def test_a_spent_budget_degrades_to_the_rules(db, tmp_path):
 
 
 def test_the_model_sees_each_candidate_as_it_may_answer_it_and_not_the_rules_bookkeeping():
-    candidate = {"kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"],
-                 "pattern": "late:flights", "principle": "Remind about flights earlier", "contradicts": ["x"]}
+    candidate = {
+        "kind": "interpretation",
+        "text": "user books flights late",
+        "provenance": ["task:3"],
+        "pattern": "late:flights",
+        "principle": "Remind about flights earlier",
+        "contradicts": ["x"],
+    }
     [shown] = json.loads(build_request(datetime(2027, 1, 5, tzinfo=UTC), [candidate], [])[1]["content"])["candidates"]
     assert shown == {"n": 1, "kind": "interpretation", "text": "user books flights late", "provenance": ["task:3"]}

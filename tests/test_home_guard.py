@@ -28,15 +28,27 @@ def clean_env(home: Path) -> dict:
 
 
 def repl(home: Path, script: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--llm", "offline", *args],
-                          input=script, text=True, capture_output=True, timeout=60, env=clean_env(home), cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson-repl"), "--llm", "offline", *args],
+        input=script,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=clean_env(home),
+        cwd=ROOT,
+    )
 
 
 def start_run(home: Path, log: Path) -> subprocess.Popen:
     with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal", "--llm", "offline"],
-                                env=clean_env(home), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+        return subprocess.Popen(
+            [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal", "--llm", "offline"],
+            env=clean_env(home),
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
 
 
 def running(log: Path) -> bool:
@@ -90,10 +102,19 @@ def test_a_second_wilson_on_the_same_home_refuses_and_a_dead_ones_lock_is_taken_
     try:
         wait_for(lambda: running(tmp_path / "first.log"), 60, "the first Wilson to start")
 
-        second = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal"],
-                                env=clean_env(home), cwd=ROOT, capture_output=True, text=True, timeout=60)
+        second = subprocess.run(
+            [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--no-terminal"],
+            env=clean_env(home),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert second.returncode == 1 and second.stdout == ""
-        assert second.stderr == f"wilson run: {home} is in use by process {first.pid}: stop it first, or use another --home\n"
+        assert (
+            second.stderr
+            == f"wilson run: {home} is in use by process {first.pid}: stop it first, or use another --home\n"
+        )
 
         on_sim = repl(home, "now\n", "--clock", "sim", "--start", START, "--force")
         assert on_sim.returncode == 1 and f"in use by process {first.pid}" in on_sim.stderr
@@ -124,9 +145,16 @@ def test_the_workers_of_one_postgresql_database_may_share_a_home(tmp_path):
     try:
         for log in logs:
             with open(log, "wb") as out:
-                workers.append(subprocess.Popen(
-                    [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--role", "worker", "--llm", "offline"],
-                    env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+                workers.append(
+                    subprocess.Popen(
+                        [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--role", "worker", "--llm", "offline"],
+                        env=env,
+                        cwd=ROOT,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                    )
+                )
         wait_for(lambda: all(running(log) for log in logs), 60, "both workers to start on the same home")
         assert all(worker.poll() is None for worker in workers)
     finally:
@@ -142,13 +170,26 @@ def role_command(role: str) -> list[str]:
 
 def start_role(home: Path, log: Path, role: str, database: str) -> subprocess.Popen:
     with open(log, "wb") as out:
-        return subprocess.Popen(role_command(role), env={**clean_env(home), "WILSON_DATABASE_URL": database}, cwd=ROOT,
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return subprocess.Popen(
+            role_command(role),
+            env={**clean_env(home), "WILSON_DATABASE_URL": database},
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
 
 
 def run_role(home: Path, role: str, database: str) -> subprocess.CompletedProcess:
-    return subprocess.run(role_command(role), env={**clean_env(home), "WILSON_DATABASE_URL": database}, cwd=ROOT, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        role_command(role),
+        env={**clean_env(home), "WILSON_DATABASE_URL": database},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -172,8 +213,9 @@ def second_ingress_is_refused(tmp_path: Path, database: str, where: str) -> None
             second = run_role(tmp_path / f"b-{role}", role, database)
             assert second.returncode == 1 and second.stdout == "", second.stdout
             said = [line for line in second.stderr.splitlines() if not line.startswith("First run: ")]
-            assert said == [f"wilson run: {where} is run by {holder}: stop it first, or start this one with "
-                            "--role worker"]
+            assert said == [
+                f"wilson run: {where} is run by {holder}: stop it first, or start this one with --role worker"
+            ]
         worker = start_role(tmp_path / "c", tmp_path / "worker.log", "worker", database)
         try:
             wait_for(lambda: running(tmp_path / "worker.log"), 60, "a worker to join the ingress")
@@ -200,6 +242,8 @@ def test_a_second_ingress_on_one_sqlite_database_refuses_naming_the_holder(tmp_p
 def test_a_second_ingress_on_one_postgresql_database_refuses_naming_the_holder(tmp_path):
     reset_postgres(POSTGRES_URL, tmp_path)
     parts = urlsplit(POSTGRES_URL)
-    second_ingress_is_refused(tmp_path, POSTGRES_URL,
-                              f"the database {parts.path.lstrip('/')} on {parts.hostname}"
-                              + (f":{parts.port}" if parts.port else ""))
+    second_ingress_is_refused(
+        tmp_path,
+        POSTGRES_URL,
+        f"the database {parts.path.lstrip('/')} on {parts.hostname}" + (f":{parts.port}" if parts.port else ""),
+    )

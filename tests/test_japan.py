@@ -35,17 +35,31 @@ def scripted_reply(body: dict) -> dict:
         if event["change"] == "changed" and event.get("previous"):
             shift = (datetime.fromisoformat(event["start"]) - datetime.fromisoformat(event["previous"]["start"])).days
             topic = next(t for t in context["topics"] if t["title"] == TRIP)
-            return {"tool_calls": [call("update_topic", topic_id=topic["id"], starts="2027-05-08",
-                                         ends="2027-05-22")] + [
-                call("update_task", task_id=t["id"],
-                      due=(date.fromisoformat(t["due"]) + timedelta(days=shift)).isoformat())
-                for t in context["tasks"] if t["topic"] == TRIP and t["due"]]}
+            return {
+                "tool_calls": [call("update_topic", topic_id=topic["id"], starts="2027-05-08", ends="2027-05-22")]
+                + [
+                    call(
+                        "update_task",
+                        task_id=t["id"],
+                        due=(date.fromisoformat(t["due"]) + timedelta(days=shift)).isoformat(),
+                    )
+                    for t in context["tasks"]
+                    if t["topic"] == TRIP and t["due"]
+                ]
+            }
         return {"text": ""}
     if kind == "modify":
         return {"tool_calls": [call("create_task", title="Book flights", due="2027-02-01", topic=TRIP)]}
     if kind == "deadline":
-        return {"tool_calls": [call("surface", text=f"{payload['title']}: {payload['window']}",
-                                     why=f"deadline window {payload['window']}")]}
+        return {
+            "tool_calls": [
+                call(
+                    "surface",
+                    text=f"{payload['title']}: {payload['window']}",
+                    why=f"deadline window {payload['window']}",
+                )
+            ]
+        }
     if kind == "topic_end":
         return {"tool_calls": [call("close_topic", topic_id=payload["topic_id"])]}
     if kind == "message" and stimulus["text"].startswith("done with"):
@@ -64,8 +78,7 @@ def wilson(request, make_app):
         yield make_app(start=START, llm="offline", env=watch, watchdog=True)
         return
     with ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}]) as server:
-        yield make_app(start=START, llm=server.base_url, env={"WILSON_LLM_MODEL": "scripted", **watch},
-                       watchdog=True)
+        yield make_app(start=START, llm=server.base_url, env={"WILSON_LLM_MODEL": "scripted", **watch}, watchdog=True)
 
 
 # Helpers ---------------------------------------------------------------------------
@@ -178,7 +191,9 @@ def test_trip_to_japan_end_to_end(wilson):
     flight_windows = [f.window for f in TaskFiring.select().where(TaskFiring.task == task("flights"))]
     assert flight_windows.count("overdue") == 1 and len(flight_windows) == len(set(flight_windows))
     # the morning briefing says it (its "Overdue" section) instead of a follow-up of its own
-    overdue_said = [d for d in app.user_deliveries() if "flights" in d["text"].lower() and "overdue" in d["text"].lower()]
+    overdue_said = [
+        d for d in app.user_deliveries() if "flights" in d["text"].lower() and "overdue" in d["text"].lower()
+    ]
     assert len(overdue_said) == 1, "an overdue task is escalated once, not nagged"
     assert overdue_said[0]["text"].startswith("Good morning!"), "the morning briefing tells the day"
     app.say("done with the flights")  # booked late
@@ -202,8 +217,12 @@ def test_trip_to_japan_end_to_end(wilson):
     # 5. After the trip, the topic is proposed for closing; the night remembers what it learned.
     for _ in range(110):
         app.advance(timedelta(days=1))
-        closing = Approval.select().join(ApprovalItem).where(
-            (ApprovalItem.tool == "close_topic") & Approval.status.in_(("pending", "partial"))).first()
+        closing = (
+            Approval.select()
+            .join(ApprovalItem)
+            .where((ApprovalItem.tool == "close_topic") & Approval.status.in_(("pending", "partial")))
+            .first()
+        )
         if closing:
             break
     assert closing is not None, "the finished trip is proposed for closing"
@@ -220,8 +239,12 @@ def test_trip_to_japan_end_to_end(wilson):
     left = list(Task.select().where((Task.topic == Topic.get(Topic.title == TRIP).id) & (Task.status == "cancelled")))
     assert left, "the user left some preparation undone"
     for leftover in left:
-        raised = [f.fired_at for f in TaskFiring.select().where((TaskFiring.task == leftover.id)
-                                                                & TaskFiring.window.startswith("event:"))]
+        raised = [
+            f.fired_at
+            for f in TaskFiring.select().where(
+                (TaskFiring.task == leftover.id) & TaskFiring.window.startswith("event:")
+            )
+        ]
         assert raised and min(raised) < departure, f"{leftover.title} was never raised before departure"
     # No learning that would make Wilson say less acted without the user's yes: the heads-ups the user did not
     # answer (while not answering anything else) are no evidence, and no reminder was left out for them.

@@ -1,4 +1,4 @@
-""""Trip to Japan" with Telegram configured: the topic has its own forum thread and approvals are buttons.
+""" "Trip to Japan" with Telegram configured: the topic has its own forum thread and approvals are buttons.
 
 Wilson runs on the simulated clock against the scripted model server and the fake Bot
 API server (tests/fake_telegram.py), with a forum supergroup configured. The user acts
@@ -35,8 +35,15 @@ def scripted_reply(body: dict) -> dict:
         calls = [call("create_topic", title=TRIP, starts="2027-04-10", ends="2027-04-24", notes="Tokyo")]
         return {"tool_calls": calls + [call("create_task", title=t, due=d, topic=TRIP) for t, d in PLAN]}
     if kind == "deadline":
-        return {"tool_calls": [call("surface", text=f"{payload['title']}: {payload['window']}",
-                                     why=f"deadline window {payload['window']}")]}
+        return {
+            "tool_calls": [
+                call(
+                    "surface",
+                    text=f"{payload['title']}: {payload['window']}",
+                    why=f"deadline window {payload['window']}",
+                )
+            ]
+        }
     if kind == "message" and "yen" in text:
         return {"tool_calls": [call("create_task", title="Get yen", due="2027-04-01", topic=TRIP)]}
     if kind == "modify" and "April 5" in text:
@@ -48,11 +55,19 @@ def scripted_reply(body: dict) -> dict:
 @pytest.fixture
 def app(fake, make_app):  # make_app last: its apps stop before the servers they talk to
     with ScriptedServer([{"match": lambda body, headers: True, "reply": scripted_reply}]) as model:
-        yield make_app(start=START, llm=model.base_url, env={
-            "WILSON_LLM_MODEL": "scripted", "WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN,
-            "WILSON_TELEGRAM_BASE_URL": fake.base_url, "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
-            "WILSON_TELEGRAM_FORUM_CHAT_ID": str(FORUM), "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-            "WILSON_TICK_WINDOWS": "14d,7d,3d,1d,due,overdue"})  # two follow-ups before the 14th, in the thread
+        yield make_app(
+            start=START,
+            llm=model.base_url,
+            env={
+                "WILSON_LLM_MODEL": "scripted",
+                "WILSON_TELEGRAM_TOKEN": DEFAULT_TOKEN,
+                "WILSON_TELEGRAM_BASE_URL": fake.base_url,
+                "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
+                "WILSON_TELEGRAM_FORUM_CHAT_ID": str(FORUM),
+                "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+                "WILSON_TICK_WINDOWS": "14d,7d,3d,1d,due,overdue",
+            },
+        )  # two follow-ups before the 14th, in the thread
 
 
 # Helpers -------------------------------------------------------------------------------------
@@ -88,16 +103,23 @@ def say_in_thread(app, fake, thread: int, text: str, reply_count: int) -> None:
 
 
 def proposal_message(fake, chat_id: int, approval_id: int, thread_id: int | None = None) -> dict:
-    return fake.wait_for(lambda: next((m for m in fake.sent_to(chat_id, thread_id)
-                                       if m["text"].startswith(f"Proposal {approval_id}:")), None),
-                         10, f"proposal {approval_id} in chat {chat_id}")
+    return fake.wait_for(
+        lambda: next(
+            (m for m in fake.sent_to(chat_id, thread_id) if m["text"].startswith(f"Proposal {approval_id}:")), None
+        ),
+        10,
+        f"proposal {approval_id} in chat {chat_id}",
+    )
 
 
 def shown_as(fake, message: dict, words: str) -> dict:
     """Wait until a sent message has been edited in place to contain `words`."""
     key = (message["chat"]["id"], message["message_id"])
-    return fake.wait_for(lambda: words in fake.messages[key]["text"] and fake.messages[key], 10,
-                         f"message {message['message_id']} edited to say {words!r}")
+    return fake.wait_for(
+        lambda: words in fake.messages[key]["text"] and fake.messages[key],
+        10,
+        f"message {message['message_id']} edited to say {words!r}",
+    )
 
 
 def local_day(app) -> date:
@@ -169,8 +191,10 @@ def test_trip_to_japan_on_telegram(app, fake):
     first = proposal_message(fake, FORUM, asked.id, thread)
     assert "Get yen" in first["text"] and set(buttons(first)) == {"approve", "modify", "reject"}
     assert press(app, fake, first, "modify")["text"] == "Tell me what to change."
-    assert fake.sent_to(FORUM, thread)[-1]["text"] == f"What should I change in proposal {asked.id}? " \
-                                                      "Tell me in your next message."
+    assert (
+        fake.sent_to(FORUM, thread)[-1]["text"] == f"What should I change in proposal {asked.id}? "
+        "Tell me in your next message."
+    )
     say_in_thread(app, fake, thread, "make it April 5", said + 3)
     replacement = Approval.select().order_by(Approval.id.desc()).get()
     assert replacement.supersedes == asked.id and Approval.get_by_id(asked.id).status == "superseded"
@@ -182,6 +206,7 @@ def test_trip_to_japan_on_telegram(app, fake):
     yen = Task.get(Task.title == "Get yen")
     assert yen.topic_id == topic.id and yen.due.astimezone(tz).date() == date(2027, 4, 5)
     shown_as(fake, second, f"Proposal {replacement.id}: approved")
-    assert [m["text"].split(":")[0] for m in fake.sent_to(OWNER) if m["text"].startswith("Proposal")] == \
-        [f"Proposal {proposal.id}"], "the thread's proposals stay in the thread"
+    assert [m["text"].split(":")[0] for m in fake.sent_to(OWNER) if m["text"].startswith("Proposal")] == [
+        f"Proposal {proposal.id}"
+    ], "the thread's proposals stay in the thread"
     assert Topic.select().count() == 1 and len(fake.topics) == 1

@@ -48,8 +48,10 @@ def test_a_learned_reason_to_say_less_is_asked_with_its_evidence_and_undone_in_o
     offer = Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning").get()
     [morning] = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning!")]
     assert f"Proposal {offer.id}: I'd like to do this" in morning
-    assert ("the early reminders about bill payment went unanswered on 3 occasions (outbox 3, outbox 9, "
-            "outbox 14), while you answered other messages and the tasks were late or left") in morning
+    assert (
+        "the early reminders about bill payment went unanswered on 3 occasions (outbox 3, outbox 9, "
+        "outbox 14), while you answered other messages and the tasks were late or left"
+    ) in morning
     assert "From now on: remind you of bill payment only when it is due" in morning
     assert advice.reminder_advice("Pay the water bill") is None  # still asked, not done
 
@@ -61,8 +63,11 @@ def test_a_learned_reason_to_say_less_is_asked_with_its_evidence_and_undone_in_o
     [seen] = [m for m in relevant_memories({"text": "Pay the water bill"}, app.clock.now()) if m["id"] == memory.id]
     assert "not_agreed" not in seen
     listed = table(repl, "memories")
-    assert ("now: remind you of bill payment only when it is due" in listed
-            and f"undo: undo {offer.id}" in listed and "went unanswered on 3 occasions" in listed), listed
+    assert (
+        "now: remind you of bill payment only when it is due" in listed
+        and f"undo: undo {offer.id}" in listed
+        and "went unanswered on 3 occasions" in listed
+    ), listed
 
     assert said(app, repl, f"undo {offer.id}")[0].startswith("Put back:\n✓ Stop: remind you of bill payment")
     assert advice.reminder_advice("Pay the water bill") is None  # one command, and the heads-ups are back
@@ -80,8 +85,7 @@ def test_a_reason_to_say_more_applies_at_once_and_is_listed_with_its_undo(app):
 
 
 def learning_offers() -> list[Approval]:
-    return list(Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning")
-                .order_by(Approval.id))
+    return list(Approval.select().join(ApprovalItem).where(ApprovalItem.tool == "adopt_learning").order_by(Approval.id))
 
 
 def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_come_and_says_so(app):
@@ -103,10 +107,15 @@ def test_a_declined_change_is_asked_again_only_when_as_many_new_occasions_have_c
     engram.store("belief", BELIEF, ["outbox:31"], app.clock.now())  # the third new occasion
     app.advance(timedelta(days=1))
     [_, again] = learning_offers()
-    [morning] = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning!")
-                 and f"Proposal {again.id}" in d["text"]]
-    assert ("I asked on Wed 6 Jan and you said no; since then it happened 3 more times (outbox 20, outbox 25, "
-            "outbox 31), so I ask once more") in morning
+    [morning] = [
+        d["text"]
+        for d in app.user_deliveries()
+        if d["text"].startswith("Good morning!") and f"Proposal {again.id}" in d["text"]
+    ]
+    assert (
+        "I asked on Wed 6 Jan and you said no; since then it happened 3 more times (outbox 20, outbox 25, "
+        "outbox 31), so I ask once more"
+    ) in morning
     assert "From now on: remind you of bill payment only when it is due" in morning
     assert advice.reminder_advice("Pay the water bill") is None  # asked again, still not done
 
@@ -119,8 +128,15 @@ def test_a_declined_principle_counts_the_heads_ups_its_beliefs_rest_on_as_its_ev
     repl = Repl(app, out=io.StringIO())
     now = app.clock.now()
     kinds = ("bill payment", "hotel booking", "birthday")
-    beliefs = [engram.store("belief", f"user lets early reminders about {kind} pass",
-                            [f"outbox:{10 * n + 1}", f"outbox:{10 * n + 2}"], now) for n, kind in enumerate(kinds)]
+    beliefs = [
+        engram.store(
+            "belief",
+            f"user lets early reminders about {kind} pass",
+            [f"outbox:{10 * n + 1}", f"outbox:{10 * n + 2}"],
+            now,
+        )
+        for n, kind in enumerate(kinds)
+    ]
     engram.store("principle", "Remind about tasks only when they are due", [f"memory:{b.id}" for b in beliefs], now)
     app.advance(timedelta(days=1))
     [first] = [a for a in learning_offers() if "tasks only when" in a.items.get().description]

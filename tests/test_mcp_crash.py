@@ -32,15 +32,28 @@ def offered() -> bool:
     return row is not None and "notes__add_note" in (row.value or {})
 
 
-@pytest.mark.parametrize("point, calls", [("approval:after-calling-commit", ""),
-                                          ("approval:after-call", "buy oat milk\n")])
+@pytest.mark.parametrize(
+    "point, calls", [("approval:after-calling-commit", ""), ("approval:after-call", "buy oat milk\n")]
+)
 def test_killed_right_after_approving_a_change_is_called_at_most_once_and_told_as_unknown(tmp_path, point, calls):
     home, log = tmp_path / "home", tmp_path / "log.txt"
     with ScriptedServer(model(decide, after=lambda body: {"text": "I proposed adding that note."})) as model_server:
-        env = dict(os.environ, WILSON_CORE_TIMEZONE="Europe/Berlin", WILSON_LLM_BASE_URL=model_server.base_url,
-                   WILSON_LLM_MODEL="m", WILSON_FAULT_POINTS=point, **servers(log))
-        proc = subprocess.Popen(REPL + ["--home", str(home), "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
+        env = dict(
+            os.environ,
+            WILSON_CORE_TIMEZONE="Europe/Berlin",
+            WILSON_LLM_BASE_URL=model_server.base_url,
+            WILSON_LLM_MODEL="m",
+            WILSON_FAULT_POINTS=point,
+            **servers(log),
+        )
+        proc = subprocess.Popen(
+            REPL + ["--home", str(home), "--json"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         try:
             assert wait_for(lambda: (home / "wilson.sqlite3").exists())
             db = open_database(None, home)
@@ -63,13 +76,20 @@ def test_killed_right_after_approving_a_change_is_called_at_most_once_and_told_a
         db.close()
 
     restart = {k: v for k, v in env.items() if k != "WILSON_FAULT_POINTS"}
-    result = subprocess.run(REPL + ["--home", str(home), "--json", "--llm", "offline"],
-                            input=f"wait\napprove {approval.id}\nwait\nquit\n", text=True, capture_output=True,
-                            timeout=120, env=restart)
+    result = subprocess.run(
+        REPL + ["--home", str(home), "--json", "--llm", "offline"],
+        input=f"wait\napprove {approval.id}\nwait\nquit\n",
+        text=True,
+        capture_output=True,
+        timeout=120,
+        env=restart,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     told = [d["text"] for d in deliveries(result.stdout)]
-    assert ("I'm not sure this happened: Wilson stopped while it was being done, so I won't repeat it on my own. "
-            "Please check yourself:\n? Use add_note on the MCP server notes (text: buy oat milk)") in told
+    assert (
+        "I'm not sure this happened: Wilson stopped while it was being done, so I won't repeat it on my own. "
+        "Please check yourself:\n? Use add_note on the MCP server notes (text: buy oat milk)"
+    ) in told
     assert f"Already done: proposal {approval.id} was approved." in told  # approving again calls nothing
     assert (log.read_text(encoding="utf-8") if log.exists() else "") == calls  # never a second call
     db = open_database(None, home)

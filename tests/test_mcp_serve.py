@@ -29,8 +29,10 @@ async def session_do(connect, steps):
     from mcp import ClientSession
     from mcp.types import Implementation
 
-    async with connect() as streams, ClientSession(
-            streams[0], streams[1], client_info=Implementation(name="test-agent", version="1.0")) as session:
+    async with (
+        connect() as streams,
+        ClientSession(streams[0], streams[1], client_info=Implementation(name="test-agent", version="1.0")) as session,
+    ):
         await session.initialize()
         return await steps(session)
 
@@ -55,18 +57,23 @@ def test_an_agent_over_stdio_lists_reads_and_proposes_and_only_the_users_approva
     async def first(session):
         names = [t.name for t in (await session.list_tools()).tools]
         before = await session.call_tool("list_tasks", {})
-        proposed = await session.call_tool("propose", {"action": "create_task", "why": "it expires in March",
-                                                       "arguments": {"title": "Renew the passport"}})
-        refused = await session.call_tool("propose", {"action": "send_email", "why": "x",
-                                                      "arguments": {"to": "a@example.org"}})
+        proposed = await session.call_tool(
+            "propose",
+            {"action": "create_task", "why": "it expires in March", "arguments": {"title": "Renew the passport"}},
+        )
+        refused = await session.call_tool(
+            "propose", {"action": "send_email", "why": "x", "arguments": {"to": "a@example.org"}}
+        )
         return names, before, proposed, refused
 
     names, before, proposed, refused = asyncio.run(session_do(connect, first))
     assert names == TOOLS
     assert json.loads(text_of(before)) == []
     assert not proposed.is_error
-    assert text_of(proposed) == ("Proposal 1 is waiting for the user: New task: Renew the passport. Nothing changes "
-                                 "unless they approve it; they see that you proposed it.")
+    assert text_of(proposed) == (
+        "Proposal 1 is waiting for the user: New task: Renew the passport. Nothing changes "
+        "unless they approve it; they see that you proposed it."
+    )
     # what a background run could not propose, another agent cannot either
     assert refused.is_error and "'send_email' cannot be proposed here" in text_of(refused)
 
@@ -98,8 +105,12 @@ def test_the_dashboards_mcp_endpoint_takes_its_token_and_tells_the_gate_at_once(
     url = base_url() + "/mcp"
     refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
     assert refused.status_code == 401
-    wrong = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10,
-                       headers={"Authorization": "Bearer not-the-token"})
+    wrong = httpx.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        timeout=10,
+        headers={"Authorization": "Bearer not-the-token"},
+    )
     assert wrong.status_code == 401
 
     def connect():
@@ -107,15 +118,20 @@ def test_the_dashboards_mcp_endpoint_takes_its_token_and_tells_the_gate_at_once(
 
         @contextlib.asynccontextmanager
         async def opened():
-            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=10) as client, \
-                    streamable_http_client(url, http_client=client) as streams:
+            async with (
+                httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=10) as client,
+                streamable_http_client(url, http_client=client) as streams,
+            ):
                 yield streams
+
         return opened()
 
     async def steps(session):
         names = [t.name for t in (await session.list_tools()).tools]
-        proposed = await session.call_tool("propose", {"action": "create_task", "why": "before the trip",
-                                                       "arguments": {"title": "Buy a travel adapter"}})
+        proposed = await session.call_tool(
+            "propose",
+            {"action": "create_task", "why": "before the trip", "arguments": {"title": "Buy a travel adapter"}},
+        )
         return names, proposed
 
     names, proposed = asyncio.run(session_do(connect, steps))
@@ -139,8 +155,10 @@ def test_a_proposal_from_wilson_mcp_serve_beside_a_running_wilson_is_shown_at_it
     assert app.wait_idle()
 
     async def steps(session):
-        return await session.call_tool("propose", {"action": "create_task", "why": "the doctor said so",
-                                                   "arguments": {"title": "Book a blood test"}})
+        return await session.call_tool(
+            "propose",
+            {"action": "create_task", "why": "the doctor said so", "arguments": {"title": "Book a blood test"}},
+        )
 
     proposed = asyncio.run(session_do(over_stdio(app.config.home), steps))
     assert not proposed.is_error, text_of(proposed)

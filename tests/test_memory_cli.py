@@ -28,7 +28,9 @@ def test_import_stores_each_good_line_and_names_each_bad_one(tmp_path):
     code, out, err = run_main(["--home", str(tmp_path / "home"), "memory", "import", str(source)])
     assert code == 0 and out.strip() == "stored 3 memories; 2 line(s) skipped"
     assert [line.split(":")[1].strip() for line in err.splitlines() if line.startswith("wilson memory:")] == [
-        "line 4", "line 5"]
+        "line 4",
+        "line 5",
+    ]
 
 
 def test_recall_json_gives_exactly_the_agreed_keys_best_first(tmp_path):
@@ -46,8 +48,21 @@ def test_recall_json_gives_exactly_the_agreed_keys_best_first(tmp_path):
 def test_wilson_home_is_honoured_and_a_missing_file_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_HOME"] = str(tmp_path / "home")
-    run = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "memory", "import",
-                          str(write_lines(tmp_path / "m.jsonl"))], env=env, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "wilson"),
+            "--log-level",
+            "WARNING",
+            "memory",
+            "import",
+            str(write_lines(tmp_path / "m.jsonl")),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0 and (tmp_path / "home" / "wilson.sqlite3").exists(), run.stderr
     code, out, err = run_main(["--home", str(tmp_path / "home"), "memory", "import", str(tmp_path / "missing.jsonl")])
     assert code == 2 and out == "" and err.count("\n") == 1 and "cannot read" in err
@@ -55,8 +70,12 @@ def test_wilson_home_is_honoured_and_a_missing_file_is_one_line(tmp_path):
 
 def test_ten_thousand_lines_import_in_one_go(tmp_path):
     source = tmp_path / "big.jsonl"
-    source.write_text("".join(json.dumps({"text": f"note {n} about topic {n % 97}", "at": "2027-01-05T08:00:00Z"})
-                              + "\n" for n in range(10_000)))
+    source.write_text(
+        "".join(
+            json.dumps({"text": f"note {n} about topic {n % 97}", "at": "2027-01-05T08:00:00Z"}) + "\n"
+            for n in range(10_000)
+        )
+    )
     code, out, _ = run_main(["--home", str(tmp_path / "home"), "memory", "import", str(source)])
     assert code == 0 and out.strip() == "stored 10000 memories"
     code, out, _ = run_main(["--home", str(tmp_path / "home"), "memory", "recall", "topic 42", "--json"])
@@ -101,5 +120,16 @@ def test_a_run_the_user_did_not_start_cannot_use_a_tool_that_speaks_for_the_user
     assert "only for a request the user made" in answer["error"] and outcome.proposals == []
     assert outcome.rejected_calls[0][0] == "forget_memory"  # traced as refused with the run
     asked = RunOutcome()
-    assert handle_call("forget_memory", {"memory": belief.id}, asked, now, timezone.utc, origin="user",
-                       user_id="owner", owner="owner")["status"] == "proposed"
+    assert (
+        handle_call(
+            "forget_memory",
+            {"memory": belief.id},
+            asked,
+            now,
+            timezone.utc,
+            origin="user",
+            user_id="owner",
+            owner="owner",
+        )["status"]
+        == "proposed"
+    )

@@ -122,10 +122,19 @@ def test_forgetting_is_a_proposal_the_gate_executes_once(db):
     assert line == f"Forget what I learned: “{LATE}” (belief {belief.id}) — because: the airline moved the dates"
     assert live("belief", LATE) is not None  # proposing changes nothing
 
-    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=now,
-                               expires_at=now + timedelta(hours=72), status="approved", decided_at=now)
-    item = ApprovalItem.create(approval=approval, position=1, tool="forget_memory", args=args, description=line,
-                               status="pending")
+    approval = Approval.create(
+        trace_id="t",
+        approver="owner",
+        channel="repl",
+        nonce="n",
+        created_at=now,
+        expires_at=now + timedelta(hours=72),
+        status="approved",
+        decided_at=now,
+    )
+    item = ApprovalItem.create(
+        approval=approval, position=1, tool="forget_memory", args=args, description=line, status="pending"
+    )
     with pytest.raises(tools.NotApproved):  # an item the gate did not claim
         tools.execute_approved(item, "owner", now, tz, {}, box=box)
     assert live("belief", LATE) is not None

@@ -29,20 +29,35 @@ def db(any_db):
     return any_db
 
 
-def told(title: str, window: str, day: str, *, acted: bool = False, answering: bool = True,
-         done_on_time: bool = False) -> Task:
+def told(
+    title: str, window: str, day: str, *, acted: bool = False, answering: bool = True, done_on_time: bool = False
+) -> Task:
     """A task due the next day with a reminder about it delivered at 09:00 on `day` (as the tick and cortex
     leave it); `answering`: the user wrote to Wilson about something else that day."""
-    task = Task.create(title=title, due=at(day, 0) + timedelta(days=1), due_is_date=True,
-                       created_at=at(day) - timedelta(days=20))
+    task = Task.create(
+        title=title, due=at(day, 0) + timedelta(days=1), due_is_date=True, created_at=at(day) - timedelta(days=20)
+    )
     if done_on_time:
         Task.update(status="done", completed_at=at(day, 20)).where(Task.id == task.id).execute()
     if answering:
         Turn.create(channel="repl", role="user", text="what's the weather tomorrow?", created_at=at(day, 11))
-    run = inbox.add(source="tick", text=f"{title}: {window}", priority=4, at=at(day, 9), kind="deadline",
-                    origin="background", payload={"task_id": task.id, "window": window})
-    box = outbox.add(channel="repl", text=f"Reminder: {title}", trace_id=run.trace_id, key=f"surface:{run.id}:0",
-                     at=at(day, 9), payload={"tasks": [task.id]})
+    run = inbox.add(
+        source="tick",
+        text=f"{title}: {window}",
+        priority=4,
+        at=at(day, 9),
+        kind="deadline",
+        origin="background",
+        payload={"task_id": task.id, "window": window},
+    )
+    box = outbox.add(
+        channel="repl",
+        text=f"Reminder: {title}",
+        trace_id=run.trace_id,
+        key=f"surface:{run.id}:0",
+        at=at(day, 9),
+        payload={"tasks": [task.id]},
+    )
     Outbox.update(status="delivered", delivered_at=at(day, 9)).where(Outbox.id == box.id).execute()
     if acted:
         Feedback.create(outbox_id=box.id, kind="reaction", value="✅", at=at(day, 10))
@@ -69,14 +84,21 @@ def test_heads_ups_let_pass_on_three_nights_leave_only_the_due_and_overdue_remin
     assert approve_learning(at("2027-02-01")) == ["remind you of bill payment only when it is due"]
     advice = hippocampus_advice.reminder_advice("Pay the water bill")
     assert advice is not None and advice["text"] == BELIEF
-    water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
+    water = Task.create(
+        title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01")
+    )
     assert task_windows(water, WINDOWS) == ["due", "overdue"]
     plan_task(water, at("2027-02-01"), WINDOWS, UTC)
     assert water.next_window == "due"  # no "in 7 days", no "tomorrow"
     other = Task.create(title="Book flights", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
     assert task_windows(other, WINDOWS) == WINDOWS  # another kind keeps its heads-ups
-    own = Task.create(title="Pay rent", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"),
-                      escalation=["3d", "due"])
+    own = Task.create(
+        title="Pay rent",
+        due=at("2027-03-01", 0),
+        due_is_date=True,
+        created_at=at("2027-02-01"),
+        escalation=["3d", "due"],
+    )
     assert task_windows(own, WINDOWS) == ["3d", "due"]  # chosen for the task: memory does not overrule it
 
     [fired] = scan_deadlines(at("2027-03-01", 10), UTC, WINDOWS)  # the due reminder fires, and says why so quiet
@@ -112,7 +134,9 @@ def test_forgetting_the_belief_brings_the_heads_ups_back(db):
     approve_learning(at("2027-02-01"))
     advice = hippocampus_advice.reminder_advice("Pay the water bill")
     forget(advice["memory"], night("2027-02-01"), "I want the week-ahead reminders")
-    water = Task.create(title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01"))
+    water = Task.create(
+        title="Pay the water bill", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01")
+    )
     assert task_windows(water, WINDOWS) == WINDOWS
 
 
@@ -133,8 +157,9 @@ def test_heads_ups_let_pass_about_three_kinds_of_task_are_left_out_for_every_kin
     assert "remind you of tasks only when they are due" in approve_learning(at("2027-02-01"))
     advice = hippocampus_advice.reminder_advice("Buy a birthday present", "Anna's birthday")
     assert advice is not None and advice["text"] == ANY  # a kind never reminded of before
-    groceries = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
-                            created_at=at("2027-02-01"))
+    groceries = Task.create(
+        title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01")
+    )
     assert task_windows(groceries, WINDOWS) == ["due", "overdue"]
     [principle] = Memory.select().where((Memory.kind == "principle") & (Memory.text == ANY))
     beliefs = Memory.select().where((Memory.kind == "belief") & Memory.text.startswith("user lets early reminders"))
@@ -191,6 +216,7 @@ def test_the_principle_is_not_made_on_a_night_that_refutes_it_nor_ever_again_onc
 def test_a_kind_followed_up_only_ahead_of_its_day_keeps_its_nearest_heads_up(db):
     nights_of_three_kinds()
     approve_learning(at("2027-02-01"))
-    gift = Task.create(title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True,
-                       created_at=at("2027-02-01"))
+    gift = Task.create(
+        title="Buy a birthday present", due=at("2027-03-01", 0), due_is_date=True, created_at=at("2027-02-01")
+    )
     assert task_windows(gift, ["7d", "1d"]) == ["1d"]  # never no reminder at all

@@ -29,8 +29,14 @@ print(json.dumps({"took": took, "before": before, "after": rss(), "gave": gave})
 
 
 def test_freed_heap_memory_goes_back_to_the_system():
-    done = subprocess.run([sys.executable, "-c", FREED], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", FREED],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
     assert found["took"] and found["gave"]  # glibc took the cap on arenas and gave pages back

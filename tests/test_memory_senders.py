@@ -41,22 +41,41 @@ def mail(n: int, day: str, subject: str, text: str, sender: str = SENDER) -> Rec
 
 def surfaced(row: ReceptorBuffer, day: str, *, reacted: bool = False, replied: str | None = None) -> Outbox:
     """The mail told on its own at 09:00 on `day` (as triage and the cortex leave it)."""
-    run = inbox.add(source="email", kind="buffered", origin="background", priority=2, at=at(day, 8),
-                    text=row.text, trace_id=row.trace_id,
-                    payload={"buffers": [dict(row.payload, buffer_id=row.id, channel=row.channel)]})
-    box = outbox.add(channel="repl", text=f"New mail: {row.payload['subject']}", trace_id=run.trace_id,
-                     key=f"surface:{run.id}:0", at=at(day, 9))
+    run = inbox.add(
+        source="email",
+        kind="buffered",
+        origin="background",
+        priority=2,
+        at=at(day, 8),
+        text=row.text,
+        trace_id=row.trace_id,
+        payload={"buffers": [dict(row.payload, buffer_id=row.id, channel=row.channel)]},
+    )
+    box = outbox.add(
+        channel="repl",
+        text=f"New mail: {row.payload['subject']}",
+        trace_id=run.trace_id,
+        key=f"surface:{run.id}:0",
+        at=at(day, 9),
+    )
     return _delivered(box, day, reacted=reacted, replied=replied)
 
 
 def briefed(row: ReceptorBuffer, day: str) -> Outbox:
     """The mail told in the morning briefing at 09:00 on `day`."""
-    box = outbox.add(channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}",
-                     at=at(day, 7))
-    inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=at(day, 7),
-              text=f"Morning briefing:\n- {row.payload['subject']}", dedup_key=f"briefing:{row.id}:1",
-              payload={"items": [{"summary": row.payload["subject"], "buffer_ids": [row.id]}],
-                       "briefing_outbox": box.id})
+    box = outbox.add(
+        channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}", at=at(day, 7)
+    )
+    inbox.add(
+        source="thalamus",
+        kind="briefing",
+        origin="background",
+        priority=3,
+        at=at(day, 7),
+        text=f"Morning briefing:\n- {row.payload['subject']}",
+        dedup_key=f"briefing:{row.id}:1",
+        payload={"items": [{"summary": row.payload["subject"], "buffer_ids": [row.id]}], "briefing_outbox": box.id},
+    )
     return _delivered(box, day)
 
 
@@ -102,8 +121,10 @@ def next_mail(subject: str, text: str, n: int = 99) -> ReceptorBuffer:
 
 
 NOW = at("2027-02-01", 8)
-ORDINARY = ("Confirm your delivery address by Friday",
-            "Please confirm your delivery address by Friday 5 February, or the parcel goes back to us.")
+ORDINARY = (
+    "Confirm your delivery address by Friday",
+    "Please confirm your delivery address by Friday 5 February, or the parcel goes back to us.",
+)
 
 
 def offline(rows: list) -> list[dict]:
@@ -172,12 +193,14 @@ def test_forgetting_the_belief_restores_triage(db):
 
 # The whole app: the sync's request to the model, and the offline rules behind the same sync ------
 
+
 def believed(app) -> int:
     """The belief as three nights leave it (the evidence is the tests above), learned before the app's day."""
     from storage import engram
 
-    memory = engram.store("belief", BELIEF, ["mail:1", "mail:2", "mail:3"], app.clock.now() - timedelta(days=1),
-                          weight=3).id
+    memory = engram.store(
+        "belief", BELIEF, ["mail:1", "mail:2", "mail:3"], app.clock.now() - timedelta(days=1), weight=3
+    ).id
     agreed(app.clock.now())
     return memory
 
@@ -203,8 +226,11 @@ def test_the_morning_syncs_model_request_carries_the_hint(make_app):
 def test_offline_the_morning_sync_keeps_the_mail_for_the_briefing_traced_with_the_memory(make_app):
     app = make_app(start="2027-01-05T10:00:00+01:00")
     memory = believed(app)
-    row = app.inject_buffered("email", "Please confirm your delivery address by Thursday 7 January, or the parcel "
-                              "goes back to us.", {"from": SENDER, "subject": "Confirm your delivery address"})
+    row = app.inject_buffered(
+        "email",
+        "Please confirm your delivery address by Thursday 7 January, or the parcel goes back to us.",
+        {"from": SENDER, "subject": "Confirm your delivery address"},
+    )
     app.advance(timedelta(hours=22))
     reasons = [t.reason for t in trace.path(row.trace_id)]
     assert any(r.startswith("for the morning briefing") and f"memory {memory}" in r for r in reasons), reasons
@@ -212,24 +238,37 @@ def test_offline_the_morning_sync_keeps_the_mail_for_the_briefing_traced_with_th
 
 def test_a_briefing_of_many_senders_mail_is_evidence_about_each_sender_for_their_own_mail_only(db):
     day = DAYS[0]
-    receipts = [mail(n, day, "Receipt for your storage plan", f"Receipt {n}", sender="noreply@cloud.example")
-                for n in range(3)]
+    receipts = [
+        mail(n, day, "Receipt for your storage plan", f"Receipt {n}", sender="noreply@cloud.example") for n in range(3)
+    ]
     letter = mail(9, day, "Lease renewal", "Please sign.", sender="landlord@flats.example")
     notice = mail(10, day, "Rent statement", "Your statement.", sender="landlord@flats.example")
-    box = outbox.add(channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}",
-                     at=at(day, 7))
+    box = outbox.add(
+        channel="repl", text="Good morning", trace_id=trace.new_trace_id(), key=f"briefing:{day}", at=at(day, 7)
+    )
     rows = receipts + [letter, notice]
-    inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=at(day, 7),
-              text="Morning briefing", dedup_key="briefing:many",
-              payload={"items": [{"summary": r.payload["subject"], "buffer_ids": [r.id]} for r in rows],
-                       "briefing_outbox": box.id})
+    inbox.add(
+        source="thalamus",
+        kind="briefing",
+        origin="background",
+        priority=3,
+        at=at(day, 7),
+        text="Morning briefing",
+        dedup_key="briefing:many",
+        payload={
+            "items": [{"summary": r.payload["subject"], "buffer_ids": [r.id]} for r in rows],
+            "briefing_outbox": box.id,
+        },
+    )
     _delivered(box, day)
     Turn.create(channel="repl", role="user", text="I signed the lease renewal", created_at=at(day, 12))
 
     [episode] = mail_episodes(at(day, 0) + HEED_WITHIN, at(day, 23) + HEED_WITHIN)
-    assert episode["text"] == ("Mail from noreply@cloud.example (“Receipt for your storage plan”, 3 mails) was "
-                               "let pass, from landlord@flats.example (“Lease renewal”) was reacted to, "
-                               "from landlord@flats.example (“Rent statement”) was let pass")
+    assert episode["text"] == (
+        "Mail from noreply@cloud.example (“Receipt for your storage plan”, 3 mails) was "
+        "let pass, from landlord@flats.example (“Lease renewal”) was reacted to, "
+        "from landlord@flats.example (“Rent statement”) was let pass"
+    )
     cloud, landlord = interpret([episode])
     assert cloud["text"] == "user ignores mail from noreply@cloud.example"
     assert cloud["provenance"] == [f"outbox:{box.id}"] + [f"buffer:{r.id}" for r in receipts]

@@ -23,16 +23,22 @@ def db(any_db):
 
 
 def add_item(approval: Approval, position: int, title: str, due: str, status: str) -> ApprovalItem:
-    return ApprovalItem.create(approval=approval, position=position, tool="create_task",
-                               args={"title": title, "due": due}, description=f"New task: {title} — due {due}",
-                               status=status)
+    return ApprovalItem.create(
+        approval=approval,
+        position=position,
+        tool="create_task",
+        args={"title": title, "due": due},
+        description=f"New task: {title} — due {due}",
+        status=status,
+    )
 
 
 def supersede(original: Approval, items: list[tuple[str, str]], when, *, status: str, item_status: str) -> Approval:
     """The user asked for a change: `items` (title, due) is the replacement proposal, decided `status`."""
     decided = when + timedelta(minutes=5) if status != "pending" else None
-    successor = proposal(items[0][0], items[0][1], decided=decided, status=status, item_status=item_status,
-                         created=when)
+    successor = proposal(
+        items[0][0], items[0][1], decided=decided, status=status, item_status=item_status, created=when
+    )
     for position, (title, due) in enumerate(items[1:], start=2):
         add_item(successor, position, title, due, item_status)
     successor.supersedes = original.id
@@ -48,12 +54,18 @@ def learned() -> list[str]:
 
 
 def test_an_item_removed_in_a_modification_is_no_due_move_and_teaches_nothing(db):
-    original = proposal("Book flights", "2027-01-20", decided=None, status="pending", item_status="pending",
-                        created=at("2027-01-05", 9))
+    original = proposal(
+        "Book flights", "2027-01-20", decided=None, status="pending", item_status="pending", created=at("2027-01-05", 9)
+    )
     add_item(original, 2, "Plan how to celebrate", "2027-01-08", "pending")
     # "drop the celebration, add the restaurant": the new item sits where the removed one was
-    supersede(original, [("Book flights", "2027-01-20"), ("Book the restaurant", "2027-01-15")], at("2027-01-05", 10),
-              status="approved", item_status="executed")
+    supersede(
+        original,
+        [("Book flights", "2027-01-20"), ("Book the restaurant", "2027-01-15")],
+        at("2027-01-05", 10),
+        status="approved",
+        item_status="executed",
+    )
 
     episodes = collect_episodes(at("2027-01-01"), at("2027-01-06"))
     consolidate(night("2027-01-06"), FakeSynapse())
@@ -66,14 +78,24 @@ def test_an_item_removed_in_a_modification_is_no_due_move_and_teaches_nothing(db
 
 
 def test_a_moved_due_teaches_nothing_until_the_moved_task_is_approved(db):
-    rejected = proposal("Book flights", "2027-01-20", decided=None, status="pending", item_status="pending",
-                        created=at("2027-01-05", 9))
-    supersede(rejected, [("Book flights", "2027-02-01")], at("2027-01-05", 10), status="rejected",
-              item_status="rejected")
-    waiting = proposal("Book a hotel", "2027-01-20", decided=None, status="pending", item_status="pending",
-                       created=at("2027-01-05", 9), expires=at("2027-01-30"))
-    pending = supersede(waiting, [("Book a hotel", "2027-02-01")], at("2027-01-05", 11), status="pending",
-                        item_status="pending")
+    rejected = proposal(
+        "Book flights", "2027-01-20", decided=None, status="pending", item_status="pending", created=at("2027-01-05", 9)
+    )
+    supersede(
+        rejected, [("Book flights", "2027-02-01")], at("2027-01-05", 10), status="rejected", item_status="rejected"
+    )
+    waiting = proposal(
+        "Book a hotel",
+        "2027-01-20",
+        decided=None,
+        status="pending",
+        item_status="pending",
+        created=at("2027-01-05", 9),
+        expires=at("2027-01-30"),
+    )
+    pending = supersede(
+        waiting, [("Book a hotel", "2027-02-01")], at("2027-01-05", 11), status="pending", item_status="pending"
+    )
     pending.expires_at = at("2027-01-30")
     pending.save()
 

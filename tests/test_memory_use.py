@@ -47,8 +47,12 @@ def test_a_new_trip_recalls_flight_habits_though_its_text_never_says_flights(db)
     belief = engram.store("belief", "user books flights late", ["task:1"], NOW - timedelta(days=30), weight=3)
     engram.store("episode", "The user said: the Japan vase is fragile", ["turn:1"], NOW - timedelta(days=300))
     engram.store("belief", "user prefers aisle seats", ["turn:2"], NOW - timedelta(days=30), weight=2)
-    row = Inbox(text="New event: Japan, 2–16 April 2027", kind="event", origin="background",
-                payload={"buffers": [{"title": "Trip to Japan", "change": "new", "location": "Tokyo"}]})
+    row = Inbox(
+        text="New event: Japan, 2–16 April 2027",
+        kind="event",
+        origin="background",
+        payload={"buffers": [{"title": "Trip to Japan", "change": "new", "location": "Tokyo"}]},
+    )
 
     # The stimulus text alone recalls an unrelated episode and nothing about flights.
     assert [m.text for m in recall.recall(row.text, at=NOW)] == ["The user said: the Japan vase is fragile"]
@@ -110,8 +114,7 @@ def test_calibration_counts_each_kind_of_proposal_and_holds_back_one_always_turn
     # three packing lists turned down in one night: no belief yet (one night), but the outcome rates speak
     for city in ("Lisbon", "Rome", "Oslo"):
         proposal(f"Pack for {city}", "2027-01-20", decided=at("2027-01-10"), status="rejected", item_status="rejected")
-    proposal("Book flights to Oslo", "2027-01-20", decided=at("2027-01-10"), status="approved",
-             item_status="executed")
+    proposal("Book flights to Oslo", "2027-01-20", decided=at("2027-01-10"), status="approved", item_status="executed")
     consolidate(night("2027-01-11"), FakeSynapse())
     assert hippocampus_outcomes.subject_rates("packing") == {"approved": 0, "rejected": 3, "ignored": 0}
     assert hippocampus_outcomes.subject_rates("flights") == {"approved": 1, "rejected": 0, "ignored": 0}
@@ -133,8 +136,13 @@ def live_belief_count() -> int:
 def test_a_late_habit_brings_the_due_forward_with_its_reason(db):
     belief = engram.store("belief", "user books flights late", ["task:1", "task:2"], NOW, weight=2)
     advice = proposal_advice("create_task", {"title": "Book flights to Japan", "due": "2027-03-20"}, NOW)
-    assert advice == {"action": "earlier", "memory": belief.id, "text": "user books flights late",
-                      "due": "2027-03-13", "because": "you usually book flights late"}
+    assert advice == {
+        "action": "earlier",
+        "memory": belief.id,
+        "text": "user books flights late",
+        "due": "2027-03-13",
+        "because": "you usually book flights late",
+    }
     # never closer than a day from now, and a due already that close is left alone
     assert proposal_advice("create_task", {"title": "Book flights", "due": "2027-03-05"}, NOW)["due"] == "2027-03-02"
     assert proposal_advice("create_task", {"title": "Book flights", "due": "2027-03-02"}, NOW) is None
@@ -148,7 +156,11 @@ def test_only_plans_wilson_makes_itself_are_steered(db):
     assert steer("create_task", args, NOW, effects, background=False) == (args, None, "")
     assert effects == []
     steered, held, note = steer("create_task", args, NOW, effects, background=True)
-    assert steered["due"] == "2027-03-13" and held is None and note == " (earlier than usual: you usually book flights late)"
+    assert (
+        steered["due"] == "2027-03-13"
+        and held is None
+        and note == " (earlier than usual: you usually book flights late)"
+    )
     assert effects and "user books flights late" in effects[0]
 
 
@@ -163,14 +175,22 @@ def plan(ctx, body):
     if not found:
         return {"text": ""}
     city, day = found.group(1), date.fromisoformat(found.group(2))
-    return {"tool_calls": [call("create_task", title=f"Pack for {city}", due=(day - timedelta(days=1)).isoformat()),
-                           call("create_task", title=f"Book flights to {city}",
-                                due=(day - timedelta(days=21)).isoformat())]}
+    return {
+        "tool_calls": [
+            call("create_task", title=f"Pack for {city}", due=(day - timedelta(days=1)).isoformat()),
+            call("create_task", title=f"Book flights to {city}", due=(day - timedelta(days=21)).isoformat()),
+        ]
+    }
 
 
 def trip(app, city: str, day: date) -> Approval:
-    row = background(app, f"Trip to {city} on {day.isoformat()}", source="calendar", kind="event",
-                     payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city}]})
+    row = background(
+        app,
+        f"Trip to {city} on {day.isoformat()}",
+        source="calendar",
+        kind="event",
+        payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city}]},
+    )
     return Approval.get(Approval.inbox_id == row.id)
 
 
@@ -205,7 +225,8 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
     items = list(approval.items.order_by(ApprovalItem.position))
     scripted_due = (day - timedelta(days=21)).isoformat()
     assert [(i.args["title"], i.args["due"]) for i in items] == [
-        ("Book flights to Tokyo", (day - timedelta(days=28)).isoformat())]
+        ("Book flights to Tokyo", (day - timedelta(days=28)).isoformat())
+    ]
     assert "earlier than usual: you usually book flights late" in items[0].description
     # The request log shows the beliefs that led to it, recalled by the kind of event.
     memories = context_of(cortex_requests(server)[-1])["memories"]
@@ -215,8 +236,9 @@ def test_three_trips_teach_wilson_and_the_fourth_plan_is_different(scripted):
     assert texts["proposals of packing lists: 0 approved, 3 turned down, 0 unanswered of 3"] == "calibration: packing"
     assert texts["proposals of flight booking: 3 approved, 0 turned down, 0 unanswered of 3"] == "calibration: flights"
     assert any(r.get("status") == "not proposed" and "packing lists" in r["because"] for r in tool_results(server))
-    remembered = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
-                                                         & (Trace.stage == "remembered"))]
+    remembered = [
+        t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id) & (Trace.stage == "remembered"))
+    ]
     assert any("Pack for Tokyo" in r and "not proposed" in r for r in remembered)
     assert any(scripted_due in r and "user books flights late" in r for r in remembered), remembered
 
@@ -249,45 +271,65 @@ def test_the_offline_rules_plan_with_what_was_learned_too(make_app):
     playbook_due = trip_day - timedelta(days=60)
     assert items["Book flights"].args["due"] == (playbook_due - timedelta(days=7)).isoformat()
     assert "earlier than usual: you usually book flights late" in items["Book flights"].description
-    remembered = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
-                                                         & (Trace.stage == "remembered"))]
+    remembered = [
+        t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id) & (Trace.stage == "remembered"))
+    ]
     assert any("“Pack” not proposed" in r for r in remembered), remembered
 
 
 def trip_event(app, city: str, day: date) -> Approval:
-    row = background(app, f"Trip to {city} on {day.isoformat()}", source="calendar", kind="event",
-                     payload={"buffers": [{"title": f"Trip to {city}", "change": "new", "location": city,
-                                           "start": f"{day.isoformat()}T00:00:00+00:00"}]})
+    row = background(
+        app,
+        f"Trip to {city} on {day.isoformat()}",
+        source="calendar",
+        kind="event",
+        payload={
+            "buffers": [
+                {
+                    "title": f"Trip to {city}",
+                    "change": "new",
+                    "location": city,
+                    "start": f"{day.isoformat()}T00:00:00+00:00",
+                }
+            ]
+        },
+    )
     return Approval.get(Approval.inbox_id == row.id)
 
 
 def test_an_episode_of_the_user_saying_this_very_thing_is_not_recalled_for_it(db):
     engram.store("episode", "The user said: what did I miss?", ["turn:1"], NOW - timedelta(days=2))
-    engram.store("episode", "The user said: what did I miss at the school meeting?", ["turn:2"],
-                 NOW - timedelta(days=1))
+    engram.store(
+        "episode", "The user said: what did I miss at the school meeting?", ["turn:2"], NOW - timedelta(days=1)
+    )
     found = [m["text"] for m in relevant_memories({"text": "what did I miss?"}, NOW)]
     assert "The user said: what did I miss?" not in found, "an echo of the question tells the planner nothing"
     assert "The user said: what did I miss at the school meeting?" in found
 
 
 def test_the_core_profile_is_about_the_user_and_a_habit_with_one_senders_mail_comes_when_they_write(db):
-    sender = engram.store("belief", "user ignores mail from news@shop.example", ["mail:1"], NOW - timedelta(days=3),
-                          weight=5.0)
+    sender = engram.store(
+        "belief", "user ignores mail from news@shop.example", ["mail:1"], NOW - timedelta(days=3), weight=5.0
+    )
     trait = engram.store("belief", "user prefers meetings in the morning", ["task:1"], NOW - timedelta(days=3))
-    profile = [m["id"] for m in relevant_memories({"text": "what's on my calendar today?"}, NOW)
-               if m["why"] == "profile"]
+    profile = [
+        m["id"] for m in relevant_memories({"text": "what's on my calendar today?"}, NOW) if m["why"] == "profile"
+    ]
     assert trait.id in profile and sender.id not in profile
     found = relevant_memories({"text": "Your weekly picks", "people": ["news@shop.example"]}, NOW)
     assert [m["why"] for m in found if m["id"] == sender.id] == ["person: news@shop.example"]
 
 
 def test_a_senders_address_recalls_their_own_habit_and_their_name_but_not_others_at_the_same_domain(db):
-    school = engram.store("belief", "user ignores mail from school@mail.example", ["mail:1"], NOW - timedelta(days=3),
-                          weight=5.0)
+    school = engram.store(
+        "belief", "user ignores mail from school@mail.example", ["mail:1"], NOW - timedelta(days=3), weight=5.0
+    )
     boss = engram.store("belief", "user ignores mail from boss@mail.example", ["mail:2"], NOW - timedelta(days=3))
     petra = engram.store("belief", "Petra wants the slides the evening before", ["turn:3"], NOW - timedelta(days=3))
-    row = SimpleNamespace(text="Email from Petra Hall <boss@mail.example>: client call moved", payload={
-        "buffers": [{"from": "boss@mail.example", "from_name": "Petra Hall", "subject": "client call moved"}]})
+    row = SimpleNamespace(
+        text="Email from Petra Hall <boss@mail.example>: client call moved",
+        payload={"buffers": [{"from": "boss@mail.example", "from_name": "Petra Hall", "subject": "client call moved"}]},
+    )
     found = {m["id"]: m["why"] for m in relevant_memories(situation_of(row), NOW)}
     assert boss.id in found and petra.id in found
     assert school.id not in found, "another sender at the same domain is not this sender"
@@ -295,8 +337,10 @@ def test_a_senders_address_recalls_their_own_habit_and_their_name_but_not_others
 
 def test_an_address_is_matched_whole_not_inside_a_longer_one(db):
     own = engram.store("belief", "user ignores mail from Boss@Mail.Example", ["mail:1"], NOW - timedelta(days=3))
-    longer = [engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
-              for n, a in enumerate(("bigboss@mail.example", "boss@mail.example.org", "boss@mail.examples"), 2)]
+    longer = [
+        engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
+        for n, a in enumerate(("bigboss@mail.example", "boss@mail.example.org", "boss@mail.examples"), 2)
+    ]
     found = [m.id for m in engram.mentioning_address("boss@mail.example", ("belief",), 10, at=NOW)]
     assert found == [own.id], [m.text for m in longer if m.id in found]
 
@@ -304,14 +348,31 @@ def test_an_address_is_matched_whole_not_inside_a_longer_one(db):
 def test_a_mail_recalls_its_own_senders_habits_not_those_of_others_sharing_a_word_with_it(db):
     own = engram.store("belief", "user ignores mail from alerts@airline.example", ["mail:1"], NOW - timedelta(days=3))
     bank = engram.store("belief", "user ignores mail from alerts@bank.example", ["mail:2"], NOW - timedelta(days=3))
-    school = engram.store("episode", "Mail from school@school.example (“URGENT: school closes today”) was let pass",
-                          ["outbox:1"], NOW - timedelta(days=2))
-    before = engram.store("episode", "Mail from alerts@airline.example (“URGENT: your flight today is cancelled”) "
-                          "was let pass", ["outbox:2"], NOW - timedelta(days=1))
-    row = SimpleNamespace(text="Email from Airline Alerts <alerts@airline.example>: URGENT: your flight today is "
-                               "cancelled, rebook today", payload={"buffers": [
-                                   {"channel": "email", "from": "alerts@airline.example", "from_name": "Airline Alerts",
-                                    "subject": "URGENT: your flight today is cancelled, rebook today"}]})
+    school = engram.store(
+        "episode",
+        "Mail from school@school.example (“URGENT: school closes today”) was let pass",
+        ["outbox:1"],
+        NOW - timedelta(days=2),
+    )
+    before = engram.store(
+        "episode",
+        "Mail from alerts@airline.example (“URGENT: your flight today is cancelled”) was let pass",
+        ["outbox:2"],
+        NOW - timedelta(days=1),
+    )
+    row = SimpleNamespace(
+        text="Email from Airline Alerts <alerts@airline.example>: URGENT: your flight today is cancelled, rebook today",
+        payload={
+            "buffers": [
+                {
+                    "channel": "email",
+                    "from": "alerts@airline.example",
+                    "from_name": "Airline Alerts",
+                    "subject": "URGENT: your flight today is cancelled, rebook today",
+                }
+            ]
+        },
+    )
     found = {m["id"] for m in relevant_memories(situation_of(row), NOW)}
     assert {own.id, before.id} <= found, "the airline's own habit and how its last mail fared"
     assert bank.id not in found, "the name 'Airline Alerts' shares a word with the bank's address, not its sender"
@@ -322,45 +383,73 @@ def test_a_mail_recalls_its_own_senders_habits_not_those_of_others_sharing_a_wor
 
 def test_every_sender_of_a_batch_keeps_their_own_habits_and_a_memory_naming_no_address_stays(db):
     senders = [f"news{n}@shop{n}.example" for n in range(4)]
-    habits = [engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
-              for n, a in enumerate(senders)]
-    by_name = engram.store("episode", "Mail from Shop Three Weekly (“Your weekly picks”) was let pass", ["outbox:1"],
-                           NOW - timedelta(days=1))
-    row = SimpleNamespace(text="Your weekly picks from four shops", payload={"buffers": [
-        {"channel": "email", "from": a, "from_name": f"Shop {n} Weekly", "subject": "Your weekly picks"}
-        for n, a in enumerate(senders)]})
+    habits = [
+        engram.store("belief", f"user ignores mail from {a}", [f"mail:{n}"], NOW - timedelta(days=3))
+        for n, a in enumerate(senders)
+    ]
+    by_name = engram.store(
+        "episode",
+        "Mail from Shop Three Weekly (“Your weekly picks”) was let pass",
+        ["outbox:1"],
+        NOW - timedelta(days=1),
+    )
+    row = SimpleNamespace(
+        text="Your weekly picks from four shops",
+        payload={
+            "buffers": [
+                {"channel": "email", "from": a, "from_name": f"Shop {n} Weekly", "subject": "Your weekly picks"}
+                for n, a in enumerate(senders)
+            ]
+        },
+    )
     found = {m["id"] for m in relevant_memories(situation_of(row), NOW)}
     assert {h.id for h in habits} <= found, "the fourth sender's habit is theirs, past the five people named"
     assert by_name.id in found, "a memory that names no address cannot be another sender's"
 
 
 def test_an_attendees_address_does_not_turn_away_what_is_known_about_mail(db):
-    school = engram.store("episode", "Mail from office@school.example (“Parents' evening”) was let pass", ["outbox:1"],
-                          NOW - timedelta(days=1))
-    row = SimpleNamespace(text="New event: Parents' evening at school", payload={
-        "channel": "calendar", "title": "Parents' evening", "attendees": ["teacher@school.example"]})
+    school = engram.store(
+        "episode",
+        "Mail from office@school.example (“Parents' evening”) was let pass",
+        ["outbox:1"],
+        NOW - timedelta(days=1),
+    )
+    row = SimpleNamespace(
+        text="New event: Parents' evening at school",
+        payload={"channel": "calendar", "title": "Parents' evening", "attendees": ["teacher@school.example"]},
+    )
     assert school.id in {m["id"] for m in relevant_memories(situation_of(row), NOW)}
 
 
 def test_a_belief_and_the_interpretation_it_grew_from_are_shown_once(db):
     engram.store("interpretation", "user prefers meetings in the morning", ["task:1"], NOW - timedelta(days=9))
-    belief = engram.store("belief", "User prefers meetings in the  morning", ["task:1", "task:2"],
-                          NOW - timedelta(days=3))
-    found = [m for m in relevant_memories({"text": "when should the team meeting be?"}, NOW)
-             if "prefers meetings" in m["text"]]
+    belief = engram.store(
+        "belief", "User prefers meetings in the  morning", ["task:1", "task:2"], NOW - timedelta(days=3)
+    )
+    found = [
+        m
+        for m in relevant_memories({"text": "when should the team meeting be?"}, NOW)
+        if "prefers meetings" in m["text"]
+    ]
     assert [m["id"] for m in found] == [belief.id], "the interpretation the belief grew from is not shown beside it"
 
 
 def test_an_episode_sharing_one_chance_word_with_the_stimulus_is_not_recalled_and_one_sharing_two_is(db):
-    chance = engram.store("episode", "Mail from calendar@work.example (“Meeting notes from Thursday”) was let pass",
-                          ["outbox:1"], NOW - timedelta(days=2))
-    same = engram.store("episode", "The user said: move the client meeting to the afternoon", ["turn:1"],
-                        NOW - timedelta(days=1))
+    chance = engram.store(
+        "episode",
+        "Mail from calendar@work.example (“Meeting notes from Thursday”) was let pass",
+        ["outbox:1"],
+        NOW - timedelta(days=2),
+    )
+    same = engram.store(
+        "episode", "The user said: move the client meeting to the afternoon", ["turn:1"], NOW - timedelta(days=1)
+    )
     found = {m["id"] for m in relevant_memories({"text": "what should I prepare for the client meeting?"}, NOW)}
     assert same.id in found, "the client meeting, again"
     assert chance.id not in found, "a meeting is not this meeting"
     one_word = {m["id"] for m in relevant_memories({"text": "meeting?"}, NOW)}
     assert {chance.id, same.id} <= one_word, "a one-word question needs only that word"
     plural = engram.store("episode", "The user said: the cars need their taxes paid", ["turn:2"], NOW)
-    assert plural.id in {m["id"] for m in relevant_memories({"text": "what about the car tax?"}, NOW)}, \
+    assert plural.id in {m["id"] for m in relevant_memories({"text": "what about the car tax?"}, NOW)}, (
         "car and cars, tax and taxes are the same words"
+    )

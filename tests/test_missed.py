@@ -22,8 +22,13 @@ START = "2027-01-05T08:00:00+01:00"  # a Tuesday morning
 
 def mail(app, subject: str, n: int) -> None:
     """A mail the email channel buffered (no mail server here: the row as the channel commits it)."""
-    routing.commit_buffered(channel="email", text=f"Email from Sam <sam@example.com>: {subject}", dedup_key=f"mail:{n}",
-                            at=app.clock.now(), payload={"from": "sam@example.com", "subject": subject})
+    routing.commit_buffered(
+        channel="email",
+        text=f"Email from Sam <sam@example.com>: {subject}",
+        dedup_key=f"mail:{n}",
+        at=app.clock.now(),
+        payload={"from": "sam@example.com", "subject": subject},
+    )
 
 
 def last_answer(app) -> str:
@@ -46,8 +51,9 @@ def test_offline_what_was_missed_names_the_proposal_a_new_event_brought_and_what
     assert answer.startswith("Since 08:00 I told you:\n• 08:")
     assert "Proposal 2, waiting for your answer: New topic: Dentist" in answer
     assert "bread" not in answer, "the answer to the user's own request is no news"
-    assert answer.endswith("New in: 1 calendar change and 1 mail; 1 not sorted yet (the next look sorts them; "
-                           "/today looks now).")
+    assert answer.endswith(
+        "New in: 1 calendar change and 1 mail; 1 not sorted yet (the next look sorts them; /today looks now)."
+    )
     say(app, "anything new?")  # right after: nothing since the last question
     assert last_answer(app) == "Nothing new since 09:00: I had nothing to tell you, and nothing came in."
 
@@ -60,13 +66,22 @@ def test_a_proposal_made_for_the_users_own_request_is_no_news_however_late_it_we
     now = datetime(2027, 1, 5, 12, 0, tzinfo=BERLIN)
     for n, origin in enumerate(("user", "background"), start=1):
         row = inbox.add(source="repl", text=f"thing {n}", priority=2, at=now, origin=origin)
-        approval = Approval.create(trace_id=row.trace_id, approver="owner", channel="repl", nonce="n", created_at=now,
-                                   expires_at=now + timedelta(days=3), inbox_id=row.id)
+        approval = Approval.create(
+            trace_id=row.trace_id,
+            approver="owner",
+            channel="repl",
+            nonce="n",
+            created_at=now,
+            expires_at=now + timedelta(days=3),
+            inbox_id=row.id,
+        )
         ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, description=f"Add task {n}")
-        box = outbox.add(channel="repl", text=f"Proposal {approval.id}", trace_id=row.trace_id,
-                         key=f"proposal:{approval.id}", at=now)
+        box = outbox.add(
+            channel="repl", text=f"Proposal {approval.id}", trace_id=row.trace_id, key=f"proposal:{approval.id}", at=now
+        )
         Outbox.update(status="delivered", delivered_at=now + timedelta(minutes=1), surfaced=True).where(
-            Outbox.id == box.id).execute()
+            Outbox.id == box.id
+        ).execute()
     view = missed_view(now - timedelta(hours=1), now + timedelta(hours=1), BERLIN)
     assert [t["text"] for t in view["told"]] == ["Proposal 2, waiting for your answer: Add task 2"]
 
@@ -85,9 +100,11 @@ def test_offline_what_quiet_hours_hold_is_named_as_kept_for_later(make_app):
     app.advance(timedelta(minutes=20))  # a RAS interval, then the early sync: the heads-up is held
     say(app, "what did I miss?")
     answer = last_answer(app)
-    assert answer.startswith("I had nothing to tell you since 22:30.\n\nKept for later:\n• From the calendar event "
-                             "“Pub quiz”: Heads-up: it moved from Tue 5 Jan at 23:00 to Wed 6 Jan at 19:00. "
-                             "(for Wed 6 Jan 07:00)")
+    assert answer.startswith(
+        "I had nothing to tell you since 22:30.\n\nKept for later:\n• From the calendar event "
+        "“Pub quiz”: Heads-up: it moved from Tue 5 Jan at 23:00 to Wed 6 Jan at 19:00. "
+        "(for Wed 6 Jan 07:00)"
+    )
 
 
 MISSED = "template: what the user missed, told from its view (answered without a model)"
@@ -101,16 +118,23 @@ def test_what_was_missed_asked_alone_is_told_from_its_view_without_a_model(scrip
     row = say(app, "what did I miss?")
     assert len(cortex_requests(server)) == 1, "only the hello reached the model"
     assert routed(row) == [MISSED]
-    assert last_answer(app) == ("I had nothing to tell you since 08:00.\n\nNew in: 1 mail; 1 not sorted yet "
-                                "(the next look sorts them; /today looks now).")
+    assert last_answer(app) == (
+        "I had nothing to tell you since 08:00.\n\nNew in: 1 mail; 1 not sorted yet "
+        "(the next look sorts them; /today looks now)."
+    )
 
 
 def test_a_link_wilson_passed_on_is_defanged_when_what_was_missed_repeats_it(scripted):
     app, server = scripted(lambda ctx, body: {"text": "Here you go."}, start=START)
     say(app, "hello")
     app.advance(timedelta(hours=1))
-    box = outbox.add(channel="repl", text="From your email: reset your password at http://evil.example/login",
-                     trace_id="t", key="surface:1", at=app.clock.now())
+    box = outbox.add(
+        channel="repl",
+        text="From your email: reset your password at http://evil.example/login",
+        trace_id="t",
+        key="surface:1",
+        at=app.clock.now(),
+    )
     Outbox.update(status="delivered", delivered_at=app.clock.now(), surfaced=True).where(Outbox.id == box.id).execute()
     say(app, "what did I miss?")
     answer = last_answer(app)

@@ -18,8 +18,17 @@ from tests.cortex_support import say, user_texts
 from tests.thalamus_support import NO_RETRIES, START, advance_to, at, brain, requests_of  # noqa: F401
 from wilson.model.synapse import BACK_NOTICE, DOWN_KEY, DOWN_NOTICE, FALLBACK_REASON
 
-JAPAN = {"channel": "calendar", "change": "new", "uid": "japan-1", "title": "Trip to Japan",
-         "start": "2027-04-10", "end": "2027-04-24", "all_day": True, "location": "Tokyo", "previous": None}
+JAPAN = {
+    "channel": "calendar",
+    "change": "new",
+    "uid": "japan-1",
+    "title": "Trip to Japan",
+    "start": "2027-04-10",
+    "end": "2027-04-24",
+    "all_day": True,
+    "location": "Tokyo",
+    "previous": None,
+}
 
 
 def switchable(fault: str = "500", **extra):
@@ -85,8 +94,9 @@ def test_one_notice_over_a_day_down_and_one_when_the_model_is_back(make_app, ser
     log_records = listen()
     scans = 0
     for hour in range(24):  # a day of RAS scans, each with something new to look at
-        app.inject_buffered("email", f"Email {hour}: notes from the team, have a look",
-                            {"from": f"c{hour}@example.com"})
+        app.inject_buffered(
+            "email", f"Email {hour}: notes from the team, have a look", {"from": f"c{hour}@example.com"}
+        )
         app.advance(timedelta(hours=1))
         scans += 1
     reflex_calls = len(requests_of(server, "reflex"))
@@ -170,8 +180,12 @@ def test_six_messages_kept_during_an_outage_are_answered_in_order_once_within_on
         asked = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
         return {"text": "Answer to " + re.findall(r"\[(m\d+)\]", asked)[-1]}
 
-    server = serve(answers({"match": lambda body, headers: state["down"], "fault": "500"},
-                              {"match": lambda body, headers: True, "reply": echo}))
+    server = serve(
+        answers(
+            {"match": lambda body, headers: state["down"], "fault": "500"},
+            {"match": lambda body, headers: True, "reply": echo},
+        )
+    )
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     rows = []
     for n in range(1, 7):

@@ -31,8 +31,9 @@ def test_an_event_added_for_later_today_is_told_before_it_starts(make_app):
     app.advance(timedelta(hours=8))
     [said] = app.user_deliveries()
     assert local(said) < datetime(2027, 1, 12, 16, 0, tzinfo=BERLIN)
-    assert said["text"] == ("From the calendar event “Call with Anna”: Heads-up: new in your calendar for "
-                            "Tue 12 Jan at 16:00.")
+    assert said["text"] == (
+        "From the calendar event “Call with Anna”: Heads-up: new in your calendar for Tue 12 Jan at 16:00."
+    )
 
 
 def test_an_event_added_in_the_evening_for_tomorrow_morning_is_told_that_evening(make_app):
@@ -79,5 +80,6 @@ def test_an_event_moved_to_tomorrow_morning_is_told_with_its_old_and_new_time(ma
     calendar(app, 'add "Call with Anna" @ 2027-01-13T08:00')  # the same title: the event moves
     app.advance(timedelta(hours=2))
     said = [d["text"] for d in app.user_deliveries()[before:]]
-    assert said == ["From the calendar event “Call with Anna”: Heads-up: it moved from Wed 20 Jan at 16:00 to "
-                    "Wed 13 Jan at 08:00."]
+    assert said == [
+        "From the calendar event “Call with Anna”: Heads-up: it moved from Wed 20 Jan at 16:00 to Wed 13 Jan at 08:00."
+    ]

@@ -20,8 +20,12 @@ def task(id_, title, due=None, topic_id=None):
 # more tasks than the context shows: the next few due and the ones due this week are always in, the rest only
 # when the message names them
 FAR = [task(i, f"Paperwork batch {i}", due=NOW + timedelta(days=30 + i)) for i in range(1, 21)]
-SHORT = [task(101, "Renew gym membership"), task(102, "File the tax return"), task(103, "Service the car"),
-         task(104, "Take the cat to the vet")]
+SHORT = [
+    task(101, "Renew gym membership"),
+    task(102, "File the tax return"),
+    task(103, "Service the car"),
+    task(104, "Take the cat to the vet"),
+]
 
 
 def kept(text: str) -> set[str]:
@@ -30,13 +34,16 @@ def kept(text: str) -> set[str]:
     return {t.title for t in tasks}
 
 
-@pytest.mark.parametrize("text, title", [
-    ("drop the gym task", "Renew gym membership"),
-    ("snooze the gym task until Monday", "Renew gym membership"),
-    ("done with the tax", "File the tax return"),
-    ("move the car one to next week", "Service the car"),
-    ("vet is done", "Take the cat to the vet"),
-])
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("drop the gym task", "Renew gym membership"),
+        ("snooze the gym task until Monday", "Renew gym membership"),
+        ("done with the tax", "File the tax return"),
+        ("move the car one to next week", "Service the car"),
+        ("vet is done", "Take the cat to the vet"),
+    ],
+)
 def test_a_three_letter_word_brings_its_task_into_context(text, title):
     assert title in kept(text)
 
@@ -49,8 +56,10 @@ def test_short_stop_words_bring_nothing():
 def test_a_named_topics_tasks_are_kept_before_a_busy_week_fills_the_context():
     busy = [task(200 + i, f"Errand {i}", due=NOW + timedelta(hours=i + 1)) for i in range(30)]  # all due this week
     japan = SimpleNamespace(id=7, title="Trip to Japan")
-    trip = [task(300, "Book flights", due=NOW + timedelta(days=40), topic_id=7),
-            task(301, "Check visa", due=NOW + timedelta(days=50), topic_id=7)]
+    trip = [
+        task(300, "Book flights", due=NOW + timedelta(days=40), topic_id=7),
+        task(301, "Check visa", due=NOW + timedelta(days=50), topic_id=7),
+    ]
     row = SimpleNamespace(text="what's in the Japan topic?", payload={})
     topics, tasks = relevant(row, [japan], busy + trip, NOW, [])
     assert {"Book flights", "Check visa"} <= {t.title for t in tasks} and japan in topics

@@ -14,11 +14,33 @@ NOW = datetime(2027, 1, 5, 10, 0, tzinfo=TZ)
 LANGUAGES = tuple(dates.LANGUAGES)
 
 # no word the parser knows, and only plain numbers: nothing it finds could be kept
-NOTHING_TO_READ = ["ping 3", "buy 3 apples", "room 12B", "ping3 4", "3 4 2027", "order 4711 shipped", "ping 17.",
-                   "ping 3 ESTIMATE"]
+NOTHING_TO_READ = [
+    "ping 3",
+    "buy 3 apples",
+    "room 12B",
+    "ping3 4",
+    "3 4 2027",
+    "order 4711 shipped",
+    "ping 17.",
+    "ping 3 ESTIMATE",
+]
 # a word of the parser's, a timezone, or digits written as a date or an hour
-SOMETHING_TO_READ = ["call 3 on 5", "ping 25th", "meet 12.03.2027", "ping 10:30", "15h30", "ping 3 EST", "pay €30",
-                     "le 3 mars", "am 3. März", "el 3 de marzo", "3+4", "in 3 days", "ping 25est", "room 12cet"]
+SOMETHING_TO_READ = [
+    "call 3 on 5",
+    "ping 25th",
+    "meet 12.03.2027",
+    "ping 10:30",
+    "15h30",
+    "ping 3 EST",
+    "pay €30",
+    "le 3 mars",
+    "am 3. März",
+    "el 3 de marzo",
+    "3+4",
+    "in 3 days",
+    "ping 25est",
+    "room 12cet",
+]
 
 
 @pytest.fixture

@@ -12,8 +12,10 @@ from storage.models import Trace
 from wilson.app.repl import Repl
 
 BERLIN = ZoneInfo("Europe/Berlin")
-SICK = ("Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up "
-        "as soon as you can.")
+SICK = (
+    "Kita Sonnenschein <office@kita-sonnenschein.de> | Leo | Your son has a high fever, please pick him up "
+    "as soon as you can."
+)
 DINNER = "Sam <sam@example.com> | Dinner tonight? | Dinner tonight? Usual place at 8?"
 
 
@@ -98,8 +100,9 @@ def test_an_event_without_a_plan_is_traced_and_listed_once_in_the_next_briefing(
     app.advance(timedelta(days=1))
     briefings = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
     assert len(briefings) == 1
-    assert "New in your calendar (no plan from me: ask if one needs it):\n• Book club weekend (Fri 8 Jan)" \
-        in briefings[0]
+    assert (
+        "New in your calendar (no plan from me: ask if one needs it):\n• Book club weekend (Fri 8 Jan)" in briefings[0]
+    )
     assert "Trip to Japan (" not in briefings[0].split("New in your calendar")[1].split("\n\n")[0]
     app.advance(timedelta(days=2))  # to Friday's briefing: the one that reminds of the Japan plan
     later = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")][1:]
@@ -117,7 +120,7 @@ def test_many_unplanned_events_are_named_up_to_a_few_and_counted(make_app):
     repl.run_line("sync")
     said = len(app.user_deliveries())
     app.advance(timedelta(days=1))
-    briefing, = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
+    (briefing,) = [d["text"] for d in app.user_deliveries()[said:] if d["text"].startswith("Good morning")]
     listed = briefing.split("New in your calendar")[1].split("\n\n")[0]
     assert listed.count("• Choir") == NEW_SHOWN and "• and 3 more" in listed
 
@@ -143,10 +146,18 @@ def test_a_flight_cancelled_at_night_is_the_first_thing_told_when_quiet_hours_en
     app.advance(timedelta(hours=6, minutes=15))
     evening = len(app.user_deliveries())
     repl.run_line(f"email {DINNER}")
-    app.inject_buffered("email", "Email from Lufthansa <noreply@lufthansa.example>: Flight cancelled\n"
-                        "Your flight LH 1234 Berlin–Rome tomorrow at 09:40 has been cancelled. We rebooked you.",
-                        {"channel": "email", "from": "noreply@lufthansa.example", "from_name": "Lufthansa",
-                         "subject": "Flight cancelled", "bulk": "it was sent automatically"})
+    app.inject_buffered(
+        "email",
+        "Email from Lufthansa <noreply@lufthansa.example>: Flight cancelled\n"
+        "Your flight LH 1234 Berlin–Rome tomorrow at 09:40 has been cancelled. We rebooked you.",
+        {
+            "channel": "email",
+            "from": "noreply@lufthansa.example",
+            "from_name": "Lufthansa",
+            "subject": "Flight cancelled",
+            "bulk": "it was sent automatically",
+        },
+    )
     repl.run_line("email Lena <lena@friends.example> | Coffee next week? | Shall we have coffee on Wednesday?")
     app.advance(timedelta(hours=6))
     morning = app.user_deliveries()[evening:]
@@ -163,8 +174,10 @@ def test_a_bill_mail_becomes_a_task_to_pay_it_with_the_sender_in_the_reason(make
     from storage.models import Approval, ApprovalItem
 
     app = make_app(start="2027-01-12T10:00:00+01:00")
-    repl_of(app).run_line("email Stadtwerke <billing@stadtwerke.example> | Your electricity bill for December | "
-                          "Your bill for December is 84.20 EUR. Please pay by 26 January 2027.")
+    repl_of(app).run_line(
+        "email Stadtwerke <billing@stadtwerke.example> | Your electricity bill for December | "
+        "Your bill for December is 84.20 EUR. Please pay by 26 January 2027."
+    )
     app.advance(timedelta(days=1))
     item = ApprovalItem.get(ApprovalItem.tool == "create_task")
     assert (item.args["title"], item.args["due"]) == ("Pay electricity bill", "2027-01-24")
@@ -177,8 +190,10 @@ def test_a_renewal_notice_becomes_a_task_before_it_renews(make_app):
     from storage.models import ApprovalItem
 
     app = make_app(start="2027-01-12T10:00:00+01:00")
-    repl_of(app).run_line("email AllSafe <service@allsafe.example> | Your car insurance renewal | "
-                          "Your car insurance renews on 1 March 2027. The new premium is 412.00 EUR a year.")
+    repl_of(app).run_line(
+        "email AllSafe <service@allsafe.example> | Your car insurance renewal | "
+        "Your car insurance renews on 1 March 2027. The new premium is 412.00 EUR a year."
+    )
     app.advance(timedelta(days=1))
     item = ApprovalItem.get(ApprovalItem.tool == "create_task")
     assert (item.args["title"], item.args["due"]) == ("Review car insurance renewal", "2027-02-22")
@@ -200,8 +215,7 @@ def test_a_reminder_declined_in_words_never_fires(make_app):
     assert not any("plants" in d["text"] for d in app.user_deliveries()[said:])
 
 
-def test_an_appointment_deleted_and_made_again_earlier_is_told_as_a_move_within_a_poll_and_a_ras_interval(
-        make_app):
+def test_an_appointment_deleted_and_made_again_earlier_is_told_as_a_move_within_a_poll_and_a_ras_interval(make_app):
     from storage.models import Approval, ApprovalItem
 
     app = make_app(start="2027-01-05T08:00:00+01:00")
@@ -218,7 +232,10 @@ def test_an_appointment_deleted_and_made_again_earlier_is_told_as_a_move_within_
     app.advance(timedelta(hours=1))  # no poll of its own: the edit is seen at the calendar's next poll
     [moved] = Approval.select().where(Approval.id != 1)
     items = [i.tool for i in ApprovalItem.select().where(ApprovalItem.approval == moved.id)]
-    assert items[0] == "update_topic" and set(items) == {"update_topic", "update_task"}  # moved with its tasks, not closed
+    assert items[0] == "update_topic" and set(items) == {
+        "update_topic",
+        "update_task",
+    }  # moved with its tasks, not closed
     told = next(d for d in app.user_deliveries() if f"Proposal {moved.id}:" in d["text"])
     # a 5-minute poll, then the RAS's 15-minute interval
     assert local(told) <= edited.astimezone(BERLIN) + timedelta(minutes=20)
@@ -285,8 +302,10 @@ def test_a_request_after_a_greeting_becomes_its_proposal(make_app):
     # "I didn't understand that" before: the greeting or where the user is hid the request from the rules
     app = make_app(start="2027-01-05T09:00:00+01:00")
     repl = repl_of(app)
-    for said, item in (("hi, add buy milk to my list", "1. New task: Buy milk"),
-                       ("I'm home. Remind me tomorrow at 6 to call Tom", "1. Remind you once, Wed 6 Jan 2027 18:00")):
+    for said, item in (
+        ("hi, add buy milk to my list", "1. New task: Buy milk"),
+        ("I'm home. Remind me tomorrow at 6 to call Tom", "1. Remind you once, Wed 6 Jan 2027 18:00"),
+    ):
         before = len(app.user_deliveries())
         repl.run_line(said)
         answer = "\n".join(d["text"] for d in app.user_deliveries()[before:])
@@ -300,11 +319,12 @@ def test_when_is_an_event_is_answered_from_the_calendar(make_app):
     repl.run_line('calendar add "Dentist" @ 2027-01-07T10:30 -> 2027-01-07T11:15 ; Praxis Dr. Weber')
     repl.run_line('calendar add "Mum\'s birthday" @ 2027-01-12')
     repl.run_line("advance 10m")  # the calendar's next poll
-    for question, said in (("when is the dentist?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
-                           ("when is my next appointment?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
-                           ("when is Mum's birthday?", "Mum's birthday: Tue 12 Jan (in 6 days)."),
-                           ("when is the board meeting?",
-                            "I found nothing called “board meeting” in your calendar for the year ahead.")):
+    for question, said in (
+        ("when is the dentist?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
+        ("when is my next appointment?", "Dentist: Thu 7 Jan 10:30 (tomorrow), Praxis Dr. Weber."),
+        ("when is Mum's birthday?", "Mum's birthday: Tue 12 Jan (in 6 days)."),
+        ("when is the board meeting?", "I found nothing called “board meeting” in your calendar for the year ahead."),
+    ):
         before = len(app.user_deliveries())
         repl.run_line(question)
         assert [d["text"] for d in app.user_deliveries()[before:]][-1].endswith(said)  # after the first hello

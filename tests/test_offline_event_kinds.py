@@ -18,11 +18,14 @@ def proposed(make_app, title: str, when: str, where: str = "") -> str:
     return "\n".join(d["text"] for d in session.app.user_deliveries())
 
 
-@pytest.mark.parametrize("title, where", [
-    ("KubeCon Europe", "RAI Amsterdam, Netherlands"),
-    ("RustConf", "Montreal, Canada"),
-    ("Comic Con 2027", "San Diego, USA"),
-])
+@pytest.mark.parametrize(
+    "title, where",
+    [
+        ("KubeCon Europe", "RAI Amsterdam, Netherlands"),
+        ("RustConf", "Montreal, Canada"),
+        ("Comic Con 2027", "San Diego, USA"),
+    ],
+)
 def test_a_name_shaped_like_a_conference_gets_a_conference_plan(make_app, title, where):
     said = proposed(make_app, title, "2027-03-22 -> 2027-03-25", where)
     assert f"New topic: {title}" in said
@@ -47,8 +50,10 @@ def test_a_one_day_offsite_at_home_is_no_trip(make_app):
     assert "Book flights" not in said and "Register and get your ticket" not in said
 
 
-@pytest.mark.parametrize("title, where", [("Bürgeramt", "Bürgeramt Neukölln, Berlin"),
-                                          ("Ausländerbehörde", "Friedrich-Krause-Ufer 24, Berlin")])
+@pytest.mark.parametrize(
+    "title, where",
+    [("Bürgeramt", "Bürgeramt Neukölln, Berlin"), ("Ausländerbehörde", "Friedrich-Krause-Ufer 24, Berlin")],
+)
 def test_an_appointment_at_an_office_is_an_errand_with_papers(make_app, title, where):
     said = proposed(make_app, title, "2027-01-19T10:00 -> 2027-01-19T10:20", where)
     assert "Gather the documents" in said

@@ -15,9 +15,11 @@ import pytest
 from tests.offline_support import OLDER, REMINDER, read
 from wilson.model.offline.phrases import HELP
 
-TASKS = [{"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open"},
-         {"id": 2, "title": "Book flights", "due": "2027-02-09", "status": "open"},
-         {"id": 3, "title": "Return library books", "due": "2027-01-12", "status": "open"}]
+TASKS = [
+    {"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open"},
+    {"id": 2, "title": "Book flights", "due": "2027-02-09", "status": "open"},
+    {"id": 3, "title": "Return library books", "due": "2027-01-12", "status": "open"},
+]
 
 
 def calls_of(text: str, pending=(), tasks=TASKS):
@@ -32,138 +34,238 @@ def only(text: str, tool: str, pending=(), tasks=TASKS) -> dict:
     return calls[0][1]
 
 
-@pytest.mark.parametrize("text, what, at", [
-    ("Could you please remind me to call the dentist tomorrow?", "call the dentist", "2027-01-06T09:00:00+01:00"),
-    ("pls remind me to call mom tmrw at 5", "call mom", "2027-01-06T17:00:00+01:00"),
-    ("can u remind me to pick up the parcel tomorrow", "pick up the parcel", "2027-01-06T09:00:00+01:00"),
-    ("would you mind reminding me to call the vet on Thursday", "call the vet", "2027-01-07T09:00:00+01:00"),
-    ("i want to be reminded to stretch at 4pm", "stretch", "2027-01-05T16:00:00+01:00"),
-    ("set a reminder for 6pm: call Sam", "call Sam", "2027-01-05T18:00:00+01:00"),
-    ("remind me on wendesday to call Tom at 5pm", "call Tom", "2027-01-06T17:00:00+01:00"),
-    ("please remind me at noon to eat lunch", "eat lunch", "2027-01-05T12:00:00+01:00"),
-    ("hey wilson remind me tomorrow morning at half past seven to put the bins out",
-     "put the bins out", "2027-01-06T07:30:00+01:00"),
-    ("okay so tomorrow I need to remember to bring the signed contract to the office so can you remind me at 8 in "
-     "the morning", "bring the signed contract to the office", "2027-01-06T08:00:00+01:00"),
-    ("I have to call the plumber on Friday, remind me at 9", "call the plumber", "2027-01-08T09:00:00+01:00"),
-    ("Please remember to remind me about the dentist on Friday at 9", "the dentist", "2027-01-08T09:00:00+01:00"),
-])
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        ("Could you please remind me to call the dentist tomorrow?", "call the dentist", "2027-01-06T09:00:00+01:00"),
+        ("pls remind me to call mom tmrw at 5", "call mom", "2027-01-06T17:00:00+01:00"),
+        ("can u remind me to pick up the parcel tomorrow", "pick up the parcel", "2027-01-06T09:00:00+01:00"),
+        ("would you mind reminding me to call the vet on Thursday", "call the vet", "2027-01-07T09:00:00+01:00"),
+        ("i want to be reminded to stretch at 4pm", "stretch", "2027-01-05T16:00:00+01:00"),
+        ("set a reminder for 6pm: call Sam", "call Sam", "2027-01-05T18:00:00+01:00"),
+        ("remind me on wendesday to call Tom at 5pm", "call Tom", "2027-01-06T17:00:00+01:00"),
+        ("please remind me at noon to eat lunch", "eat lunch", "2027-01-05T12:00:00+01:00"),
+        (
+            "hey wilson remind me tomorrow morning at half past seven to put the bins out",
+            "put the bins out",
+            "2027-01-06T07:30:00+01:00",
+        ),
+        (
+            "okay so tomorrow I need to remember to bring the signed contract to the office so can you remind me at 8 in "
+            "the morning",
+            "bring the signed contract to the office",
+            "2027-01-06T08:00:00+01:00",
+        ),
+        ("I have to call the plumber on Friday, remind me at 9", "call the plumber", "2027-01-08T09:00:00+01:00"),
+        ("Please remember to remind me about the dentist on Friday at 9", "the dentist", "2027-01-08T09:00:00+01:00"),
+    ],
+)
 def test_a_reminder_asked_for_in_any_words_is_that_reminder(text, what, at):
     assert only(text, "remind") == {"text": what, "at": at}
 
 
-@pytest.mark.parametrize("text, title, due", [
-    ("Submit the visa application by Feb 20", "Submit the visa application", "2027-02-20"),
-    ("Send the signed contract to HR by Friday", "Send the signed contract to HR", "2027-01-08"),
-    ("Return the rental car on Sunday", "Return the rental car", "2027-01-10"),
-    ("Call the bank tomorrow", "Call the bank", "2027-01-06"),
-    ("Book a table at Luigi's for Saturday", "Book a table at Luigi's", "2027-01-09"),
-    ("buy milk", "Buy milk", None),
-    ("gotta call the landlord tomorrow", "Call the landlord", "2027-01-06"),
-    ("need to order new glasses by end of the month", "Order new glasses", "2027-01-31"),
-    ("I should really clean the garage this weekend", "Clean the garage", "2027-01-09"),
-    ("I need to cancel my gym membership by the end of January", "Cancel my gym membership", "2027-01-31"),
-    ("Don't forget: buy cat food", "Buy cat food", None),
-    ("add to my list: bake a cake for Sunday", "Bake a cake", "2027-01-10"),
-    ("please add task: renew the Anwohnerparkausweis, it expires on 31.01.", "Renew the Anwohnerparkausweis",
-     "2027-01-31"),
-    ("the meter reading has to be sent in by 15.01", "Send in the meter reading", "2027-01-15"),
-    ("the forms must be submitted by Friday", "Submit the forms", "2027-01-08"),
-    ("I should get the winter tyres swapped before Easter", "Get the winter tyres swapped", "2027-03-27"),
-    ("So I got a letter from the school today. They need Mira's certificate for the trip. Deadline is 12 February. "
-     "Can you add that as a task?", "Send Mira's certificate for the trip", "2027-02-12"),
-])
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("Submit the visa application by Feb 20", "Submit the visa application", "2027-02-20"),
+        ("Send the signed contract to HR by Friday", "Send the signed contract to HR", "2027-01-08"),
+        ("Return the rental car on Sunday", "Return the rental car", "2027-01-10"),
+        ("Call the bank tomorrow", "Call the bank", "2027-01-06"),
+        ("Book a table at Luigi's for Saturday", "Book a table at Luigi's", "2027-01-09"),
+        ("buy milk", "Buy milk", None),
+        ("gotta call the landlord tomorrow", "Call the landlord", "2027-01-06"),
+        ("need to order new glasses by end of the month", "Order new glasses", "2027-01-31"),
+        ("I should really clean the garage this weekend", "Clean the garage", "2027-01-09"),
+        ("I need to cancel my gym membership by the end of January", "Cancel my gym membership", "2027-01-31"),
+        ("Don't forget: buy cat food", "Buy cat food", None),
+        ("add to my list: bake a cake for Sunday", "Bake a cake", "2027-01-10"),
+        (
+            "please add task: renew the Anwohnerparkausweis, it expires on 31.01.",
+            "Renew the Anwohnerparkausweis",
+            "2027-01-31",
+        ),
+        ("the meter reading has to be sent in by 15.01", "Send in the meter reading", "2027-01-15"),
+        ("the forms must be submitted by Friday", "Submit the forms", "2027-01-08"),
+        ("I should get the winter tyres swapped before Easter", "Get the winter tyres swapped", "2027-03-27"),
+        (
+            "So I got a letter from the school today. They need Mira's certificate for the trip. Deadline is 12 February. "
+            "Can you add that as a task?",
+            "Send Mira's certificate for the trip",
+            "2027-02-12",
+        ),
+    ],
+)
 def test_a_thing_to_do_said_in_any_words_is_that_task(text, title, due):
     assert only(text, "create_task") == {"title": title, **({"due": due} if due else {})}
 
 
-@pytest.mark.parametrize("text, title, due", [
-    ("The car insurance from HUK wants 312,80 EUR by 1 March", "Pay for the car insurance from HUK (312,80 EUR)",
-     "2027-03-01"),
-    ("the gym fee of €35 needs paying by Feb 1", "Pay gym fee (35 EUR)", "2027-02-01"),
-    ("The phone bill of 39.99 euros is due on the 28th", "Pay phone bill (39.99 EUR)", "2027-01-28"),
-])
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "The car insurance from HUK wants 312,80 EUR by 1 March",
+            "Pay for the car insurance from HUK (312,80 EUR)",
+            "2027-03-01",
+        ),
+        ("the gym fee of €35 needs paying by Feb 1", "Pay gym fee (35 EUR)", "2027-02-01"),
+        ("The phone bill of 39.99 euros is due on the 28th", "Pay phone bill (39.99 EUR)", "2027-01-28"),
+    ],
+)
 def test_a_sum_to_pay_by_a_day_is_a_task_to_pay_it_then(text, title, due):
     assert only(text, "create_task") == {"title": title, "due": due}
 
 
-@pytest.mark.parametrize("text", ["yes", "yse", "ja", "sure thing", "yeah that's fine", "ok go", "perfect, yes",
-                                  "yes that's right", "absolutely", "of course", "that works", "fine by me", "great",
-                                  "cool", "alright", "perfect thanks"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes",
+        "yse",
+        "ja",
+        "sure thing",
+        "yeah that's fine",
+        "ok go",
+        "perfect, yes",
+        "yes that's right",
+        "absolutely",
+        "of course",
+        "that works",
+        "fine by me",
+        "great",
+        "cool",
+        "alright",
+        "perfect thanks",
+    ],
+)
 def test_a_yes_in_any_words_right_after_a_proposal_approves_it(text):
     assert calls_of(text, [REMINDER, OLDER]) == [("decide", {"proposal": 4, "action": "approve"})]
 
 
-@pytest.mark.parametrize("text", ["nope", "no thanks", "no, not now", "no not that one", "no - I already booked it",
-                                  "nah not needed, I'll see her that day anyway", "no that's fine", "forget it"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nope",
+        "no thanks",
+        "no, not now",
+        "no not that one",
+        "no - I already booked it",
+        "nah not needed, I'll see her that day anyway",
+        "no that's fine",
+        "forget it",
+    ],
+)
 def test_a_no_in_any_words_rejects_it(text):
     assert calls_of(text, [REMINDER, OLDER]) == [("decide", {"proposal": 4, "action": "reject"})]
 
 
-@pytest.mark.parametrize("text, changes", [
-    ("earlier please, 7am", "please 7am"), ("a bit later, 11?", "at 11"), ("not today, tomorrow", "tomorrow"),
-    ("not at 9 but at 10", "at 10"), ("sorry, wednesday not tuesday", "wednesday not tuesday"),
-    ("2pm would be better", "2pm"), ("can we do thursday", "thursday"),
-])
+@pytest.mark.parametrize(
+    "text, changes",
+    [
+        ("earlier please, 7am", "please 7am"),
+        ("a bit later, 11?", "at 11"),
+        ("not today, tomorrow", "tomorrow"),
+        ("not at 9 but at 10", "at 10"),
+        ("sorry, wednesday not tuesday", "wednesday not tuesday"),
+        ("2pm would be better", "2pm"),
+        ("can we do thursday", "thursday"),
+    ],
+)
 def test_a_new_time_in_any_words_right_after_a_proposal_changes_it(text, changes):
     assert calls_of(text, [REMINDER, OLDER]) == [("decide", {"proposal": 4, "action": "modify", "changes": changes})]
 
 
-@pytest.mark.parametrize("text, task", [
-    ("I took care of the flights", 2), ("got the flights sorted", 2), ("the passport thing is sorted", 1),
-    ("I dropped off the library books after all", 3), ("passport renewed!", 1), ("booked the flights!", 2),
-])
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("I took care of the flights", 2),
+        ("got the flights sorted", 2),
+        ("the passport thing is sorted", 1),
+        ("I dropped off the library books after all", 3),
+        ("passport renewed!", 1),
+        ("booked the flights!", 2),
+    ],
+)
 def test_a_task_done_said_in_any_words_is_marked_done(text, task):
     assert only(text, "complete_task") == {"task_id": task}
 
 
-@pytest.mark.parametrize("text, task, due", [
-    ("can we move the passport task to feb 1", 1, "2027-02-01"),
-    ("push the passport thing to next friday", 1, "2027-01-15"),
-    ("move the flights to friday please", 2, "2027-01-08"),
-])
+@pytest.mark.parametrize(
+    "text, task, due",
+    [
+        ("can we move the passport task to feb 1", 1, "2027-02-01"),
+        ("push the passport thing to next friday", 1, "2027-01-15"),
+        ("move the flights to friday please", 2, "2027-01-08"),
+    ],
+)
 def test_a_task_moved_in_any_words_is_moved(text, task, due):
     assert only(text, "update_task") == {"task_id": task, "due": due}
 
 
-@pytest.mark.parametrize("text, said", [
-    ("hi wilson, happy new year!", "What can I do for you"), ("thanks, you're a star", "Thank you!"),
-    ("bye for now", "Bye for now"), ("It's my birthday today!", "Happy birthday"),
-    ("when is the passport due?", "“Renew passport” is due Wed 20 Jan."),
-    ("anything left for the ski trip?", "I don't have a topic called “ski trip”."),
-    ("my neighbour Herr Köhler is moving out on saturday", "Thanks for telling me."),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("hi wilson, happy new year!", "What can I do for you"),
+        ("thanks, you're a star", "Thank you!"),
+        ("bye for now", "Bye for now"),
+        ("It's my birthday today!", "Happy birthday"),
+        ("when is the passport due?", "“Renew passport” is due Wed 20 Jan."),
+        ("anything left for the ski trip?", "I don't have a topic called “ski trip”."),
+        ("my neighbour Herr Köhler is moving out on saturday", "Thanks for telling me."),
+    ],
+)
 def test_words_that_ask_for_no_change_get_a_fitting_word_back(text, said):
     reply = read(text, (), TASKS)
     assert reply.calls == [] and said in reply.text
 
 
-@pytest.mark.parametrize("text", ["book me a table at Luigi's", "do i have any reminders", "make it happen",
-                                  "see you tomorrow", "Service was great today"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "book me a table at Luigi's",
+        "do i have any reminders",
+        "make it happen",
+        "see you tomorrow",
+        "Service was great today",
+    ],
+)
 def test_words_that_only_look_like_a_command_make_no_task(text):
     assert not any(name == "create_task" for name, _ in read(text, (), TASKS).calls)
 
 
-@pytest.mark.parametrize("text, task", [("passport: done", 1), ("flights - done", 2),
-                                        ("I got the passport renewed", 1)])
+@pytest.mark.parametrize(
+    "text, task", [("passport: done", 1), ("flights - done", 2), ("I got the passport renewed", 1)]
+)
 def test_a_task_ticked_off_in_a_note_or_said_as_got_done_is_marked_done(text, task):
     assert only(text, "complete_task") == {"task_id": task}
 
 
-@pytest.mark.parametrize("text, task", [("I won't need the flights anymore", 2),
-                                        ("I've decided not to book flights", 2),
-                                        ("never mind the passport, I'll do it next year", 1)])
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("I won't need the flights anymore", 2),
+        ("I've decided not to book flights", 2),
+        ("never mind the passport, I'll do it next year", 1),
+    ],
+)
 def test_a_task_given_up_in_any_words_is_dropped(text, task):
     assert only(text, "cancel_task") == {"task_id": task}
 
 
-@pytest.mark.parametrize("text, said", [
-    ("guess what, I passed my exam!", "Thanks for telling me."), ("long day at work", "Thanks for telling me."),
-    ("Just landed in Lisbon", "Thanks for telling me."), ("morning!", "What can I do for you"),
-    ("Happy Friday!", "What can I do for you"), ("can you help me?", "I only follow simple requests"),
-    ("lol that's funny", "🙂"), ("hmm", "Take your time."), ("maybe later", "Take your time."),
-    ("not sure yet", "Take your time."), ("Ugh, Mondays", "Hang in there!"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("guess what, I passed my exam!", "Thanks for telling me."),
+        ("long day at work", "Thanks for telling me."),
+        ("Just landed in Lisbon", "Thanks for telling me."),
+        ("morning!", "What can I do for you"),
+        ("Happy Friday!", "What can I do for you"),
+        ("can you help me?", "I only follow simple requests"),
+        ("lol that's funny", "🙂"),
+        ("hmm", "Take your time."),
+        ("maybe later", "Take your time."),
+        ("not sure yet", "Take your time."),
+        ("Ugh, Mondays", "Hang in there!"),
+    ],
+)
 def test_news_and_small_talk_get_a_word_back_not_the_generic_answer(text, said):
     reply = read(text, (), TASKS)
     assert reply.calls == [] and said in reply.text and HELP not in reply.text
@@ -174,63 +276,95 @@ def test_a_request_no_rule_follows_still_gets_the_honest_help(text):
     assert read(text, (), TASKS).text == HELP
 
 
-@pytest.mark.parametrize("text, title, starts", [
-    ("My mum turns 70 on April 3", None, "2027-04-03"),  # 70 is her age, not the year 2070
-    ("Conference in Berlin March 10-12", None, "2027-03-10"),
-    ("I'm visiting my parents in Munich over Easter", "Trip to Munich", "2027-03-28"),
-])
+@pytest.mark.parametrize(
+    "text, title, starts",
+    [
+        ("My mum turns 70 on April 3", None, "2027-04-03"),  # 70 is her age, not the year 2070
+        ("Conference in Berlin March 10-12", None, "2027-03-10"),
+        ("I'm visiting my parents in Munich over Easter", "Trip to Munich", "2027-03-28"),
+    ],
+)
 def test_a_plan_starts_on_the_day_said_however_the_day_is_put(text, title, starts):
     topic = next(args for name, args in calls_of(text) if name == "create_topic")
     assert topic["starts"] == starts and (title is None or topic["title"] == title)
 
 
-@pytest.mark.parametrize("text, title, due", [
-    ("Dear parents, please return the signed permission slip for the zoo trip by Friday 15 January. Thank you, "
-     "Ms Becker", "Return the signed permission slip for the zoo trip", "2027-01-15"),  # no trip plan
-    ("Hi Sam, could you send me the report by Thursday? Thanks, Julia", "Send the report", "2027-01-07"),
-])
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "Dear parents, please return the signed permission slip for the zoo trip by Friday 15 January. Thank you, "
+            "Ms Becker",
+            "Return the signed permission slip for the zoo trip",
+            "2027-01-15",
+        ),  # no trip plan
+        ("Hi Sam, could you send me the report by Thursday? Thanks, Julia", "Send the report", "2027-01-07"),
+    ],
+)
 def test_a_pasted_letter_asking_for_something_by_a_day_is_that_task(text, title, due):
     assert only(text, "create_task") == {"title": title, "due": due}
 
 
 def test_a_notice_pasted_is_news_and_a_reminder_to_go_to_bed_is_the_evenings():
-    assert read("Notice: Water will be shut off on 12 January from 9:00 to 13:00 for maintenance. Building "
-                "management", (), TASKS).text.startswith("Thanks for telling me.")
-    assert only("I'm exhausted. Remind me at 7 to go to bed.", "remind") == {"text": "go to bed",
-                                                                            "at": "2027-01-05T19:00:00+01:00"}
+    assert read(
+        "Notice: Water will be shut off on 12 January from 9:00 to 13:00 for maintenance. Building management",
+        (),
+        TASKS,
+    ).text.startswith("Thanks for telling me.")
+    assert only("I'm exhausted. Remind me at 7 to go to bed.", "remind") == {
+        "text": "go to bed",
+        "at": "2027-01-05T19:00:00+01:00",
+    }
 
 
-DEV_TASKS = [{"id": 1, "title": "Book hotel", "due": "2027-02-01", "status": "open"},
-             {"id": 4, "title": "Buy a birthday card for Oma", "due": "2027-01-15", "status": "open"},
-             {"id": 5, "title": "Return the library books", "due": "2027-01-08", "status": "open"}]
+DEV_TASKS = [
+    {"id": 1, "title": "Book hotel", "due": "2027-02-01", "status": "open"},
+    {"id": 4, "title": "Buy a birthday card for Oma", "due": "2027-01-15", "status": "open"},
+    {"id": 5, "title": "Return the library books", "due": "2027-01-08", "status": "open"},
+]
 
 
-@pytest.mark.parametrize("text, task", [
-    ("returned the books", 5),  # the task "Return …", not "Book hotel" whose verb is a word of the phrase
-    ("picked up the birthday card for Oma", 4), ("hotel's booked", 1),
-])
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("returned the books", 5),  # the task "Return …", not "Book hotel" whose verb is a word of the phrase
+        ("picked up the birthday card for Oma", 4),
+        ("hotel's booked", 1),
+    ],
+)
 def test_a_task_done_is_the_one_its_verb_finishes(text, task):
     assert only(text, "complete_task", tasks=DEV_TASKS) == {"task_id": task}
 
 
 def test_a_new_deadline_told_of_a_task_moves_it_and_a_deadline_changed_in_words_asks_when_if_unclear():
     assert only("the library books are due on Monday now", "update_task", tasks=DEV_TASKS) == {
-        "task_id": 5, "due": "2027-01-11"}
-    assert read("change the hotel deadline to April", (), DEV_TASKS).text.startswith("To when should “Book hotel” move?")
+        "task_id": 5,
+        "due": "2027-01-11",
+    }
+    assert read("change the hotel deadline to April", (), DEV_TASKS).text.startswith(
+        "To when should “Book hotel” move?"
+    )
     assert only("change the hotel deadline to next Friday", "update_task", tasks=DEV_TASKS) == {
-        "task_id": 1, "due": "2027-01-15"}
+        "task_id": 1,
+        "due": "2027-01-15",
+    }
 
 
-@pytest.mark.parametrize("text, title, due", [
-    ("tomorrow: call the garage", "Call the garage", "2027-01-06"),
-    ("call garage tmrw", "Call garage", "2027-01-06"),
-])
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("tomorrow: call the garage", "Call the garage", "2027-01-06"),
+        ("call garage tmrw", "Call garage", "2027-01-06"),
+    ],
+)
 def test_a_day_said_first_with_a_colon_or_as_shorthand_is_the_tasks_day(text, title, due):
     assert only(text, "create_task") == {"title": title, "due": due}
 
 
 def test_a_couple_of_days_and_a_day_and_hour_said_apart_are_read():
     assert only("remind me in a couple of days to follow up with Tom", "remind") == {
-        "text": "follow up with Tom", "at": "2027-01-07T09:00:00+01:00"}
+        "text": "follow up with Tom",
+        "at": "2027-01-07T09:00:00+01:00",
+    }
     topic = next(args for name, args in calls_of("Friday: dentist at 10") if name == "create_topic")
     assert topic["starts"] == "2027-01-08T10:00:00+01:00"

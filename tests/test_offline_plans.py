@@ -38,8 +38,13 @@ def test_a_trip_planned_late_catches_up_one_task_a_day_longest_lead_time_first()
     # due the day after the plan was made when the trip is more than a week away
     start = TODAY + timedelta(days=15)
     fitted = dues(TRIP, start)
-    late = ["Check passport validity", "Check visa and entry requirements", "Book flights", "Book accommodation",
-            "Buy travel insurance"]
+    late = [
+        "Check passport validity",
+        "Check visa and entry requirements",
+        "Book flights",
+        "Book accommodation",
+        "Buy travel insurance",
+    ]
     assert [fitted[title] for title in late] == [TODAY + timedelta(days=d) for d in (2, 3, 4, 5, 6)]
     assert fitted["Pack"] == start - timedelta(days=2) and fitted["Check in"] == start - timedelta(days=1)
     # with less time the catching up takes at most the first third of it
@@ -90,8 +95,15 @@ def test_every_plan_fits_between_now_and_the_event(event, days):
 
 def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_address_comes_after_the_move():
     fitted = dues(TRIP, TODAY + timedelta(days=35))
-    order = ["Check passport validity", "Check visa and entry requirements", "Book flights", "Book accommodation",
-             "Buy travel insurance", "Pack", "Check in"]
+    order = [
+        "Check passport validity",
+        "Check visa and entry requirements",
+        "Book flights",
+        "Book accommodation",
+        "Buy travel insurance",
+        "Pack",
+        "Check in",
+    ]
     days = [fitted[title] for title in order]
     assert days == sorted(days) and days[0] == TODAY + timedelta(days=2)  # book before pay before pack
     assert len(set(days[:4])) == 4 and (days[3] - days[0]).days >= 6  # spread, not one a day from tomorrow
@@ -101,9 +113,17 @@ def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_addre
 
 
 def test_plan_calls_skip_what_is_already_there():
-    calls = plan_calls(TRIP, "Trip to Japan", "2027-04-10", "2027-04-24", date(2027, 4, 10), TODAY, "Tokyo",
-                       topics=[{"title": "Trip to Japan", "status": "active"}],
-                       tasks=[{"title": "Book flights", "topic": "Trip to Japan"}])
+    calls = plan_calls(
+        TRIP,
+        "Trip to Japan",
+        "2027-04-10",
+        "2027-04-24",
+        date(2027, 4, 10),
+        TODAY,
+        "Tokyo",
+        topics=[{"title": "Trip to Japan", "status": "active"}],
+        tasks=[{"title": "Book flights", "topic": "Trip to Japan"}],
+    )
     names = [(name, args.get("title")) for name, args in calls]
     assert ("create_topic", "Trip to Japan") not in names and ("create_task", "Book flights") not in names
     assert ("create_task", "Pack") in names

@@ -9,8 +9,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from wilson.model.offline import places
-from wilson.model.offline.recognition import (load_playbook, match_words, negative_cue, place_title, recognise_event,
-                                              recognise_message)
+from wilson.model.offline.recognition import (
+    load_playbook,
+    match_words,
+    negative_cue,
+    place_title,
+    recognise_event,
+    recognise_message,
+)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PLAYBOOK = load_playbook()
@@ -28,24 +34,38 @@ def test_home_defaults_from_the_timezone_and_can_be_set():
     assert places.home_place(None, "UTC") is None
 
 
-@pytest.mark.parametrize("title", ["Urlaub", "Vacances en Provence", "Vacaciones", "Holiday", "Ski trip",
-                                   "Flight to Lisbon", "Hike in the Alps"])
+@pytest.mark.parametrize(
+    "title",
+    ["Urlaub", "Vacances en Provence", "Vacaciones", "Holiday", "Ski trip", "Flight to Lisbon", "Hike in the Alps"],
+)
 def test_travel_words_in_several_languages_without_a_location(title):
     assert kind(title)[0] == "trip"
 
 
-@pytest.mark.parametrize("title, expected", [
-    ("Hochzeit Anna & Tom", "wedding"), ("Mariage de Julie", "wedding"), ("Tax return deadline", "official"),
-    ("Web Summit", "conference"), ("Chemistry exam", "exam"), ("Moving day", "move"), ("Dentist", "medical"),
-    ("Mum's birthday", "birthday"), ("Electricity bill due", "bill"),
-    ("Job interview at Siemens", "interview"), ("Vorstellungsgespräch", "interview"),  # not an appointment's
-])
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("Hochzeit Anna & Tom", "wedding"),
+        ("Mariage de Julie", "wedding"),
+        ("Tax return deadline", "official"),
+        ("Web Summit", "conference"),
+        ("Chemistry exam", "exam"),
+        ("Moving day", "move"),
+        ("Dentist", "medical"),
+        ("Mum's birthday", "birthday"),
+        ("Electricity bill due", "bill"),
+        ("Job interview at Siemens", "interview"),
+        ("Vorstellungsgespräch", "interview"),  # not an appointment's
+    ],
+)
 def test_life_events_by_their_words(title, expected):
     assert kind(title)[0] == expected
 
 
-@pytest.mark.parametrize("title", ["Trip report review meeting", "Holiday photos slides", "Team standup",
-                                   "Expense report for the Tokyo trip"])
+@pytest.mark.parametrize(
+    "title",
+    ["Trip report review meeting", "Holiday photos slides", "Team standup", "Expense report for the Tokyo trip"],
+)
 def test_negative_cues_stop_a_keyword_from_misfiring(title):
     name, rule = kind(title, "Tokyo")
     assert name is None and rule.startswith("negative cue")
@@ -97,22 +117,27 @@ def test_messages_and_their_topic_titles():
     assert recognise_message(PLAYBOOK, "the trip report review is on Friday") is None
 
 
-@pytest.mark.parametrize("text, title", [
-    ("I have my driving test on March 3", "Driving test"),  # not the playbook's label, "Exam"
-    ("I have a dentist appointment on 20 Jan", "Dentist appointment"),  # the next word is a trigger too
-    ("dentist checkup next Tuesday at 10", "Dentist checkup"),
-    ("my mom's birthday is on May 2", "Mom's birthday"),
-    ("I have an exam on Friday", "Exam"),
-    ("Appointment with the vet on Monday", "Appointment"),
-])
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("I have my driving test on March 3", "Driving test"),  # not the playbook's label, "Exam"
+        ("I have a dentist appointment on 20 Jan", "Dentist appointment"),  # the next word is a trigger too
+        ("dentist checkup next Tuesday at 10", "Dentist checkup"),
+        ("my mom's birthday is on May 2", "Mom's birthday"),
+        ("I have an exam on Friday", "Exam"),
+        ("Appointment with the vet on Monday", "Appointment"),
+    ],
+)
 def test_a_topic_told_in_words_is_named_by_the_words_that_told_it(text, title):
     event, trigger = recognise_message(PLAYBOOK, text)
     assert place_title(event, text, trigger) == title
 
 
 def test_skills_add_entries_but_never_rewrite_the_users():
-    extra = '[concert]\ntriggers = ["concert"]\ntasks = [{ title = "Buy earplugs", days_before = 5 }]\n' \
-            '[trip]\ntriggers = ["outing"]\ntasks = []\n'
+    extra = (
+        '[concert]\ntriggers = ["concert"]\ntasks = [{ title = "Buy earplugs", days_before = 5 }]\n'
+        '[trip]\ntriggers = ["outing"]\ntasks = []\n'
+    )
     playbook = load_playbook(None, extra)
     assert playbook.of_kind("concert").tasks[0].title == "Buy earplugs"
     assert "outing" not in playbook.of_kind("trip").triggers
@@ -144,10 +169,10 @@ def test_the_one_pattern_shortcut_finds_what_asking_each_trigger_finds():
         expected = _each_in_turn(PLAYBOOK, text)
         assert (None if found is None else (found[0].name, found[1].span())) == expected, text
         assert negative_cue(PLAYBOOK, text) == next(
-            (c for c in PLAYBOOK.negative if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text, re.I)), None)
+            (c for c in PLAYBOOK.negative if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text, re.I)), None
+        )
         hits += expected is not None
     assert 300 < hits < len(texts) - 300  # the corpus holds both matches and misses
-
 
 
 @pytest.mark.parametrize("location", ["Trattoria Roma", "Café Wien", "Pizzeria Napoli", "Café Lisboa"])
@@ -159,8 +184,10 @@ def test_an_evening_at_a_place_named_after_a_city_abroad_is_not_a_trip(location)
     assert kind("Dinner with Anna", f"{location}, Rome, Italy", "2027-03-10T19:30", "2027-03-10T22:00")[0] == "trip"
 
 
-@pytest.mark.parametrize("location", ["Rue de Rivoli 10, 75001 Paris", "Philharmoniker Str. 4, 1010 Wien",
-                                      "Via del Corso 12, 00186 Roma, Italy"])
+@pytest.mark.parametrize(
+    "location",
+    ["Rue de Rivoli 10, 75001 Paris", "Philharmoniker Str. 4, 1010 Wien", "Via del Corso 12, 00186 Roma, Italy"],
+)
 def test_a_street_address_with_its_postcode_before_the_city_names_the_city(location):
     assert kind("Meeting with Pierre", location, "2027-03-10T10:00", "2027-03-10T12:00")[0] == "trip"
 
@@ -174,35 +201,64 @@ def test_a_cafe_named_after_a_city_with_its_street_is_still_only_a_name():
     assert kind("Coffee with Sam", "Café Wien, Kastanienallee 5", "2027-03-10T10:00", "2027-03-10T11:00")[0] is None
 
 
-@pytest.mark.parametrize("title, location, start, end, expected", [
-    # days away name their place anywhere in the title, and a negative cue does not make them stay home
-    ("Sales kickoff Lisbon", None, "2027-03-08", "2027-03-11", ("trip", "the place, Lisbon, is abroad (Portugal)")),
-    ("Q3 review Barcelona", None, "2027-03-08", "2027-03-11",
-     ("trip", "3 days in Barcelona, away from home (abroad), though “review” is in the title")),
-    ("Kundentermin München", None, "2027-03-08", "2027-03-10", ("trip", "2 days in Munich, far from home")),
-    # from one day into the next is more than a day
-    ("Project kickoff, Vienna office", None, "2027-03-08T09:00:00", "2027-03-09T17:00:00",
-     ("trip", "the place, Vienna, is abroad (Austria)")),
-    # a title's first word is capitalised anyway; a few hours in town is no stay away
-    ("Reading Week", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
-    ("Mobile App Sprint", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
-    ("Kundentermin München", None, "2027-03-08T10:00:00", "2027-03-08T15:00:00",
-     (None, "no playbook word in the title")),
-    ("Code review sprint", None, "2027-03-08", "2027-03-12", (None, "negative cue “review” in the title")),
-])
+@pytest.mark.parametrize(
+    "title, location, start, end, expected",
+    [
+        # days away name their place anywhere in the title, and a negative cue does not make them stay home
+        ("Sales kickoff Lisbon", None, "2027-03-08", "2027-03-11", ("trip", "the place, Lisbon, is abroad (Portugal)")),
+        (
+            "Q3 review Barcelona",
+            None,
+            "2027-03-08",
+            "2027-03-11",
+            ("trip", "3 days in Barcelona, away from home (abroad), though “review” is in the title"),
+        ),
+        ("Kundentermin München", None, "2027-03-08", "2027-03-10", ("trip", "2 days in Munich, far from home")),
+        # from one day into the next is more than a day
+        (
+            "Project kickoff, Vienna office",
+            None,
+            "2027-03-08T09:00:00",
+            "2027-03-09T17:00:00",
+            ("trip", "the place, Vienna, is abroad (Austria)"),
+        ),
+        # a title's first word is capitalised anyway; a few hours in town is no stay away
+        ("Reading Week", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
+        ("Mobile App Sprint", None, "2027-03-08", "2027-03-12", (None, "no playbook word in the title")),
+        (
+            "Kundentermin München",
+            None,
+            "2027-03-08T10:00:00",
+            "2027-03-08T15:00:00",
+            (None, "no playbook word in the title"),
+        ),
+        ("Code review sprint", None, "2027-03-08", "2027-03-12", (None, "negative cue “review” in the title")),
+    ],
+)
 def test_an_event_of_several_days_away_from_home_is_travel_whatever_its_title(title, location, start, end, expected):
     assert kind(title, location, start, end) == expected
 
 
-@pytest.mark.parametrize("title, expected", [
-    # German writes its nouns together: the compound's last part says what it is
-    ("Kinderarzt mit Mia", "medical"), ("Zahnreinigung", "medical"), ("Physiotherapie", "medical"),
-    ("Mathe-Klausur", "exam"), ("Führerscheinprüfung praktisch", "exam"), ("Hundesteuer fällig", "bill"),
-    ("Mitgliedsbeitrag Sportverein", "bill"), ("Personalausweis abholen", "official"), ("Termin Jugendamt", "official"),
-    ("Sommerurlaub", "trip"), ("Umzug", "move"),
-    # a compound that only shares letters is none of them
-    ("Preise vergleichen", None), ("Arztbrief lesen", None),
-])
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        # German writes its nouns together: the compound's last part says what it is
+        ("Kinderarzt mit Mia", "medical"),
+        ("Zahnreinigung", "medical"),
+        ("Physiotherapie", "medical"),
+        ("Mathe-Klausur", "exam"),
+        ("Führerscheinprüfung praktisch", "exam"),
+        ("Hundesteuer fällig", "bill"),
+        ("Mitgliedsbeitrag Sportverein", "bill"),
+        ("Personalausweis abholen", "official"),
+        ("Termin Jugendamt", "official"),
+        ("Sommerurlaub", "trip"),
+        ("Umzug", "move"),
+        # a compound that only shares letters is none of them
+        ("Preise vergleichen", None),
+        ("Arztbrief lesen", None),
+    ],
+)
 def test_a_german_compound_is_recognised_by_its_last_part(title, expected):
     assert kind(title, start="2027-03-10T10:00", end="2027-03-10T11:00")[0] == expected
 

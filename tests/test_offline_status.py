@@ -16,8 +16,14 @@ from wilson.model.synapse import Synapse
 def status(home, **env) -> str:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     environ.update(WILSON_WEB_ENABLED="false", **env)
-    done = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home), "status"],
-                          capture_output=True, text=True, timeout=60, env=environ, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "wilson"), "--home", str(home), "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environ,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

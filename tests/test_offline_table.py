@@ -27,10 +27,13 @@ import pytest
 from tests.table_support import DATA, assert_honest, run_half
 
 
-@pytest.mark.parametrize("half, floors", [
-    ("dev.txt", (0.9, 0.9, 0.9, 0.9)),
-    ("held_back.txt", (0.85, 0.85, 0.9, 0.9)),
-])
+@pytest.mark.parametrize(
+    "half, floors",
+    [
+        ("dev.txt", (0.9, 0.9, 0.9, 0.9)),
+        ("held_back.txt", (0.85, 0.85, 0.9, 0.9)),
+    ],
+)
 def test_table_of_events_and_chat_lines(make_app, half, floors):
     """Each half meets its floors of precision and recall (events, then chat), plans never fall due
     after their event, and no delivery of the whole run says "Noted."."""

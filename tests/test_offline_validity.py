@@ -21,13 +21,29 @@ DONE = [("complete_task", {"task_id": 7})]
 
 
 def answer(text, tasks=(CHECK, FLIGHTS), topics=(TRIP,)):
-    return intents.answer(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=load_playbook(), tasks=list(tasks),
-                                       topics=list(topics), offered=("complete_task", "create_task")))
+    return intents.answer(
+        phrases.Chat(
+            text=text,
+            now=NOW,
+            tz=BERLIN,
+            playbook=load_playbook(),
+            tasks=list(tasks),
+            topics=list(topics),
+            offered=("complete_task", "create_task"),
+        )
+    )
 
 
-@pytest.mark.parametrize("text", ["my passport is valid until 2030", "My passport expires in 2031.",
-                                  "passport valid until 3 March 2029", "the passport is good till 2028-12-01",
-                                  "my passport is valid until November 2027"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my passport is valid until 2030",
+        "My passport expires in 2031.",
+        "passport valid until 3 March 2029",
+        "the passport is good till 2028-12-01",
+        "my passport is valid until November 2027",
+    ],
+)
 def test_valid_six_months_beyond_the_trip_proposes_the_check_done(text):
     assert answer(text).calls == DONE
 
@@ -35,9 +51,11 @@ def test_valid_six_months_beyond_the_trip_proposes_the_check_done(text):
 def test_valid_for_less_than_six_months_after_the_trip_is_said_and_nothing_is_proposed():
     reply = answer("my passport is valid until August 2027")
     assert reply.calls == []
-    assert reply.text == ("Your passport is valid until August 2027, less than six months after Trip to Japan ends "
-                          "(Sat 24 Apr). Many countries ask for six months beyond your return, so it may need "
-                          "renewing; “Check passport validity” stays open.")
+    assert reply.text == (
+        "Your passport is valid until August 2027, less than six months after Trip to Japan ends "
+        "(Sat 24 Apr). Many countries ask for six months beyond your return, so it may need "
+        "renewing; “Check passport validity” stays open."
+    )
 
 
 def test_a_passport_that_ran_out_needs_renewing():
@@ -57,11 +75,19 @@ def test_an_unreadable_date_leaves_the_check_open_and_says_how_to_say_it():
     assert reply.calls == [] and "Try “valid until 3 March 2030”" in reply.text
 
 
-@pytest.mark.parametrize("words, read", [
-    ("3 March 2030", (date(2030, 3, 3), True)), ("March 3rd, 2030", (date(2030, 3, 3), True)),
-    ("2030-03-03", (date(2030, 3, 3), True)), ("March 2030", (date(2030, 3, 1), False)),
-    ("03/2030", (date(2030, 3, 1), False)), ("2030", (date(2030, 1, 1), False)), ("31 April 2030", None),
-    ("13/2030", None), ("soon", None),
-])
+@pytest.mark.parametrize(
+    "words, read",
+    [
+        ("3 March 2030", (date(2030, 3, 3), True)),
+        ("March 3rd, 2030", (date(2030, 3, 3), True)),
+        ("2030-03-03", (date(2030, 3, 3), True)),
+        ("March 2030", (date(2030, 3, 1), False)),
+        ("03/2030", (date(2030, 3, 1), False)),
+        ("2030", (date(2030, 1, 1), False)),
+        ("31 April 2030", None),
+        ("13/2030", None),
+        ("soon", None),
+    ],
+)
 def test_expiry_dates_as_people_write_them_a_month_or_a_year_read_as_its_first_day(words, read):
     assert read_expiry(words) == read

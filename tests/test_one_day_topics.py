@@ -18,8 +18,12 @@ def app(make_app):
 
 
 def closing() -> Approval | None:
-    return (Approval.select().join(ApprovalItem)
-            .where((ApprovalItem.tool == "close_topic") & Approval.status.in_(("pending", "partial"))).first())
+    return (
+        Approval.select()
+        .join(ApprovalItem)
+        .where((ApprovalItem.tool == "close_topic") & Approval.status.in_(("pending", "partial")))
+        .first()
+    )
 
 
 def approve_all(app) -> None:
@@ -30,8 +34,14 @@ def approve_all(app) -> None:
 
 def test_a_dentist_appointment_is_proposed_for_closing_the_next_morning_with_its_preparation(app):
     tz = app.config.timezone
-    add_event(app.calendar_file(), "Dentist appointment", datetime(2027, 1, 12, 10, 0, tzinfo=tz),
-              datetime(2027, 1, 12, 11, 0, tzinfo=tz), "Dr Weiss", tz=tz)
+    add_event(
+        app.calendar_file(),
+        "Dentist appointment",
+        datetime(2027, 1, 12, 10, 0, tzinfo=tz),
+        datetime(2027, 1, 12, 11, 0, tzinfo=tz),
+        "Dr Weiss",
+        tz=tz,
+    )
     app.advance(timedelta(days=1))
     approve_all(app)
     topic = Topic.get(Topic.title == "Dentist appointment")

@@ -21,8 +21,11 @@ def app(make_app):
 
 
 def mail(app, sender: str, subject: str, body: str):
-    app.inject_buffered("email", f"Email from {sender}: {subject}\n{body}",
-                        {"from": sender, "subject": subject, "date": app.clock.now().isoformat()})
+    app.inject_buffered(
+        "email",
+        f"Email from {sender}: {subject}\n{body}",
+        {"from": sender, "subject": subject, "date": app.clock.now().isoformat()},
+    )
 
 
 def test_a_mail_triaged_at_the_briefing_minute_is_told_inside_the_briefing_and_nothing_else_then(app):
@@ -30,8 +33,11 @@ def test_a_mail_triaged_at_the_briefing_minute_is_told_inside_the_briefing_and_n
     mail(app, *DINNER)
     app.advance(timedelta(hours=4))  # past the 07:00 sync and briefing
     tz = app.config.timezone
-    at_seven = [d for d in app.user_deliveries()
-                if datetime.fromisoformat(d["at"]).astimezone(tz).strftime("%a %H:%M") == "Wed 07:00"]
+    at_seven = [
+        d
+        for d in app.user_deliveries()
+        if datetime.fromisoformat(d["at"]).astimezone(tz).strftime("%a %H:%M") == "Wed 07:00"
+    ]
     assert len(at_seven) == 1, [d["text"] for d in at_seven]
     [morning] = at_seven
     assert morning["text"].startswith("Good morning!") and "Dinner on Saturday?" in morning["text"]

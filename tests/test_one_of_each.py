@@ -27,11 +27,20 @@ def _is_fixture(node) -> bool:
 
 
 def test_no_test_file_imports_another():
-    found = [f"{path.name}:{node.lineno} {node.module}" for path, tree in _trees() for node in ast.walk(tree)
-             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests.test_")]
-    found += [f"{path.name}:{node.lineno}" for path, tree in _trees() for node in ast.walk(tree)
-              if isinstance(node, ast.ImportFrom) and node.module == "tests"
-              and any(a.name.startswith("test_") for a in node.names)]
+    found = [
+        f"{path.name}:{node.lineno} {node.module}"
+        for path, tree in _trees()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests.test_")
+    ]
+    found += [
+        f"{path.name}:{node.lineno}"
+        for path, tree in _trees()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "tests"
+        and any(a.name.startswith("test_") for a in node.names)
+    ]
     assert not found, f"shared steps belong in a support module (tests/*_support.py): {found}"
 
 
@@ -43,8 +52,11 @@ def test_the_shared_fixtures_are_defined_once_in_conftest():
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and _is_fixture(node) and node.name in SHARED:
                 # a module may narrow one to its needs by name (db = each backend), never build its own
-                alias = len(node.body) <= 2 and isinstance(node.body[-1], ast.Return) \
+                alias = (
+                    len(node.body) <= 2
+                    and isinstance(node.body[-1], ast.Return)
                     and {a.arg for a in node.args.args} & SHARED
+                )
                 if not alias:
                     elsewhere.append(f"{path.name}:{node.lineno} {node.name}")
     assert not elsewhere, f"defined again outside conftest.py: {elsewhere}"
@@ -54,8 +66,12 @@ def test_the_shared_fixtures_are_defined_once_in_conftest():
 
 
 def test_waiting_for_a_condition_goes_through_the_one_poll_helper():
-    helpers = [f"{path.name}:{node.lineno} {node.name}" for path, tree in _trees() for node in tree.body
-               if isinstance(node, ast.FunctionDef) and node.name in POLLERS and path.name != "poll.py"]
+    helpers = [
+        f"{path.name}:{node.lineno} {node.name}"
+        for path, tree in _trees()
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name in POLLERS and path.name != "poll.py"
+    ]
     assert not helpers, f"poll helpers besides tests/poll.py: {helpers}"
 
 

@@ -60,7 +60,8 @@ def test_a_command_that_names_nothing_changes_nothing_and_says_why(app, repl):
     assert said(app, repl, "stop 1") == ["I have no reminder 1 (`reminders` lists them)."]  # a builtin job
     task = a_task(app, repl, "add call the bank")
     assert said(app, repl, f"snooze {task.id} someday") == [
-        "“someday” is not a time I can read: try 2d, 12h or a date like 2027-03-01."]
+        "“someday” is not a time I can read: try 2d, 12h or a date like 2027-03-01."
+    ]
     assert Task.get_by_id(task.id).status == "open"
 
 
@@ -89,8 +90,11 @@ def test_a_follow_up_at_the_terminal_shows_its_one_step_answers(app, repl):
     assert follow_up["tasks"] == [task.id] and "rent" in follow_up["text"].lower()
     printed = io.StringIO()
     Repl(app, out=printed).print_delivery(follow_up)
-    assert printed.getvalue().rstrip().endswith(
-        f"→ done {task.id} | snooze {task.id} 1d | drop {task.id} | help {task.id}")
+    assert (
+        printed.getvalue()
+        .rstrip()
+        .endswith(f"→ done {task.id} | snooze {task.id} 1d | drop {task.id} | help {task.id}")
+    )
     assert said(app, repl, f"snooze {task.id} 1d")[0].startswith("Done:\n✓ Snooze: Pay the rent")
 
 
@@ -98,14 +102,23 @@ def test_the_done_button_under_a_follow_up_marks_it_done_in_one_tap(wilson, fake
     app = wilson()
     approve_japan(fake)
     task = Task.get()
-    box = outbox.add(channel="telegram", text=f"Reminder: “{task.title}” is due tomorrow.",
-                     trace_id=trace.new_trace_id(), key="test:follow-up", at=app.clock.now(),
-                     payload={"tasks": [task.id]})
+    box = outbox.add(
+        channel="telegram",
+        text=f"Reminder: “{task.title}” is due tomorrow.",
+        trace_id=trace.new_trace_id(),
+        key="test:follow-up",
+        at=app.clock.now(),
+        payload={"tasks": [task.id]},
+    )
     app.supervisor.tell("telegram", Deliver(box.id))
     follow_up = wait_text(fake, OWNER, "is due tomorrow")
     [[done, snooze, drop, helping]] = keyboard_rows(follow_up)
     assert (done["text"], snooze["text"], drop["text"], helping["text"]) == (
-        "Done ✓", "Snooze a day 💤", "Drop ✗", "Help me 🙋")
+        "Done ✓",
+        "Snooze a day 💤",
+        "Drop ✗",
+        "Help me 🙋",
+    )
     press = fake.press(OWNER, follow_up, done["callback_data"])
     receipt = wait_text(fake, OWNER, "✓ Mark done:")
     assert fake.answer(press)["text"] == "Marking it done…"
@@ -117,9 +130,14 @@ def test_the_done_button_under_a_follow_up_marks_it_done_in_one_tap(wilson, fake
 
 
 def follow_up_on_telegram(app, fake, task: Task) -> dict:
-    box = outbox.add(channel="telegram", text=f"Reminder: “{task.title}” is due soon.",
-                     trace_id=trace.new_trace_id(), key=f"test:follow-up:{task.id}", at=app.clock.now(),
-                     payload={"tasks": [task.id]})
+    box = outbox.add(
+        channel="telegram",
+        text=f"Reminder: “{task.title}” is due soon.",
+        trace_id=trace.new_trace_id(),
+        key=f"test:follow-up:{task.id}",
+        at=app.clock.now(),
+        payload={"tasks": [task.id]},
+    )
     app.supervisor.tell("telegram", Deliver(box.id))
     return wait_text(fake, OWNER, "is due soon")
 
@@ -143,10 +161,22 @@ def test_the_snooze_button_under_a_follow_up_snoozes_it_a_day_in_one_tap(wilson,
 
 def test_stop_reminding_under_a_reminder_stops_it_in_one_tap(wilson, fake):  # noqa: F811
     app = wilson()
-    reminder = Schedule.create(name="reminder:pills", cron="0 8 * * *", kind="reminder", text="take my pills",
-                               timezone=str(app.config.timezone), next_fire_at=app.clock.now() + timedelta(days=1))
-    box = outbox.add(channel="telegram", text="Reminder: take my pills", trace_id=trace.new_trace_id(),
-                     key="test:reminder", at=app.clock.now(), payload={"reminder": reminder.id})
+    reminder = Schedule.create(
+        name="reminder:pills",
+        cron="0 8 * * *",
+        kind="reminder",
+        text="take my pills",
+        timezone=str(app.config.timezone),
+        next_fire_at=app.clock.now() + timedelta(days=1),
+    )
+    box = outbox.add(
+        channel="telegram",
+        text="Reminder: take my pills",
+        trace_id=trace.new_trace_id(),
+        key="test:reminder",
+        at=app.clock.now(),
+        payload={"reminder": reminder.id},
+    )
     app.supervisor.tell("telegram", Deliver(box.id))
     fired = wait_text(fake, OWNER, "take my pills")
     [[stop]] = keyboard_rows(fired)
@@ -168,7 +198,9 @@ def test_help_me_under_a_follow_up_asks_wilson_about_that_task_and_changes_nothi
     press = fake.press(OWNER, follow_up, helping["callback_data"])
     answer = wait_text(fake, OWNER, "echo: Help me with Book flights (due Mon 1 Mar, for Japan trip).")
     assert fake.answer(press)["text"] == "Asking Wilson to help…"
-    assert answer["reply_to_message"]["message_id"] == follow_up["message_id"]  # the answer is about the message pressed
+    assert (
+        answer["reply_to_message"]["message_id"] == follow_up["message_id"]
+    )  # the answer is about the message pressed
     assert app.wait_idle(10)
     assert Task.get_by_id(task.id).status == "open" and waiting() == 0  # a question, not a change
 
@@ -184,8 +216,11 @@ def test_help_typed_or_as_a_slash_command_asks_wilson_about_that_task(wilson, fa
     fake.send_text(OWNER, "/help")
     assert "/help 3 asks me to help with task 3" in wait_text(fake, OWNER, "/tasks")["text"]
     fake.send_text(OWNER, f"/help {task.id}")
-    fake.wait_for(lambda: len([m for m in fake.sent_to(OWNER) if m["text"].startswith("echo: Help me with")]) == 2,
-                  10, "a second answer about the task")
+    fake.wait_for(
+        lambda: len([m for m in fake.sent_to(OWNER) if m["text"].startswith("echo: Help me with")]) == 2,
+        10,
+        "a second answer about the task",
+    )
     assert app.wait_idle(10)
     assert Task.get_by_id(task.id).status == "open" and waiting() == 0
 
@@ -257,6 +292,7 @@ def test_a_briefing_that_raises_tasks_carries_done_snooze_drop_and_help_for_each
     rows = briefing_keyboard([], follow_up_keyboard(commands.follow_up_buttons([visa.id, hotel.id]))).inline_keyboard
     assert [[b.text for b in row] for row in rows] == [
         [f"Done ✓ {visa.id}", f"Snooze a day 💤 {visa.id}", f"Drop ✗ {visa.id}", f"Help me 🙋 {visa.id}"],
-        [f"Done ✓ {hotel.id}", f"Snooze a day 💤 {hotel.id}", f"Drop ✗ {hotel.id}", f"Help me 🙋 {hotel.id}"]]
+        [f"Done ✓ {hotel.id}", f"Snooze a day 💤 {hotel.id}", f"Drop ✗ {hotel.id}", f"Help me 🙋 {hotel.id}"],
+    ]
     assert commands.help_target(parse_command_data(rows[1][3].callback_data)) == hotel.id
     assert commands.help_target("help me with 7") == 7 and commands.help_target("help me with the visa") is None

@@ -28,8 +28,9 @@ def test_a_row_kept_for_the_briefing_is_triaged_once_not_at_every_early_sync(mak
 
     second = app.inject_buffered("email", "URGENT: the school closes at noon", {"from": "school@example.com"})
     advance_to(app, at(app, 5, 10, 35))
-    assert [ids_asked(r) for r in requests_of(server, "fast")] == [[fyi.id, first.id], [second.id]], \
+    assert [ids_asked(r) for r in requests_of(server, "fast")] == [[fyi.id, first.id], [second.id]], (
         "the second early sync does not pay for the waiting row again"
+    )
 
     advance_to(app, at(app, 6, 7, 1))
     assert len(requests_of(server, "fast")) == 2, "nothing new in the morning: the briefing needs no triage call"
@@ -60,9 +61,16 @@ def test_the_cortex_context_lists_open_tasks_briefly_and_a_briefing_once(db):
     tz = ZoneInfo("Europe/Berlin")
     now = datetime(2027, 1, 5, 9, tzinfo=tz)
     Task.create(title="Renew passport", due=datetime(2027, 2, 1, tzinfo=tz), due_is_date=True, created_at=now)
-    row = inbox.add(source="thalamus", kind="briefing", origin="background", priority=3, at=now,
-                    text="Morning briefing:\n- parcel shipped", dedup_key="b1",
-                    payload={"items": [{"summary": "parcel shipped", "buffer_ids": [1]}]})
+    row = inbox.add(
+        source="thalamus",
+        kind="briefing",
+        origin="background",
+        priority=3,
+        at=now,
+        text="Morning briefing:\n- parcel shipped",
+        dedup_key="b1",
+        payload={"items": [{"summary": "parcel shipped", "buffer_ids": [1]}]},
+    )
     context = build_context(Inbox.get_by_id(row.id), now, tz, [])
     assert context["tasks"] == [{"id": 1, "title": "Renew passport", "due": "2027-02-01", "topic": None}]
     # the briefing's text already lists its items; the payload must not send them a second time
@@ -78,19 +86,41 @@ def test_a_mails_prompt_leaves_out_where_it_is_stored_and_the_headers_its_text_s
 
     tz = ZoneInfo("Europe/Berlin")
     now = datetime(2027, 1, 5, 9, tzinfo=tz)
-    mail = {"channel": "email", "buffer_id": 7, "from": "landlord@flats.example", "from_name": "Mr Berger",
-            "subject": "Sign the lease", "uid": 29, "uidvalidity": 1, "folder": "INBOX", "size": 662,
-            "message_id": "<29@flats.example>", "priority": 3, "truncated": False, "attachments": [],
-            "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}
-    row = Inbox.get_by_id(inbox.add(
-        source="email", kind="buffered", origin="background", priority=2, at=now, dedup_key="m1",
-        text="Email from Mr Berger <landlord@flats.example>: Sign the lease\nPlease sign by Friday.",
-        payload={"buffers": [mail], "topic": None}).id)
+    mail = {
+        "channel": "email",
+        "buffer_id": 7,
+        "from": "landlord@flats.example",
+        "from_name": "Mr Berger",
+        "subject": "Sign the lease",
+        "uid": 29,
+        "uidvalidity": 1,
+        "folder": "INBOX",
+        "size": 662,
+        "message_id": "<29@flats.example>",
+        "priority": 3,
+        "truncated": False,
+        "attachments": [],
+        "in_reply_to": "<28@flats.example>",
+        "date": "2027-01-05T08:09:30+01:00",
+    }
+    row = Inbox.get_by_id(
+        inbox.add(
+            source="email",
+            kind="buffered",
+            origin="background",
+            priority=2,
+            at=now,
+            dedup_key="m1",
+            text="Email from Mr Berger <landlord@flats.example>: Sign the lease\nPlease sign by Friday.",
+            payload={"buffers": [mail], "topic": None},
+        ).id
+    )
     context = build_context(row, now, tz, [])
     assert context["stimulus"]["payload"]["buffers"] == [mail], "the offline rules read the payload whole"
     shown = json.loads(build_messages(context, row, [])[1]["content"].removeprefix("CONTEXT "))
     assert shown["stimulus"]["payload"]["buffers"] == [
-        {"buffer_id": 7, "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}]
+        {"buffer_id": 7, "in_reply_to": "<28@flats.example>", "date": "2027-01-05T08:09:30+01:00"}
+    ]
     # as the email channel writes it, the text says when it was sent: the date is not repeated beside it
     row.text = "Email from Mr Berger <landlord@flats.example>: Sign the lease\nSent Tue 05 Jan 2027 08:09\nPlease sign."
     context = build_context(row, now, tz, [])
@@ -101,4 +131,6 @@ def test_a_mails_prompt_leaves_out_where_it_is_stored_and_the_headers_its_text_s
     row.payload = {"buffers": [mail, {**mail, "buffer_id": 8, "date": "2027-01-04T18:00:00+01:00"}], "topic": None}
     shown = json.loads(build_messages(build_context(row, now, tz, []), row, [])[1]["content"].removeprefix("CONTEXT "))
     assert [b.get("date") for b in shown["stimulus"]["payload"]["buffers"]] == [
-        "2027-01-05T08:09:30+01:00", "2027-01-04T18:00:00+01:00"]
+        "2027-01-05T08:09:30+01:00",
+        "2027-01-04T18:00:00+01:00",
+    ]

@@ -29,8 +29,7 @@ from tests.poll import wait_for
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 3  # seconds: short, so a killed worker's rows are taken over within the test
 
-pytestmark = [pytest.mark.postgres,
-              pytest.mark.skipif(not POSTGRES_URL, reason="WILSON_TEST_DATABASE_URL is not set")]
+pytestmark = [pytest.mark.postgres, pytest.mark.skipif(not POSTGRES_URL, reason="WILSON_TEST_DATABASE_URL is not set")]
 
 
 class Gate:
@@ -57,23 +56,25 @@ class Cluster:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
         home = self.tmp_path / name
         home.mkdir(exist_ok=True)
-        env.update({
-            "WILSON_HOME": str(home),
-            "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
-            "WILSON_DATABASE_URL": POSTGRES_URL,
-            "WILSON_TELEGRAM_TOKEN": self.fake.token,
-            "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
-            "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
-            "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-            "WILSON_LLM_BASE_URL": self.model.base_url,
-            "WILSON_LLM_MODEL": "scripted",
-            "WILSON_CORE_TIMEZONE": "Europe/Berlin",
-            "WILSON_CORE_QUIET_HOURS": "off",
-            "WILSON_CORE_POLL_SECONDS": "1",
-            "WILSON_TICK_INTERVAL_SECONDS": "0.2",
-            "WILSON_SUPERVISOR_LEASE_SECONDS": str(LEASE),
-            "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1",
-        })
+        env.update(
+            {
+                "WILSON_HOME": str(home),
+                "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
+                "WILSON_DATABASE_URL": POSTGRES_URL,
+                "WILSON_TELEGRAM_TOKEN": self.fake.token,
+                "WILSON_TELEGRAM_BASE_URL": self.fake.base_url,
+                "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
+                "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+                "WILSON_LLM_BASE_URL": self.model.base_url,
+                "WILSON_LLM_MODEL": "scripted",
+                "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+                "WILSON_CORE_QUIET_HOURS": "off",
+                "WILSON_CORE_POLL_SECONDS": "1",
+                "WILSON_TICK_INTERVAL_SECONDS": "0.2",
+                "WILSON_SUPERVISOR_LEASE_SECONDS": str(LEASE),
+                "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1",
+            }
+        )
         if not telegram:
             del env["WILSON_TELEGRAM_TOKEN"]
         return env
@@ -82,7 +83,12 @@ class Cluster:
         log = open(self.tmp_path / f"{name}.log", "wb")
         self.procs[name] = subprocess.Popen(
             [sys.executable, str(ROOT / "bin" / "wilson"), "--log-level", "WARNING", "run", "--role", role],
-            env=self.env(name, telegram), cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            env=self.env(name, telegram),
+            cwd=str(ROOT),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         log.close()
 
     def kill(self, name: str) -> None:
@@ -124,8 +130,11 @@ def cluster(tmp_path):
 
 def answers(fake: RecordingTelegram) -> Counter:
     """How many times each tagged message was answered, by what the user was shown."""
-    return Counter(found.group(0) for sent in fake.shown_copy()
-                   if (found := TAG.search(sent.get("text") or "")) and "Answer to" in sent["text"])
+    return Counter(
+        found.group(0)
+        for sent in fake.shown_copy()
+        if (found := TAG.search(sent.get("text") or "")) and "Answer to" in sent["text"]
+    )
 
 
 def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worker_dies(cluster):
@@ -147,8 +156,11 @@ def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worke
             cluster.gate.released.set()
             still = Inbox.get_by_id(held.id)
             assert (still.status, still.owner) == ("claimed", held.owner)
-    wait_for(lambda: len(answers(cluster.fake)) == len(tags), 120,
-               f"every message answered (ingress log: {cluster.log('ingress')[-3000:]})")
+    wait_for(
+        lambda: len(answers(cluster.fake)) == len(tags),
+        120,
+        f"every message answered (ingress log: {cluster.log('ingress')[-3000:]})",
+    )
     counts = answers(cluster.fake)
     assert set(counts) == set(tags)
     assert [tag for tag, n in counts.items() if n != 1] == []
@@ -166,8 +178,15 @@ def test_a_schedule_due_now_fires_once_and_a_second_ingress_is_refused(cluster):
     first = datetime.now(timezone.utc) + timedelta(seconds=4)  # after the ingress is up and ticking
     later = first + timedelta(seconds=2)  # by when it has ticked ten times since the first
     for name, due in (("water the plants", first), ("call mum", later)):
-        Schedule.create(name=name, cron="0 9 * * *", kind="reminder", text=name.capitalize(),
-                        timezone="Europe/Berlin", next_fire_at=due, staleness_seconds=3600)
+        Schedule.create(
+            name=name,
+            cron="0 9 * * *",
+            kind="reminder",
+            text=name.capitalize(),
+            timezone="Europe/Berlin",
+            next_fire_at=due,
+            staleness_seconds=3600,
+        )
     cluster.start("ingress-0", "ingress")
     wait_for(lambda: "Wilson is running on Telegram" in cluster.log("ingress-0"), 60, "the ingress to start")
     # a second process that would keep time and poll Telegram on the same database is refused, told by whom
@@ -175,8 +194,10 @@ def test_a_schedule_due_now_fires_once_and_a_second_ingress_is_refused(cluster):
     assert cluster.procs["ingress-1"].wait(timeout=60) == 1
     said = [line for line in cluster.log("ingress-1").splitlines() if not line.startswith("First run: ")]
     assert len(said) == 1 and said[0].startswith("wilson run: the database ")
-    assert said[0].endswith(f" is run by process {cluster.procs['ingress-0'].pid} on {socket.gethostname()} "
-                            "(role ingress): stop it first, or start this one with --role worker")
+    assert said[0].endswith(
+        f" is run by process {cluster.procs['ingress-0'].pid} on {socket.gethostname()} "
+        "(role ingress): stop it first, or start this one with --role worker"
+    )
     wait_for(lambda: Inbox.select().where(Inbox.kind == "reminder").count() >= 2, 60, "both reminders")
     fired = Counter(row.payload["schedule"] for row in Inbox.select().where(Inbox.kind == "reminder"))
     assert fired == {"water the plants": 1, "call mum": 1}

@@ -41,8 +41,9 @@ def test_each_runs_tool_schemas_stay_within_their_budget(run):
 def test_a_background_run_is_offered_fewer_tools_than_a_users_run_and_fast_fewer_still():
     user, background, fast = (tools.offered(run) for run in ("user", "background", "fast"))
     assert background < user and "decide" not in background
-    assert tokens(tools.schemas_for("fast")) < tokens(tools.schemas_for("background")) < tokens(
-        tools.schemas_for("user"))
+    assert (
+        tokens(tools.schemas_for("fast")) < tokens(tools.schemas_for("background")) < tokens(tools.schemas_for("user"))
+    )
     # routine chat may read and hand on, never propose a change itself
     box = tools.toolbox()
     assert {box.kind_of(n) for n in fast - {"escalate"}} <= {tools.READ, tools.DECISION}
@@ -77,25 +78,38 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
     say(app, "plan my trip to Japan in April, with flights and a hotel")
     say(app, "note to self: buy milk")
     # what the thalamus hands the cortex for a mail that matters: a background inbox row
-    inbox.add(source="email", text="Your invoice 4411 is due on Friday", priority=2, at=app.clock.now(),
-              kind="buffered", origin="background", payload={"subject": "Invoice 4411"})
+    inbox.add(
+        source="email",
+        text="Your invoice 4411 is due on Friday",
+        priority=2,
+        at=app.clock.now(),
+        kind="buffered",
+        origin="background",
+        payload={"subject": "Invoice 4411"},
+    )
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle()
     hello, plan = cortex_bodies(server)[:2]
     note = next(b for b in cortex_bodies(server) if b["messages"][-1]["content"] == "note to self: buy milk")
     email = next(b for b in cortex_bodies(server) if "Invoice 4411" in json.dumps(b))
-    for name, body, text in (("hello", hello, "hello"), ("plan", plan, "plan my trip to Japan"),
-                             ("note", note, "note to self"), ("email", email, "invoice 4411 is due")):
+    for name, body, text in (
+        ("hello", hello, "hello"),
+        ("plan", plan, "plan my trip to Japan"),
+        ("note", note, "note to self"),
+        ("email", email, "invoice 4411 is due"),
+    ):
         assert tokens(body["messages"]) + tokens(body["tools"]) <= REQUEST_BUDGET[name], name
         said = [m for m in body["messages"] if text in (m.get("content") or "")]
         assert len(said) == 1 and said[0] is body["messages"][-1], f"{name}: the stimulus is sent once, last"
         assert body["messages"][0]["role"] == "system" and body["messages"][1]["content"].startswith("CONTEXT ")
     # the static part leads: each run starts with a fixed system prompt, the planner's, with the rules of the skills
     # whose tools it is offered (nothing waits for the user's answer yet, so it is not told how to take one)
-    assert plan["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config,
-                                                                                      tools.offered("user"))
-    assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(app.config,
-                                                                                       tools.offered("background"))
+    assert plan["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(
+        app.config, tools.offered("user")
+    )
+    assert email["messages"][0]["content"] == prompts.BACKGROUND_PROMPT + skills.prompt(
+        app.config, tools.offered("background")
+    )
     # a skill's rule speaks to the runs offered its tools: only the user's own planning run may forget a memory
     memory_rule = "propose forget_memory"
     assert memory_rule in plan["messages"][0]["content"]
@@ -105,8 +119,15 @@ def test_each_prompt_shape_stays_within_its_budget_and_sends_the_stimulus_once(w
 
 def test_a_mail_that_needs_a_note_sends_the_short_prompt_of_a_note(wilson):
     app, server = wilson
-    inbox.add(source="email", text="Sign the lease renewal by Friday", priority=2, at=app.clock.now(),
-              kind="buffered", origin="background", payload={"subject": "Lease renewal", "plan": False})
+    inbox.add(
+        source="email",
+        text="Sign the lease renewal by Friday",
+        priority=2,
+        at=app.clock.now(),
+        kind="buffered",
+        origin="background",
+        payload={"subject": "Lease renewal", "plan": False},
+    )
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle()
     [body] = cortex_bodies(server)
@@ -164,10 +185,13 @@ def test_a_pause_of_over_three_hours_ends_the_conversation_a_message_is_sent_wit
     app.advance(timedelta(minutes=20))
     say(app, "with a day in Kyoto")
     said = {b["messages"][-1]["content"]: b for b in cortex_bodies(server)}
-    morning, after_pause, same_talk = (said[t] for t in ("and the kitchen tap", "plan my trip to Japan in April",
-                                                          "with a day in Kyoto"))
+    morning, after_pause, same_talk = (
+        said[t] for t in ("and the kitchen tap", "plan my trip to Japan in April", "with a day in Kyoto")
+    )
     assert [m["content"] for m in morning["messages"][2:-1]] == [
-        "my notes for the morning: the boiler, the garden gate", "Sure."], "50 minutes is one conversation"
+        "my notes for the morning: the boiler, the garden gate",
+        "Sure.",
+    ], "50 minutes is one conversation"
     assert after_pause["messages"][2:-1] == [], "the morning's lines are not sent again after the pause"
     assert [m["content"] for m in same_talk["messages"][2:-1]] == ["plan my trip to Japan in April", "Sure."]
 
@@ -187,9 +211,18 @@ def test_a_question_wilson_asked_last_is_still_open_after_a_long_pause(make_app)
         assert [m["content"] for m in answer["messages"][2:-1]] == ["remind me to call the bank", "Which day?"]
 
 
-@pytest.mark.parametrize("text, reads", [
-    ("hello", False), ("thanks!", False), ("ok, sounds good", False), ("good morning", False),
-    ("hi, what's due today?", True), ("what's on my calendar today?", True), ("good morning, anything new", True)])
+@pytest.mark.parametrize(
+    "text, reads",
+    [
+        ("hello", False),
+        ("thanks!", False),
+        ("ok, sounds good", False),
+        ("good morning", False),
+        ("hi, what's due today?", True),
+        ("what's on my calendar today?", True),
+        ("good morning, anything new", True),
+    ],
+)
 def test_a_greeting_or_thanks_is_offered_no_read_tool_and_a_question_is(wilson, text, reads):
     app, server = wilson
     say(app, text)
@@ -204,12 +237,22 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
     say(app, "what's due this week?")
     say(app, "note to self: buy milk")
     assert all("decide" not in tool_names(body) for body in cortex_bodies(server))
-    assert all("`decide`" not in body["messages"][0]["content"] for body in cortex_bodies(server)
-               if body["messages"][-1]["content"] != "plan my trip to Japan in April"), \
-        "a fast run's prompt says nothing of a tool it is not offered"
+    assert all(
+        "`decide`" not in body["messages"][0]["content"]
+        for body in cortex_bodies(server)
+        if body["messages"][-1]["content"] != "plan my trip to Japan in April"
+    ), "a fast run's prompt says nothing of a tool it is not offered"
     owner = app.config.get("core", "owner")
-    make.propose_one("create_task", {"title": "Pack"}, owner=owner, channel="repl", reason="a test's proposal",
-                     key="test:pending", now=app.clock.now(), config=app.config)
+    make.propose_one(
+        "create_task",
+        {"title": "Pack"},
+        owner=owner,
+        channel="repl",
+        reason="a test's proposal",
+        key="test:pending",
+        now=app.clock.now(),
+        config=app.config,
+    )
     say(app, "hello")
     say(app, "plan my trip to Japan in April")
     greeting, plan = cortex_bodies(server)[-2:]
@@ -219,8 +262,9 @@ def test_decide_is_offered_only_while_the_user_has_a_proposal_pending(wilson):
     assert "decide" in tool_names(cortex_bodies(server)[-1]) and "remind" in tool_names(cortex_bodies(server)[-1])
     assert "`decide`" in cortex_bodies(server)[-1]["messages"][0]["content"]
     without, with_decide = (tools.schemas_for("user", deciding=d) for d in (False, True))
-    assert with_decide[:-1] == without and with_decide[-1]["function"]["name"] == "decide", \
+    assert with_decide[:-1] == without and with_decide[-1]["function"]["name"] == "decide", (
         "offered last, so that the schemas before it are the same prefix either way"
+    )
 
 
 def test_the_budget_shows_money_at_the_configured_prices(make_app):
@@ -243,10 +287,18 @@ def test_the_rule_for_the_users_own_words_is_said_only_while_a_proposal_of_their
     from actors.cortex.context import build_messages
 
     now = datetime(2027, 1, 5, 9, tzinfo=UTC)
-    rows = {origin: inbox.add(source="email" if origin == "background" else "repl", at=now, text="hello",
-                              kind="buffered" if origin == "background" else "message", origin=origin,
-                              priority=2 if origin == "background" else 0, dedup_key=origin)
-            for origin in ("user", "background")}
+    rows = {
+        origin: inbox.add(
+            source="email" if origin == "background" else "repl",
+            at=now,
+            text="hello",
+            kind="buffered" if origin == "background" else "message",
+            origin=origin,
+            priority=2 if origin == "background" else 0,
+            dedup_key=origin,
+        )
+        for origin in ("user", "background")
+    }
     waiting = {"stimulus": {"kind": "x"}, "pending_proposals": [{"id": 1, "items": []}]}
     user, background = (build_messages(waiting, rows[o], [])[0]["content"] for o in ("user", "background"))
     assert "`decide`" in user and "`decide`" not in background
@@ -264,6 +316,9 @@ ORGAN_BUDGET = {"arousal": (75, 100), "triage": (205, 250), "record_memories": (
 
 @pytest.mark.parametrize("organ", sorted(ORGAN_BUDGET))
 def test_each_organs_tool_and_system_prompt_stay_within_their_budget(organ):
-    tool, system = {"arousal": (ras.AROUSAL_TOOL, ras.RAS_PROMPT), "triage": (triage.TRIAGE_TOOL, triage.TRIAGE_PROMPT),
-                    "record_memories": (model.RECORD_TOOL, model.SYSTEM_PROMPT)}[organ]
+    tool, system = {
+        "arousal": (ras.AROUSAL_TOOL, ras.RAS_PROMPT),
+        "triage": (triage.TRIAGE_TOOL, triage.TRIAGE_PROMPT),
+        "record_memories": (model.RECORD_TOOL, model.SYSTEM_PROMPT),
+    }[organ]
     assert tokens([tool]) <= ORGAN_BUDGET[organ][0] and tokens(system) <= ORGAN_BUDGET[organ][1]

@@ -51,9 +51,11 @@ def test_an_unanswered_proposal_is_nudged_once_told_once_when_it_expires_and_lis
     assert [local(d["at"]) for d in nudges] == ["Tue 11:00"]  # no briefing before 14:00: a nudge of its own
     assert f"proposal {approval.id}, the “{TRIP}” plan" in nudges[0]["text"] and "Tue 5 Jan 14:00" in nudges[0]["text"]
     assert [local(d["at"]) for d in notices] == ["Tue 14:00"]
-    assert notices[0]["text"] == (f"I dropped proposal {approval.id}, the “{TRIP}” plan: no answer in 6 hours, so "
-                                  f"nothing changed. Say “show expired” to see it again, or “revive {approval.id}” "
-                                  "to bring it back.")
+    assert notices[0]["text"] == (
+        f"I dropped proposal {approval.id}, the “{TRIP}” plan: no answer in 6 hours, so "
+        f"nothing changed. Say “show expired” to see it again, or “revive {approval.id}” "
+        "to bring it back."
+    )
     assert created() == ([], [])
 
     row = Approval.get_by_id(approval.id)
@@ -82,8 +84,9 @@ def test_the_morning_briefing_that_lists_it_is_the_reminder(scripted):
     briefings = [d for d in said(app, "Good morning") if f"Proposal {approval.id}:" in d["text"]]
     assert local(briefings[-1]["at"]) == "Fri 07:00"
     assert Approval.get_by_id(approval.id).reminded_at is not None
-    reminded = [t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id)
-                                                       & (Trace.stage == "reminded"))]
+    reminded = [
+        t.reason for t in Trace.select().where((Trace.trace_id == approval.trace_id) & (Trace.stage == "reminded"))
+    ]
     assert reminded == [f"proposal {approval.id} listed as waiting in the morning briefing"]
     assert [local(d["at"]) for d in said(app, "I dropped proposal")] == ["Fri 08:00"]
 
@@ -98,8 +101,9 @@ def test_an_expired_proposal_comes_back_once_and_executes_once(scripted):
     again = Approval.get(Approval.supersedes == original.id)
     assert (again.status, again.idempotency_key) == ("pending", f"revive:{original.id}")
     assert again.expires_at == app.clock.now() + timedelta(hours=6) and again.nonce != original.nonce
-    assert [(i.tool, i.args) for i in again.items.order_by(ApprovalItem.position)] == \
-        [(c["name"], c["arguments"]) for c in UNDATED]
+    assert [(i.tool, i.args) for i in again.items.order_by(ApprovalItem.position)] == [
+        (c["name"], c["arguments"]) for c in UNDATED
+    ]
     (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == again.id]
     assert f"(Back again: proposal {original.id} had expired.)" in shown["text"]
     assert "Because you asked: “I'm flying to Japan on 2027-04-10”." in shown["text"]
@@ -135,23 +139,37 @@ def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
     app, server = scripted(closer, WILSON_APPROVAL_EXPIRY_HOURS="6", WILSON_CORE_QUIET_HOURS="off")
     now = app.clock.now()
     midnight = datetime.combine(now.astimezone(BERLIN).date() + timedelta(days=1), datetime.min.time(), tzinfo=BERLIN)
-    topic = Topic.create(title="Trip to Lisbon", status="active", starts=now - timedelta(days=7),
-                         ends=midnight, created_at=now - timedelta(days=30))
-    app.advance(midnight - now + timedelta(hours=1))  # the trip is over: the tick asks the cortex, which proposes to close
+    topic = Topic.create(
+        title="Trip to Lisbon",
+        status="active",
+        starts=now - timedelta(days=7),
+        ends=midnight,
+        created_at=now - timedelta(days=30),
+    )
+    app.advance(
+        midnight - now + timedelta(hours=1)
+    )  # the trip is over: the tick asks the cortex, which proposes to close
     first = Approval.get()
-    assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith("because “Trip to Lisbon” ended")
+    assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith(
+        "because “Trip to Lisbon” ended"
+    )
 
     app.advance(timedelta(hours=6))  # unanswered: not left open for good, asked once more
     second = Approval.get(Approval.supersedes == first.id)
     assert second.idempotency_key == f"reclose:{first.id}"
-    assert second.reason == f"because “Trip to Lisbon” has ended and is still open (proposal {first.id} to close it expired)"
+    assert (
+        second.reason
+        == f"because “Trip to Lisbon” has ended and is still open (proposal {first.id} to close it expired)"
+    )
     assert said(app, "I dropped proposal") == []  # the new proposal is the word about it
     asked = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == second.id]
     assert len(asked) == 1 and "has ended and is still open" in asked[0]["text"]
 
     app.advance(timedelta(hours=7))  # asked twice, unanswered twice: told, not asked a third time
     assert Approval.select().count() == 2
-    assert [d["text"].split(":")[0] for d in said(app, "I dropped proposal")] == [f"I dropped proposal {second.id}, “Close topic"]
+    assert [d["text"].split(":")[0] for d in said(app, "I dropped proposal")] == [
+        f"I dropped proposal {second.id}, “Close topic"
+    ]
     assert Topic.get_by_id(topic.id).status == "active"
 
     repl(app, f"revive {second.id}")
@@ -171,11 +189,16 @@ def test_every_proposal_says_why_on_the_repl(scripted):
     asked = propose(app)
     assert asked.reason == "because you asked: “I'm flying to Japan on 2027-04-10”"
 
-    for approval, line in ((from_calendar, f"Because “{TRIP}” is in your calendar on Sat 10 Apr."),
-                           (asked, "Because you asked: “I'm flying to Japan on 2027-04-10”.")):
+    for approval, line in (
+        (from_calendar, f"Because “{TRIP}” is in your calendar on Sat 10 Apr."),
+        (asked, "Because you asked: “I'm flying to Japan on 2027-04-10”."),
+    ):
         # the calendar's plan is told inside the morning briefing, the asked-for one on its own
-        (shown,) = [d for d in app.user_deliveries()
-                    if (d["approval"] or {}).get("id") == approval.id or approval.id in d["proposals"]]
+        (shown,) = [
+            d
+            for d in app.user_deliveries()
+            if (d["approval"] or {}).get("id") == approval.id or approval.id in d["proposals"]
+        ]
         lines = shown["text"].splitlines()
         heading = next(i for i, text in enumerate(lines) if text.startswith(f"Proposal {approval.id}:"))
         assert lines[heading + 1] == line
@@ -194,37 +217,70 @@ def test_a_modified_proposal_shows_what_changed_and_keeps_its_reason(scripted):
     assert replacement.changes == "changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)"
     (shown,) = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == replacement.id]
     assert shown["text"].splitlines()[-2:] == [
-        f"What changed from proposal {original.id}:", "  changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)"]
+        f"What changed from proposal {original.id}:",
+        "  changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)",
+    ]
     table = views.table("approvals", views.approvals(app.config.timezone))
     assert "changed: Book flights due Mon 1 Feb 2027 (was Mon 15 Feb 2027)" in table
 
 
 def test_changes_name_what_was_added_removed_and_changed():
     tz = BERLIN
-    old = [("create_task", {"title": "Book flights", "due": "2027-02-15"}, "New task: Book flights"),
-           ("create_task", {"title": "Pack", "due": "2027-04-08"}, "New task: Pack"),
-           ("close_topic", {"topic_id": 3}, "Close topic: Lisbon")]
-    new = [("create_task", {"title": "book  Flights", "due": "2027-02-15", "topic": "Japan"}, "New task: book Flights"),
-           ("close_topic", {"topic_id": 3}, "Close topic: Lisbon"),
-           ("create_task", {"title": "Insurance"}, "New task: Insurance")]
+    old = [
+        ("create_task", {"title": "Book flights", "due": "2027-02-15"}, "New task: Book flights"),
+        ("create_task", {"title": "Pack", "due": "2027-04-08"}, "New task: Pack"),
+        ("close_topic", {"topic_id": 3}, "Close topic: Lisbon"),
+    ]
+    new = [
+        ("create_task", {"title": "book  Flights", "due": "2027-02-15", "topic": "Japan"}, "New task: book Flights"),
+        ("close_topic", {"topic_id": 3}, "Close topic: Lisbon"),
+        ("create_task", {"title": "Insurance"}, "New task: Insurance"),
+    ]
     assert changes_between(old, new, tz).splitlines() == [
-        "changed: book Flights in Japan (was no topic)", "added: New task: Insurance", "removed: New task: Pack"]
+        "changed: book Flights in Japan (was no topic)",
+        "added: New task: Insurance",
+        "removed: New task: Pack",
+    ]
     assert changes_between(old, old, tz) == ""
 
 
 def test_reasons_name_the_stimulus_and_quote_others_words_short_and_tame():
     now = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
-    row = Inbox(kind="event", origin="background", source="calendar", text="x", payload={"buffers": [
-        {"channel": "calendar", "change": "new", "title": "Dentist\nsee http://evil.example/x " + "y" * 200,
-         "start": "2027-01-12T09:30:00+01:00", "all_day": False}]})
+    row = Inbox(
+        kind="event",
+        origin="background",
+        source="calendar",
+        text="x",
+        payload={
+            "buffers": [
+                {
+                    "channel": "calendar",
+                    "change": "new",
+                    "title": "Dentist\nsee http://evil.example/x " + "y" * 200,
+                    "start": "2027-01-12T09:30:00+01:00",
+                    "all_day": False,
+                }
+            ]
+        },
+    )
     line = reason_for(row, now, BERLIN)
     assert line == "because “Dentist see evil[.]example/x…” is in your calendar on Tue 12 Jan 09:30"  # cut at a word
     assert "\n" not in line and len(line) < 120
-    deadline = Inbox(kind="deadline", origin="background", source="tick", text="x",
-                     payload={"title": "File taxes", "due": "2027-01-04T23:00:00+00:00", "due_is_date": True})
+    deadline = Inbox(
+        kind="deadline",
+        origin="background",
+        source="tick",
+        text="x",
+        payload={"title": "File taxes", "due": "2027-01-04T23:00:00+00:00", "due_is_date": True},
+    )
     assert reason_for(deadline, now, BERLIN) == "because “File taxes” was due Tue 5 Jan"
-    mail = Inbox(kind="buffered", origin="background", source="email", text="x",
-                 payload={"buffers": [{"channel": "email", "subject": "Invoice 42", "from": "shop@example.com"}]})
+    mail = Inbox(
+        kind="buffered",
+        origin="background",
+        source="email",
+        text="x",
+        payload={"buffers": [{"channel": "email", "subject": "Invoice 42", "from": "shop@example.com"}]},
+    )
     assert reason_for(mail, now, BERLIN) == "because of the email “Invoice 42” from shop@example[.]com"  # defanged
 
 
@@ -236,24 +292,50 @@ def test_the_reminder_comes_late_in_a_proposals_life():
 
 def test_a_topic_that_ended_with_its_last_day_is_said_to_end_on_that_day():
     now = datetime(2027, 5, 23, 5, tzinfo=timezone.utc)
-    row = Inbox(kind="topic_end", origin="background", source="tick", text="x",
-                payload={"title": "Trip to Japan", "ends": "2027-05-22T22:00:00+00:00"})  # midnight after 22 May
+    row = Inbox(
+        kind="topic_end",
+        origin="background",
+        source="tick",
+        text="x",
+        payload={"title": "Trip to Japan", "ends": "2027-05-22T22:00:00+00:00"},
+    )  # midnight after 22 May
     assert reason_for(row, now, BERLIN) == "because “Trip to Japan” ended on Sat 22 May"
     # the day the clocks go forward is 23 hours long: its midnight after is not 24 hours after its start
-    spring = Inbox(kind="topic_end", origin="background", source="tick", text="x",
-                   payload={"title": "Trip to Lisbon", "ends": "2027-03-28T22:00:00+00:00"})  # midnight after 28 Mar
-    assert reason_for(spring, datetime(2027, 3, 29, 5, tzinfo=timezone.utc), BERLIN) == \
-        "because “Trip to Lisbon” ended on Sun 28 Mar"
+    spring = Inbox(
+        kind="topic_end",
+        origin="background",
+        source="tick",
+        text="x",
+        payload={"title": "Trip to Lisbon", "ends": "2027-03-28T22:00:00+00:00"},
+    )  # midnight after 28 Mar
+    assert (
+        reason_for(spring, datetime(2027, 3, 29, 5, tzinfo=timezone.utc), BERLIN)
+        == "because “Trip to Lisbon” ended on Sun 28 Mar"
+    )
 
 
 def test_the_approvals_listing_indents_an_items_notes_under_it():
-    row = {"id": 4, "status": "pending", "expires": "2027-01-08T07:00+01:00", "reason": "because you asked",
-           "supersedes": None, "superseded_by": None, "changes": None,
-           "items": [{"position": 1, "tool": "create_task", "status": "pending",
-                      "description": "New task: Pack — due Fri 8 Jan 2027\n   Notes: passport, adapters"}]}
+    row = {
+        "id": 4,
+        "status": "pending",
+        "expires": "2027-01-08T07:00+01:00",
+        "reason": "because you asked",
+        "supersedes": None,
+        "superseded_by": None,
+        "changes": None,
+        "items": [
+            {
+                "position": 1,
+                "tool": "create_task",
+                "status": "pending",
+                "description": "New task: Pack — due Fri 8 Jan 2027\n   Notes: passport, adapters",
+            }
+        ],
+    }
     assert views.table("approvals", [row]).splitlines()[-2:] == [
         "       1. [pending] New task: Pack — due Fri 8 Jan 2027",
-        "          Notes: passport, adapters"]
+        "          Notes: passport, adapters",
+    ]
 
 
 # A proposal whose time passes --------------------------------------------------------------------------
@@ -276,8 +358,9 @@ def test_a_proposal_lapses_when_its_changes_would_all_come_too_late():
     snooze = ("snooze_task", {"task_id": 1, "until": "2027-01-08"})  # a date alone: that morning, as it comes back
     assert tools.moot_at([snooze], BERLIN) == datetime(2027, 1, 8, 8, tzinfo=timezone.utc)
     # a change with no time of its own still makes sense whenever it is approved: the capped wait alone ends it
-    assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) == datetime(2027, 1, 7, 23,
-                                                                                         tzinfo=timezone.utc)
+    assert tools.moot_at([task, ("create_task", {"title": "Pack"})], BERLIN) == datetime(
+        2027, 1, 7, 23, tzinfo=timezone.utc
+    )
     assert tools.moot_at([("create_task", {"title": "Pack"})], BERLIN) is None
     assert tools.moot_at([("complete_task", {"task_id": 1})], BERLIN) is None
 
@@ -396,12 +479,24 @@ def test_the_nudge_of_a_proposal_that_lapses_as_a_day_ends_names_that_day(db):
     from actors.proposals.words import reminder_text
 
     made = datetime(2027, 1, 5, 7, tzinfo=timezone.utc)
-    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n0nce", created_at=made,
-                               expires_at=datetime(2027, 1, 7, 23, tzinfo=timezone.utc))  # midnight in Berlin
-    ApprovalItem.create(approval=approval, position=1, tool="create_task", description="New task: Pay rent",
-                        args={"title": "Pay rent", "due": "2027-01-07"})
-    assert reminder_text(approval, BERLIN, made).endswith("I'll drop it at the end of Thu 7 Jan if I don't hear "
-                                                          "from you.")
+    approval = Approval.create(
+        trace_id="t",
+        approver="owner",
+        channel="repl",
+        nonce="n0nce",
+        created_at=made,
+        expires_at=datetime(2027, 1, 7, 23, tzinfo=timezone.utc),
+    )  # midnight in Berlin
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool="create_task",
+        description="New task: Pay rent",
+        args={"title": "Pay rent", "due": "2027-01-07"},
+    )
+    assert reminder_text(approval, BERLIN, made).endswith(
+        "I'll drop it at the end of Thu 7 Jan if I don't hear from you."
+    )
     approval.expires_at = datetime(2027, 1, 8, 7, tzinfo=timezone.utc)
     assert reminder_text(approval, BERLIN, made).endswith("I'll drop it on Fri 8 Jan 08:00 if I don't hear from you.")
 
@@ -410,8 +505,9 @@ def test_a_plan_for_a_trip_in_five_weeks_still_waits_after_a_week_listed_in_the_
     from tests.calendar_support import add_event
 
     app = make_app()  # Tue 5 Jan 08:00, offline rules
-    add_event(app.calendar_file(), "Trip to Lisbon", date(2027, 2, 10), date(2027, 2, 14), "Lisbon",
-              tz=app.config.timezone)
+    add_event(
+        app.calendar_file(), "Trip to Lisbon", date(2027, 2, 10), date(2027, 2, 14), "Lisbon", tz=app.config.timezone
+    )
     app.advance(timedelta(days=1))
     plan = Approval.get()
     assert plan.expires_at == datetime(2027, 2, 9, 23, tzinfo=timezone.utc)  # when the trip starts, not in 72 h
@@ -425,6 +521,8 @@ def test_a_plan_for_a_trip_in_five_weeks_still_waits_after_a_week_listed_in_the_
     app.advance(timedelta(days=27))  # Tue 16 Feb: the trip began on Wed 10 Feb
     assert Approval.get_by_id(plan.id).status == "expired"
     (notice,) = said(app, "I dropped proposal")
-    assert notice["text"] == (f"I dropped proposal {plan.id}, the “Trip to Lisbon” plan: its time has passed, so "
-                              "nothing changed. Ask me again if you still want it.")
+    assert notice["text"] == (
+        f"I dropped proposal {plan.id}, the “Trip to Lisbon” plan: its time has passed, so "
+        "nothing changed. Ask me again if you still want it."
+    )
     assert "2027-02-10" <= datetime.fromisoformat(notice["at"]).astimezone(BERLIN).date().isoformat() <= "2027-02-11"

@@ -44,8 +44,7 @@ def code_blocks(text: str) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("newcomer") / "wilson"
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(dest)], check=True, timeout=60,
-                   capture_output=True)
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(dest)], check=True, timeout=60, capture_output=True)
     (dest / ".venv").symlink_to(ROOT / ".venv")
     before = STAMP.stat().st_mtime - 60
     for name in ("setup.cfg", "pyproject.toml", "requirements/lock.txt"):
@@ -56,14 +55,16 @@ def clone(tmp_path_factory) -> Path:
 def plain_shell(command: str, cwd: Path, home: Path, stdin: str = "") -> subprocess.CompletedProcess:
     """`command` as typed into a new terminal: sh, a system PATH, no VIRTUAL_ENV, no WILSON_* settings."""
     env = {"PATH": PLAIN_PATH, "HOME": str(home), "LANG": "C.UTF-8"}
-    return subprocess.run(["/bin/sh", "-c", command], cwd=cwd, env=env, input=stdin, capture_output=True,
-                          text=True, timeout=90)
+    return subprocess.run(
+        ["/bin/sh", "-c", command], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=90
+    )
 
 
 def test_the_quick_start_is_two_commands():
     assert code_blocks(README)[0] == [
         "make run     # set up .venv on first use, then start Wilson (Telegram if configured, else your terminal)",
-        "make test    # set up .venv on first use, then run the whole test suite"]
+        "make test    # set up .venv on first use, then run the whole test suite",
+    ]
 
 
 def test_make_run_then_wilson_doctor_and_repl_help_from_a_plain_shell(clone, tmp_path):
@@ -99,7 +100,7 @@ def test_the_readmes_simulated_clock_lines_work_as_shown(clone, tmp_path):
     block = next(b for b in code_blocks(README) if b and b[0].startswith("bin/wilson-repl --clock sim"))
     command = block[0].replace("--home /tmp/w", f"--home {tmp_path / 'w'}")
     assert command != block[0]  # the README still uses a home the test can move
-    typed = [line[len("wilson> "):] for line in block[1:] if line.startswith("wilson> ")]
+    typed = [line[len("wilson> ") :] for line in block[1:] if line.startswith("wilson> ")]
     assert len(typed) == len(block) - 1
     result = plain_shell(command, clone, tmp_path, stdin="\n".join(typed) + "\n")
     out = result.stdout

@@ -17,7 +17,20 @@ from storage.db import open_database
 from storage.migrations import migrate
 from storage.models import Cursor, Inbox, ReceptorBuffer, Trace
 from tests.conftest import make_config
-from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_requests  # noqa: F401
+from tests.thalamus_support import (
+    NO_RETRIES,
+    START,
+    advance_to,
+    assert_each_once,
+    at,
+    brain,
+    call,
+    ids_asked,
+    offers,
+    request_items,
+    requests_of,
+    triage_requests,
+)  # noqa: F401
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
 from wilson.kernel.messages import SyncRequest
@@ -83,26 +96,54 @@ def test_a_calendar_change_is_judged_by_its_times_without_the_model_which_reads_
     server = serve(brain())  # the model calls urgent only what says URGENT: never a calendar change
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
-    today = app.inject_buffered("calendar", "Moved: Dinner with Anna now 18:00 (was 19:30), today", {
-        "channel": "calendar", "change": "changed", "title": "Dinner with Anna", "uid": "d1",
-        "start": at(app, 5, 18, 0).isoformat(), "end": at(app, 5, 19, 0).isoformat(),
-        "previous": {"start": at(app, 5, 19, 30).isoformat(), "end": at(app, 5, 20, 30).isoformat()}})
-    later = app.inject_buffered("calendar", "New event: Dentist, in two weeks", {
-        "channel": "calendar", "change": "new", "title": "Dentist", "uid": "d2",
-        "start": at(app, 19, 9, 0).isoformat(), "end": at(app, 19, 10, 0).isoformat()})
+    today = app.inject_buffered(
+        "calendar",
+        "Moved: Dinner with Anna now 18:00 (was 19:30), today",
+        {
+            "channel": "calendar",
+            "change": "changed",
+            "title": "Dinner with Anna",
+            "uid": "d1",
+            "start": at(app, 5, 18, 0).isoformat(),
+            "end": at(app, 5, 19, 0).isoformat(),
+            "previous": {"start": at(app, 5, 19, 30).isoformat(), "end": at(app, 5, 20, 30).isoformat()},
+        },
+    )
+    later = app.inject_buffered(
+        "calendar",
+        "New event: Dentist, in two weeks",
+        {
+            "channel": "calendar",
+            "change": "new",
+            "title": "Dentist",
+            "uid": "d2",
+            "start": at(app, 19, 9, 0).isoformat(),
+            "end": at(app, 19, 10, 0).isoformat(),
+        },
+    )
     calm = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
     app.advance(timedelta(minutes=15))
 
     [reflex] = requests_of(server, "reflex")
     assert [i["buffer_id"] for i in request_items(reflex["body"])] == [calm.id], "the model reads the mail only"
-    assert "aroused" in stages(today) and inbox_row_for(today.id).created_at <= at(app, 5, 14, 15), \
+    assert "aroused" in stages(today) and inbox_row_for(today.id).created_at <= at(app, 5, 14, 15), (
         "tonight's dinner moved: told in time, whatever a cheap model would make of it"
+    )
     assert "aroused" not in stages(later) and "aroused" not in stages(calm)
     assert all(ReceptorBuffer.get_by_id(r.id).scanned_at is not None for r in (today, later, calm))
 
-    app.inject_buffered("calendar", "Cancelled: Yoga, next month", {
-        "channel": "calendar", "change": "cancelled", "title": "Yoga", "uid": "d3",
-        "start": at(app, 28, 9, 0).isoformat(), "end": at(app, 28, 10, 0).isoformat()})
+    app.inject_buffered(
+        "calendar",
+        "Cancelled: Yoga, next month",
+        {
+            "channel": "calendar",
+            "change": "cancelled",
+            "title": "Yoga",
+            "uid": "d3",
+            "start": at(app, 28, 9, 0).isoformat(),
+            "end": at(app, 28, 10, 0).isoformat(),
+        },
+    )
     app.advance(timedelta(minutes=15))
     assert len(requests_of(server, "reflex")) == 1, "a scan of calendar changes alone costs no model call"
 
@@ -139,7 +180,8 @@ def test_retries_of_an_unanswered_alarm_back_off(make_app, serve):
     # the alarm at 14:15, then retries after one interval, one, two and four
     failed = Trace.select().where((Trace.trace_id == urgent.trace_id) & (Trace.stage == "postponed"))
     assert [t.at for t in failed.order_by(Trace.id)] == [
-        at(app, 5, h, m) for h, m in [(14, 15), (14, 30), (14, 45), (15, 15), (16, 15)]]
+        at(app, 5, h, m) for h, m in [(14, 15), (14, 30), (14, 45), (15, 15), (16, 15)]
+    ]
     assert len(triage_requests(server)) == 5 and len(requests_of(server, "reflex")) == 1
 
 
@@ -198,13 +240,17 @@ def test_arousal_is_remembered_per_row(tmp_path, serve):
         db.close()
 
 
-@pytest.mark.parametrize("answer, aroused", [
-    ({"buffer_ids": "urgent"}, "urgent"),  # the ids say it
-    ({"buffer_ids": []}, "none"),
-    ({"urgent": True, "reason": "all of it", "buffer_ids": []}, "all"),  # an older answer: no ids means every row
-    ({"urgent": False, "reason": "calm", "buffer_ids": []}, "none"),
-    ({"urgent": False, "buffer_ids": "urgent"}, "urgent"),  # the ids count: a missed alarm costs more
-], ids=["ids", "no-ids", "old-all", "old-calm", "old-contradiction"])
+@pytest.mark.parametrize(
+    "answer, aroused",
+    [
+        ({"buffer_ids": "urgent"}, "urgent"),  # the ids say it
+        ({"buffer_ids": []}, "none"),
+        ({"urgent": True, "reason": "all of it", "buffer_ids": []}, "all"),  # an older answer: no ids means every row
+        ({"urgent": False, "reason": "calm", "buffer_ids": []}, "none"),
+        ({"urgent": False, "buffer_ids": "urgent"}, "urgent"),  # the ids count: a missed alarm costs more
+    ],
+    ids=["ids", "no-ids", "old-all", "old-calm", "old-contradiction"],
+)
 def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, serve, answer, aroused):
     rows = {}
 
@@ -234,16 +280,19 @@ def test_the_scan_reads_which_rows_are_urgent_from_the_ids_it_names(tmp_path, se
 
 # Routine senders: the model is not asked about a sender's mail once it has read enough of it calmly ---------
 # as the email channel writes a mail: its "Sent" line is today, and no reason to read it
-SHIPPED = ("Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
-           "\nSent Tue 05 Jan 2027 14:01\nHello,\n\nYour parcel is on its way.")
+SHIPPED = (
+    "Email from Parcel Service <noreply@parcel.example>: Your order has shipped. It arrives in 3 to 5 days."
+    "\nSent Tue 05 Jan 2027 14:01\nHello,\n\nYour parcel is on its way."
+)
 NEWSLETTER = "Email from school@school.example: Newsletter from Class 3b"
 
 
 def mail_each_interval(app, text: str, sender: str, count: int, subject: str | None = None) -> list:
     rows = []
     for _ in range(count):
-        rows.append(app.inject_buffered("email", text, {"from": sender,
-                                                        "subject": subject or text.split(": ")[1][:40]}))
+        rows.append(
+            app.inject_buffered("email", text, {"from": sender, "subject": subject or text.split(": ")[1][:40]})
+        )
         app.advance(timedelta(minutes=15))
     return rows
 
@@ -252,8 +301,7 @@ def routine_stages(row) -> list:
     return [s for s in trace.path(row.trace_id) if s.stage == "routine"]
 
 
-def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_the_morning_triage(make_app,
-                                                                                                   serve):
+def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_the_morning_triage(make_app, serve):
     server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
@@ -264,8 +312,7 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     assert len(requests_of(server, "reflex")) == 5, "the sixth is judged by the rules alone"
     assert ReceptorBuffer.get_by_id(sixth.id).scanned_at is not None, "and is not read again"
     [routine] = routine_stages(sixth)
-    assert routine.reason.startswith("routine sender: the model read 5 mails from noreply@parcel.example without "
-                                     "alarm")
+    assert routine.reason.startswith("routine sender: the model read 5 mails from noreply@parcel.example without alarm")
     other = app.inject_buffered("email", CALM, {"from": "tom@example.com"})
     app.advance(timedelta(minutes=15))
     assert [i["buffer_id"] for i in request_items(requests_of(server, "reflex")[-1]["body"])] == [other.id]
@@ -274,12 +321,15 @@ def test_a_routine_senders_next_calm_mail_costs_no_model_call_and_still_reaches_
     assert sixth.id in [i for r in triage_requests(server) for i in ids_asked(r)], "the morning triage reads it"
 
 
-@pytest.mark.parametrize("pressing", [
-    "Email from school@school.example: School closes at 13:00, please collect your children",
-    "Email from school@school.example: The trip is cancelled. Unsubscribe from these updates",
-    "Email from school@school.example: Parents' evening tomorrow at 18:00",
-    "Email from school@school.example: Parents' evening\nSent Tue 05 Jan 2027 10:33\nIt is tomorrow at 18:00.",
-])
+@pytest.mark.parametrize(
+    "pressing",
+    [
+        "Email from school@school.example: School closes at 13:00, please collect your children",
+        "Email from school@school.example: The trip is cancelled. Unsubscribe from these updates",
+        "Email from school@school.example: Parents' evening tomorrow at 18:00",
+        "Email from school@school.example: Parents' evening\nSent Tue 05 Jan 2027 10:33\nIt is tomorrow at 18:00.",
+    ],
+)
 def test_a_routine_senders_mail_with_anything_pressing_in_it_is_read_by_the_model(make_app, serve, pressing):
     server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
@@ -311,30 +361,45 @@ def test_a_sender_who_once_raised_the_alarm_is_no_routine_sender_but_a_calm_subj
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 9, 3))
     school = "school@school.example"
-    [trip] = mail_each_interval(app, f"Email from {school}: Class trip\nURGENT: the coach leaves at 7:00", school, 1,
-                                subject="Class trip")
+    [trip] = mail_each_interval(
+        app, f"Email from {school}: Class trip\nURGENT: the coach leaves at 7:00", school, 1, subject="Class trip"
+    )
     assert "aroused" in stages(trip), "the alarm marks the sender and this subject"
     mail_each_interval(app, NEWSLETTER, school, 5)
     assert len(requests_of(server, "reflex")) == 6
 
-    [reply] = mail_each_interval(app, f"Email from {school}: Re: Newsletter from Class 3b", school, 1,
-                                 subject="RE:  Newsletter from  CLASS 3b")
+    [reply] = mail_each_interval(
+        app, f"Email from {school}: Re: Newsletter from Class 3b", school, 1, subject="RE:  Newsletter from  CLASS 3b"
+    )
     assert len(requests_of(server, "reflex")) == 6, "the newsletter's thread is routine, the alarm was about another"
     assert [s.reason for s in routine_stages(reply)] == [
         f"routine subject: the model read 5 mails 'newsletter from class 3b' from {school} without alarm on that "
-        "subject, and nothing in this one is pressing; no model call"]
+        "subject, and nothing in this one is pressing; no model call"
+    ]
 
     mail_each_interval(app, f"Email from {school}: Lost property\nA blue scarf was found.", school, 1)
     mail_each_interval(app, f"Email from {school}: Class trip\nThe photos are online.", school, 6, subject="Class trip")
     mail_each_interval(app, "Email from other@school.example: Newsletter from Class 3b", "other@school.example", 1)
-    assert len(requests_of(server, "reflex")) == 14, \
+    assert len(requests_of(server, "reflex")) == 14, (
         "a new subject of the sender, the alarmed subject however calm, another sender's newsletter: each read"
+    )
 
 
 def test_triage_keeping_a_mail_as_urgent_marks_its_sender_and_its_subject(make_app, serve):
     blind = {"match": offers("arousal"), "reply": lambda body: call("arousal", buffer_ids=[])}  # the RAS misses it
-    alarmed = {"match": offers("triage"), "reply": lambda body: call("triage", items=[
-        {"buffer_ids": [i["buffer_id"] for i in request_items(body)], "priority": 1, "reason": "a charge to check"}])}
+    alarmed = {
+        "match": offers("triage"),
+        "reply": lambda body: call(
+            "triage",
+            items=[
+                {
+                    "buffer_ids": [i["buffer_id"] for i in request_items(body)],
+                    "priority": 1,
+                    "reason": "a charge to check",
+                }
+            ],
+        ),
+    }
     server = serve(brain(blind, alarmed))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     advance_to(app, at(app, 5, 14, 3))
@@ -363,15 +428,23 @@ def test_the_scan_reads_a_mail_sent_today_without_the_line_saying_when_and_an_ol
 
     def sent(day: str):
         text = f"Email from Tom <tom@mail.example>: Dinner\nSent {day} 16:45\nSee you at 8 tonight?"
-        return buffers.add(channel="email", text=text, dedup_key=day, at=now,
-                           payload={"from": "tom@mail.example", "date": datetime.strptime(
-                               day + " 16:45 +0100", "%a %d %b %Y %H:%M %z").isoformat()})
+        return buffers.add(
+            channel="email",
+            text=text,
+            dedup_key=day,
+            at=now,
+            payload={
+                "from": "tom@mail.example",
+                "date": datetime.strptime(day + " 16:45 +0100", "%a %d %b %Y %H:%M %z").isoformat(),
+            },
+        )
 
     today, last_week = sent(f"{now:%a %d %b %Y}"), sent("Mon 28 Dec 2026")
-    items = json.loads(scan_request([today, last_week], now + timedelta(hours=12), ZoneInfo("Europe/Berlin"))[-1][
-        "content"])["items"]
+    items = json.loads(
+        scan_request([today, last_week], now + timedelta(hours=12), ZoneInfo("Europe/Berlin"))[-1]["content"]
+    )["items"]
     assert [i["snippet"] for i in items] == [
         "Email from Tom <tom@mail.example>: Dinner\nSee you at 8 tonight?",
-        "Email from Tom <tom@mail.example>: Dinner\nSent Mon 28 Dec 2026 16:45\nSee you at 8 tonight?"], \
-        "a week-old mail's 'tonight' is read with the day it was written"
+        "Email from Tom <tom@mail.example>: Dinner\nSent Mon 28 Dec 2026 16:45\nSee you at 8 tonight?",
+    ], "a week-old mail's 'tonight' is read with the day it was written"
     assert {i["untrusted"] for i in items} == {"from your email"}

@@ -9,8 +9,18 @@ from wilson.kernel import redact as redaction
 
 
 def test_a_text_redacted_again_comes_out_as_the_full_redaction_does():
-    pieces = ["role", "deep", "offline rule: none", "tool_calls", "Bearer abcdefgh12345678", "api_key=s3cr3tvalue",
-              "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "inbox 12 priority 0 (message)", "x" * 90, "é"]
+    pieces = [
+        "role",
+        "deep",
+        "offline rule: none",
+        "tool_calls",
+        "Bearer abcdefgh12345678",
+        "api_key=s3cr3tvalue",
+        "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "inbox 12 priority 0 (message)",
+        "x" * 90,
+        "é",
+    ]
     rng = random.Random(5)
     texts = pieces + ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 3))) for _ in range(500)]
     first = [redaction.redact(t) for t in texts]

@@ -30,16 +30,16 @@ def test_every_first_monday_reminder_is_proposed_then_fires_on_first_mondays(mak
 def test_snoozed_task_is_quiet_until_the_snooze_ends_then_follows_up_once(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00")
     now = app.clock.now()
-    task = Task.create(title="File taxes", due=now + timedelta(days=10), created_at=now,
-                       escalation=["7d", "3d", "1d", "due"])
+    task = Task.create(
+        title="File taxes", due=now + timedelta(days=10), created_at=now, escalation=["7d", "3d", "1d", "due"]
+    )
     plan_task(task, now, ["7d", "3d", "1d", "due"], app.config.timezone)
     from actors.proposals.make import propose
     from storage import inbox
 
     row = inbox.add(source="repl", text="snooze taxes", priority=0, at=now)
     inbox.finish(row.id, now)
-    propose(row, [("snooze_task", {"task_id": task.id, "until": "2027-01-13"}, "Snooze")], "repl", now,
-                    app.config)
+    propose(row, [("snooze_task", {"task_id": task.id, "until": "2027-01-13"}, "Snooze")], "repl", now, app.config)
     approve_latest(app)
     assert Task.get_by_id(task.id).status == "snoozed"
     app.advance(timedelta(days=8, hours=12))  # 7d and 3d pass while asleep; it wakes on the 13th
@@ -58,8 +58,7 @@ def test_user_adjusted_escalation_replans_the_follow_ups(make_app):
 
     row = inbox.add(source="repl", text="only remind me the day before", priority=0, at=now)
     inbox.finish(row.id, now)
-    propose(row, [("update_task", {"task_id": task.id, "escalation": "1d"}, "Change")], "repl", now,
-                    app.config)
+    propose(row, [("update_task", {"task_id": task.id, "escalation": "1d"}, "Change")], "repl", now, app.config)
     approve_latest(app)
     app.advance(timedelta(days=25))
     assert [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)] == ["1d"]
@@ -73,8 +72,9 @@ def test_a_reminder_can_be_stopped_in_words_and_then_never_fires_again(make_app)
         approve_latest(app)
     app.say("what are my reminders?")
     app.wait_idle()
-    assert app.user_deliveries()[-1]["text"] == ("Your reminders:\n• call grandma — at 18:00, only on Friday\n"
-                                                 "• water the plants — at 09:00, only on Monday")
+    assert app.user_deliveries()[-1]["text"] == (
+        "Your reminders:\n• call grandma — at 18:00, only on Friday\n• water the plants — at 09:00, only on Monday"
+    )
     app.say("cancel the gym reminder")  # none like it: nothing is proposed
     app.wait_idle()
     assert app.user_deliveries()[-1]["text"].startswith("I couldn't find a reminder about “gym”")
@@ -107,13 +107,24 @@ def test_only_the_users_own_run_may_stop_a_reminder_and_only_a_reminder_of_their
     assert "cancel_reminder" in tools.offered("user") and "cancel_reminder" not in tools.offered("background")
     # a run a mail started, calling it anyway inside a proposal: refused, nothing proposed
     outcome = RunOutcome()
-    answer = handle_call(tools.PROPOSE, {"changes": [{"action": "cancel_reminder", "reminder_id": plants.id}]},
-                         outcome, app.clock.now(), app.config.timezone, origin="background")
+    answer = handle_call(
+        tools.PROPOSE,
+        {"changes": [{"action": "cancel_reminder", "reminder_id": plants.id}]},
+        outcome,
+        app.clock.now(),
+        app.config.timezone,
+        origin="background",
+    )
     assert "error" in answer and not outcome.proposals and outcome.rejected_calls
     # a builtin job, and a snoozed task's comeback (the task's own), are not the user's reminders to stop
     briefing = Schedule.get(Schedule.name == "briefing")
-    comeback = Schedule.create(name="snooze:7:2027-01-09T09:00:00+01:00", cron="", kind="once", text="Pay rent is back",
-                               next_fire_at=app.clock.now())
+    comeback = Schedule.create(
+        name="snooze:7:2027-01-09T09:00:00+01:00",
+        cron="",
+        kind="once",
+        text="Pay rent is back",
+        next_fire_at=app.clock.now(),
+    )
     call = Call(now=app.clock.now(), tz=app.config.timezone)
     for schedule in (briefing, comeback):
         assert "no reminder" in CancelReminder().validate({"reminder_id": schedule.id}, call)
@@ -133,8 +144,12 @@ def test_a_heads_up_within_hours_of_approving_the_task_is_left_out_and_the_due_d
     approve_latest(app)
     rent, gym = (Task.get(Task.title == title) for title in ("Pay rent", "Renew the gym pass"))
     app.advance(timedelta(days=2, hours=2))  # Thursday 10:00
-    fired = {task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)
-                          .order_by(TaskFiring.fired_at)] for task in (rent, gym)}
+    fired = {
+        task.title: [
+            f.window for f in TaskFiring.select().where(TaskFiring.task == task.id).order_by(TaskFiring.fired_at)
+        ]
+        for task in (rent, gym)
+    }
     # the rent's "1d" heads-up (Tuesday 09:00) would come an hour after the user read its date; its day comes
     assert fired["Pay rent"] == ["due", "overdue"]
     assert fired["Renew the gym pass"] == ["1d"]  # two days after approving: not just seen
@@ -152,19 +167,36 @@ def test_windows_of_the_tasks_own_and_approvals_that_show_no_date_keep_every_hea
     plan_task(rent, now, ["1d", "due"], app.config.timezone)  # its 1d heads-up: today 09:00
     row = inbox.add(source="repl", text="note for the rent", priority=0, at=now)
     inbox.finish(row.id, now)
-    propose(row, [("update_task", {"task_id": rent.id, "notes": "IBAN in the lease"}, "Change task: Pay rent")],
-            "repl", now, app.config)
+    propose(
+        row,
+        [("update_task", {"task_id": rent.id, "notes": "IBAN in the lease"}, "Change task: Pay rent")],
+        "repl",
+        now,
+        app.config,
+    )
     approve_latest(app)  # a change of notes: the date was not in the proposal
     bank = Task.create(title="Call the bank", due=now + timedelta(days=2), created_at=now)
     plan_task(bank, now, ["1d", "due"], app.config.timezone)
     row = inbox.add(source="repl", text="call the bank at 3 today, remind me an hour before", priority=0, at=now)
     inbox.finish(row.id, now)
-    propose(row, [("update_task", {"task_id": bank.id, "due": "2027-01-05T15:00:00+01:00", "escalation": "1h"},
-                   "Change task: Call the bank")], "repl", now, app.config)
+    propose(
+        row,
+        [
+            (
+                "update_task",
+                {"task_id": bank.id, "due": "2027-01-05T15:00:00+01:00", "escalation": "1h"},
+                "Change task: Call the bank",
+            )
+        ],
+        "repl",
+        now,
+        app.config,
+    )
     approve_latest(app)  # a window of the task's own, set by the user: theirs even right after approving
     app.advance(timedelta(hours=8))  # Tuesday 16:00
-    fired = {task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)]
-             for task in (rent, bank)}
+    fired = {
+        task.title: [f.window for f in TaskFiring.select().where(TaskFiring.task == task.id)] for task in (rent, bank)
+    }
     assert fired == {"Pay rent": ["1d"], "Call the bank": ["1h"]}
 
 

@@ -76,31 +76,62 @@ def test_the_largest_id_that_fits_reaches_the_approval_actor_and_is_answered(mak
 
 
 NUMBERS = st.one_of(
-    st.integers(min_value=-(10 ** 30), max_value=10 ** 30).map(str),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
     st.integers(min_value=1, max_value=200).map(lambda n: "9" * n),
     st.sampled_from(["0", "-0", "00000000000000000000001", "1e400", "NaN", "inf", "0x10", "#7", "٣", "²", "1_000"]),
 )
 HOSTILE_TEXT = st.one_of(
     st.text(max_size=60),
-    st.text(alphabet=st.characters(max_codepoint=0x9f), max_size=60),  # control characters
+    st.text(alphabet=st.characters(max_codepoint=0x9F), max_size=60),  # control characters
     st.binary(max_size=80).map(lambda b: b.decode("latin-1")),
     st.binary(max_size=80).map(lambda b: b.decode("utf-8", "surrogateescape")),  # lone surrogates
     st.integers(min_value=MAX_LINE - 5, max_value=MAX_LINE + 50).map(lambda n: "y" * n),
 )
-DURATIONS = st.one_of(st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?[smhdw]", fullmatch=True),
-                      st.sampled_from(["5m", "2h", "1d", "1d12h", "0s", "1e9d"]))
-WORDS = ["say", "calendar add", "calendar cancel", "email", "web", "advance", "sync", "approve", "reject",
-         "modify", "trace", "tasks", "topics", "approvals", "memories", "inbox", "outbox", "budget", "now", "help",
-         "wait", "APPROVE", "Say", "frobnicate", ""]
+DURATIONS = st.one_of(
+    st.from_regex(r"-?[0-9]{1,25}(\.[0-9]{1,3})?[smhdw]", fullmatch=True),
+    st.sampled_from(["5m", "2h", "1d", "1d12h", "0s", "1e9d"]),
+)
+WORDS = [
+    "say",
+    "calendar add",
+    "calendar cancel",
+    "email",
+    "web",
+    "advance",
+    "sync",
+    "approve",
+    "reject",
+    "modify",
+    "trace",
+    "tasks",
+    "topics",
+    "approvals",
+    "memories",
+    "inbox",
+    "outbox",
+    "budget",
+    "now",
+    "help",
+    "wait",
+    "APPROVE",
+    "Say",
+    "frobnicate",
+    "",
+]
 
 
 @st.composite
 def repl_lines(draw) -> str:
     word = draw(st.sampled_from(WORDS))
     if word in ("approve", "reject", "modify", "APPROVE"):
-        tail = draw(st.one_of(NUMBERS, st.tuples(NUMBERS, NUMBERS).map(" ".join),
-                              st.tuples(NUMBERS, st.lists(NUMBERS, max_size=4).map(",".join)).map(" ".join),
-                              HOSTILE_TEXT))
+        tail = draw(
+            st.one_of(
+                NUMBERS,
+                st.tuples(NUMBERS, NUMBERS).map(" ".join),
+                st.tuples(NUMBERS, st.lists(NUMBERS, max_size=4).map(",".join)).map(" ".join),
+                HOSTILE_TEXT,
+            )
+        )
     elif word == "advance":
         tail = draw(st.one_of(DURATIONS, NUMBERS, HOSTILE_TEXT))
     elif word == "calendar add":
@@ -189,8 +220,9 @@ def test_approve_or_reject_alone_answers_the_newest_proposal_as_a_yes_or_a_no_in
     app = make_app(start="2027-01-05T08:00:00+01:00")
     repl = Repl(app, out=io.StringIO())
     assert run(repl, "approve") == (True, "")  # not "approve ID": said to Wilson, who has nothing to approve
-    assert app.user_deliveries()[-1]["text"].endswith("There's no proposal of mine waiting for an answer, "
-                                                      "so nothing was changed.")
+    assert app.user_deliveries()[-1]["text"].endswith(
+        "There's no proposal of mine waiting for an answer, so nothing was changed."
+    )
     for text in ("I have a dentist appointment on 20 Jan", "add pay rent by Friday"):
         run(repl, text)
     dentist, rent = Approval.select().order_by(Approval.id)
@@ -216,8 +248,16 @@ def test_wilson_trace_alone_lists_the_latest_paths_each_with_when_and_its_first_
 
 
 def test_a_sentence_that_starts_with_a_commands_word_is_said_to_wilson():
-    for line in ("show my tasks", "approve all but the insurance", "reject the packing one", "forget it",
-                 "approve it", "modify the plan please", "revive the old plan", "show tasks"):
+    for line in (
+        "show my tasks",
+        "approve all but the insurance",
+        "reject the packing one",
+        "forget it",
+        "approve it",
+        "modify the plan please",
+        "revive the old plan",
+        "show tasks",
+    ):
         assert parse(line) == parse(f"say {line}"), line
     # a number after the word is the command, and a command mistyped is still told how to write it
     assert parse("approve 3 1,2").name == "approve" and parse("modify 3 make it Friday").name == "modify"

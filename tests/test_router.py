@@ -115,9 +115,15 @@ def test_a_note_that_needs_the_planner_is_handed_on_and_one_that_does_not_stays_
 
 
 def follow_up(app, window: str) -> Inbox:
-    row = inbox.add(source="tick", kind="deadline", origin="background", priority=1, at=app.clock.now(),
-                    text="Book flights", payload={"title": "Book flights", "window": window,
-                                                   "due": (app.clock.now() + timedelta(days=7)).isoformat()})
+    row = inbox.add(
+        source="tick",
+        kind="deadline",
+        origin="background",
+        priority=1,
+        at=app.clock.now(),
+        text="Book flights",
+        payload={"title": "Book flights", "window": window, "due": (app.clock.now() + timedelta(days=7)).isoformat()},
+    )
     app.supervisor.tell("cortex", InboxReady())
     assert app.wait_idle()
     return Inbox.get_by_id(row.id)
@@ -140,32 +146,60 @@ def test_an_overdue_task_alone_is_phrased_from_its_template_too(wilson):
     assert routed(row) == ["template: deadline follow-up from a template (nothing to judge)"]
 
 
-@pytest.mark.parametrize("text, route", [
-    ("hello", "fast"), ("Thanks!", "template"), ("what did I miss?", "template"), ("what happened?", "fast"), ("good morning", "fast"), ("what's on my calendar today?", "fast"),
-    ("plan my trip", "deep"),
-    # one note, task or reminder goes to the fast role with the tools of a note ...
-    ("add milk to my list", "fast"), ("remind me to call mum at 5", "fast"), ("note to self: buy milk", "fast"),
-    ("Remind me tomorrow at 9 to water the plants", "fast"), ("put oat milk on my shopping list", "fast"),
-    # ... but not a plan, mail, a repeat or a change to what exists, nor a look at what is due
-    ("remind me to book the flights", "deep"), ("note to self: email the landlord", "deep"),
-    ("remind me every day at 8 to take my pills", "deep"), ("remind me to pack and then plan the trip", "deep"),
-    ("note to self: move the dentist to Friday", "deep"), ("remind me what's due this week", "fast"),
-    ("note: the dinner with Anna is cancelled", "deep"), ("remind me on Mondays to put the bins out", "deep"),
-    ("remind me at 9 on weekdays to stretch", "deep"), ("remind me to buy milk, call mum and pay the rent", "deep"),
-    ("put milk on my shopping list and the bins out", "deep"), ("note to self: text Anna happy birthday", "deep"),
-    ("note to self: I'm sick today, tell my boss", "deep"), ("memo to Sarah: the report is late", "deep"),
-    ("remind me at 8am and 8pm to take pills", "deep"), ("Note to self - buy milk", "fast"),
-    ("Note: any news from the school?", "fast"), ("memo: when's the dentist?", "fast"),
-    ("hello, please book a table for two at 8", "deep"), ("the boiler is making a noise again", "deep"),
-    ("when do I pay the car insurance?", "fast"),
-    # the user saying how or where they are, and nothing more, is routine (with a phone's apostrophe too) ...
-    ("I'm tired today", "fast"), ("I\u2019m tired today", "fast"), ("heading out, back at 6", "fast"),
-    ("just got home", "fast"), ("I'm busy this afternoon", "fast"),
-    # ... but not when it asks for something, or tells of something to plan
-    ("I'm sick, let my boss know I won't be in", "deep"), ("I'm going to bed, wake me at 7", "deep"),
-    ("I'm busy all day tomorrow, push my meetings", "deep"), ("I'm flying to Berlin on Friday", "deep"),
-    ("I'm moving house next month", "deep"), ("I'm having surgery on the 12th", "deep"),
-    ("I'm worried my passport expires in May", "deep")])
+@pytest.mark.parametrize(
+    "text, route",
+    [
+        ("hello", "fast"),
+        ("Thanks!", "template"),
+        ("what did I miss?", "template"),
+        ("what happened?", "fast"),
+        ("good morning", "fast"),
+        ("what's on my calendar today?", "fast"),
+        ("plan my trip", "deep"),
+        # one note, task or reminder goes to the fast role with the tools of a note ...
+        ("add milk to my list", "fast"),
+        ("remind me to call mum at 5", "fast"),
+        ("note to self: buy milk", "fast"),
+        ("Remind me tomorrow at 9 to water the plants", "fast"),
+        ("put oat milk on my shopping list", "fast"),
+        # ... but not a plan, mail, a repeat or a change to what exists, nor a look at what is due
+        ("remind me to book the flights", "deep"),
+        ("note to self: email the landlord", "deep"),
+        ("remind me every day at 8 to take my pills", "deep"),
+        ("remind me to pack and then plan the trip", "deep"),
+        ("note to self: move the dentist to Friday", "deep"),
+        ("remind me what's due this week", "fast"),
+        ("note: the dinner with Anna is cancelled", "deep"),
+        ("remind me on Mondays to put the bins out", "deep"),
+        ("remind me at 9 on weekdays to stretch", "deep"),
+        ("remind me to buy milk, call mum and pay the rent", "deep"),
+        ("put milk on my shopping list and the bins out", "deep"),
+        ("note to self: text Anna happy birthday", "deep"),
+        ("note to self: I'm sick today, tell my boss", "deep"),
+        ("memo to Sarah: the report is late", "deep"),
+        ("remind me at 8am and 8pm to take pills", "deep"),
+        ("Note to self - buy milk", "fast"),
+        ("Note: any news from the school?", "fast"),
+        ("memo: when's the dentist?", "fast"),
+        ("hello, please book a table for two at 8", "deep"),
+        ("the boiler is making a noise again", "deep"),
+        ("when do I pay the car insurance?", "fast"),
+        # the user saying how or where they are, and nothing more, is routine (with a phone's apostrophe too) ...
+        ("I'm tired today", "fast"),
+        ("I\u2019m tired today", "fast"),
+        ("heading out, back at 6", "fast"),
+        ("just got home", "fast"),
+        ("I'm busy this afternoon", "fast"),
+        # ... but not when it asks for something, or tells of something to plan
+        ("I'm sick, let my boss know I won't be in", "deep"),
+        ("I'm going to bed, wake me at 7", "deep"),
+        ("I'm busy all day tomorrow, push my meetings", "deep"),
+        ("I'm flying to Berlin on Friday", "deep"),
+        ("I'm moving house next month", "deep"),
+        ("I'm having surgery on the 12th", "deep"),
+        ("I'm worried my passport expires in May", "deep"),
+    ],
+)
 def test_the_router_sends_only_routine_chat_to_the_fast_role(text, route):
     row = Inbox(origin="user", kind="message", text=text, payload={})
     assert choose_route(row)[0] == route

@@ -43,8 +43,9 @@ def restart_actor(app, name: str) -> None:
 # A slow model is not a hung actor -----------------------------------------------------------------
 def test_a_16_second_model_call_with_default_settings_runs_once(make_app):
     """Default watchdog (every 10 s) and budgets: one cortex, one proposal, one deep call."""
-    server = ScriptedServer([{"match": lambda body, headers: True, "latency_ms": 16_000,
-                              "reply": model(planner)[0]["reply"]}])
+    server = ScriptedServer(
+        [{"match": lambda body, headers: True, "latency_ms": 16_000, "reply": model(planner)[0]["reply"]}]
+    )
     server.start()
     try:
         app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}, watchdog=True)
@@ -80,16 +81,20 @@ def test_a_really_hung_run_is_replaced_and_its_row_run_once_more(make_app):
     server = ScriptedServer(model(planner))
     server.start()
     try:
-        app = make_app(llm=server.base_url, watchdog=True,
-                       env={"WILSON_LLM_MODEL": "m", "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "0.1"})
+        app = make_app(
+            llm=server.base_url,
+            watchdog=True,
+            env={"WILSON_LLM_MODEL": "m", "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "0.1"},
+        )
         really_hung(app)
     finally:
         server.stop()
 
 
 def really_hung(app) -> None:
-    app.supervisor.specs = [ActorSpec(s.name, HangOnceCortex, s.kwargs) if s.name == "cortex-realtime" else s
-                            for s in app.supervisor.specs]
+    app.supervisor.specs = [
+        ActorSpec(s.name, HangOnceCortex, s.kwargs) if s.name == "cortex-realtime" else s for s in app.supervisor.specs
+    ]
     restart_actor(app, "cortex-realtime")
     hung = app.supervisor.ref("cortex-realtime")
 
@@ -152,12 +157,12 @@ def test_a_press_made_while_the_gate_restarts_is_applied_once(scripted):
 def test_huge_numbers_in_a_decision_get_an_answer_and_the_gate_lives(scripted):
     app, server = scripted(planner)
     gate = app.supervisor.ref("approval")
-    app.decide(2 ** 63 - 1, "approve")
-    app.decide(1, "approve", items=(10 ** 30,))
+    app.decide(2**63 - 1, "approve")
+    app.decide(1, "approve", items=(10**30,))
     assert app.wait_idle()
     assert app.supervisor.ref("approval") is gate and gate.is_alive()
     answers = [d["text"] for d in app.user_deliveries()]
-    assert answers[0] == f"I don't know proposal {2 ** 63 - 1}."
+    assert answers[0] == f"I don't know proposal {2**63 - 1}."
     assert answers[1] == "I don't know proposal 1."
 
 
@@ -184,8 +189,9 @@ def test_a_decision_that_breaks_the_gate_is_answered_and_the_gate_lives(scripted
     approval = propose(app)
     gate = app.supervisor.ref("approval")
     # a stored decision the gate cannot apply (item numbers that are no numbers, say from an older version)
-    broken = decisions.record(approval_id=approval.id, action="approve", user_id="owner", channel="repl",
-                              at=app.clock.now())
+    broken = decisions.record(
+        approval_id=approval.id, action="approve", user_id="owner", channel="repl", at=app.clock.now()
+    )
     DecisionRow.update(items={"flights": 1}).where(DecisionRow.id == broken.id).execute()
     app.supervisor.tell("approval", DecisionRecorded(broken.id))
     assert app.wait_idle()

@@ -37,8 +37,13 @@ URL_USER, URL_PASSWORD = "wilson", "Wombat-9913-Lyrebird"
 TELEGRAM_TOKEN = "987654321:AAH-redaction_test_token-0123456789"
 CALDAV_PASSWORD = "Numbat-5521-Kiwi"
 OWNER = 3003
-SECRETS = [API_KEY, URL_PASSWORD, TELEGRAM_TOKEN, CALDAV_PASSWORD,
-           base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode()]
+SECRETS = [
+    API_KEY,
+    URL_PASSWORD,
+    TELEGRAM_TOKEN,
+    CALDAV_PASSWORD,
+    base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode(),
+]
 
 
 class EchoingModelServer(ScriptedServer):
@@ -59,8 +64,15 @@ class EchoingModelServer(ScriptedServer):
                 self.refuse[role] -= 1
         if not refuse:
             return super().answer(body, raw, headers)
-        text = json.dumps({"error": {"message": f"Incorrect API key provided: {API_KEY}",
-                                     "received": headers.get("authorization"), "type": "invalid_request_error"}})
+        text = json.dumps(
+            {
+                "error": {
+                    "message": f"Incorrect API key provided: {API_KEY}",
+                    "received": headers.get("authorization"),
+                    "type": "invalid_request_error",
+                }
+            }
+        )
         with self._refuse_lock:
             self.refused.append(text)
         return 401, text.encode(), {}
@@ -75,12 +87,18 @@ def restore_logging():
 
 def environment(model: EchoingModelServer, fake: FakeTelegram) -> dict[str, str]:
     port = model.base_url.split("://", 1)[1]
-    return {"WILSON_LLM_BASE_URL": f"http://{URL_USER}:{URL_PASSWORD}@{port}",
-            "WILSON_LLM_API_KEY": API_KEY, "WILSON_LLM_RETRIES": "0",
-            "WILSON_TELEGRAM_TOKEN": TELEGRAM_TOKEN, "WILSON_TELEGRAM_BASE_URL": fake.base_url,
-            "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER), "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
-            "WILSON_CALENDAR_CALDAV_PASSWORD": CALDAV_PASSWORD,
-            "WILSON_CORE_QUIET_HOURS": "off", "WILSON_CORE_TIMEZONE": "Europe/Berlin"}
+    return {
+        "WILSON_LLM_BASE_URL": f"http://{URL_USER}:{URL_PASSWORD}@{port}",
+        "WILSON_LLM_API_KEY": API_KEY,
+        "WILSON_LLM_RETRIES": "0",
+        "WILSON_TELEGRAM_TOKEN": TELEGRAM_TOKEN,
+        "WILSON_TELEGRAM_BASE_URL": fake.base_url,
+        "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
+        "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
+        "WILSON_CALENDAR_CALDAV_PASSWORD": CALDAV_PASSWORD,
+        "WILSON_CORE_QUIET_HOURS": "off",
+        "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+    }
 
 
 def every_row(path: Path) -> list[str]:
@@ -125,8 +143,11 @@ def test_no_secret_in_logs_traces_tables_files_or_cli_output(tmp_path, monkeypat
         assert app.wait_idle(30)
         assert any("can't think right now" in d["text"] for d in app.user_deliveries())
 
-        app.inject_buffered("email", "Email from ada@example.com: Lunch\nFriday at noon?",
-                            {"from": "ada@example.com", "subject": "Lunch"})
+        app.inject_buffered(
+            "email",
+            "Email from ada@example.com: Lunch\nFriday at noon?",
+            {"from": "ada@example.com", "subject": "Lunch"},
+        )
         app.sync()  # triage asks the fast model, whose first answer is the echoing 401 too
         assert app.wait_idle(30)
 
@@ -176,32 +197,40 @@ def test_no_secret_in_logs_traces_tables_files_or_cli_output(tmp_path, monkeypat
     assert [(name, s) for name, data in raw for s in SECRETS if s.encode() in data] == []
 
 
-@pytest.mark.parametrize("text, secret", [
-    ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
-    ("authorization: Basic dTpwYXNzd29yZA==", "dTpwYXNzd29yZA=="),
-    ("cannot connect to http://bob:hunter2@127.0.0.1:8080/v1", "hunter2"),
-    ("GET http://127.0.0.1:8081/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
-     "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
-    ('{"error": "Incorrect API key provided: sk-proj-abcdefghijklmnop1234"}', "abcdefghijklmnop1234"),
-    ("url?api_key=s3cr3tvalue&page=2", "s3cr3tvalue"),
-    ('{"password": "correct horse"}', "correct"),
-    ("X-Api-Key: q1w2e3r4t5", "q1w2e3r4t5"),
-    ("a key nobody registered: Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq", "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq"),
-    ("github ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c838347Ae178B4a"),
-])
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"),
+        ("authorization: Basic dTpwYXNzd29yZA==", "dTpwYXNzd29yZA=="),
+        ("cannot connect to http://bob:hunter2@127.0.0.1:8080/v1", "hunter2"),
+        (
+            "GET http://127.0.0.1:8081/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
+        ('{"error": "Incorrect API key provided: sk-proj-abcdefghijklmnop1234"}', "abcdefghijklmnop1234"),
+        ("url?api_key=s3cr3tvalue&page=2", "s3cr3tvalue"),
+        ('{"password": "correct horse"}', "correct"),
+        ("X-Api-Key: q1w2e3r4t5", "q1w2e3r4t5"),
+        ("a key nobody registered: Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq", "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq"),
+        ("github ghp_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c838347Ae178B4a"),
+    ],
+)
 def test_secret_shapes_are_masked_without_registration(text, secret):
     assert secret not in redact(text)
     assert "***" in redact(text)
 
 
-@pytest.mark.parametrize("text", [
-    "deep default answered: 1 tool calls, 120+30 tokens",
-    "no Telegram token configured; Basic authentication required",
-    "[3f2a9c1b7d4e] routed by thalamus: inbox priority 0 from repl",
-    "dedup email:0123456789abcdef0123456789abcdef, uid 550e8400-e29b-41d4-a716-446655440000",
-    "deep (http://127.0.0.1:11434/v1, model qwen2.5:7b-instruct): reachable",
-    "mail from bob@example.com about http://example.com/a?b=c@d",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deep default answered: 1 tool calls, 120+30 tokens",
+        "no Telegram token configured; Basic authentication required",
+        "[3f2a9c1b7d4e] routed by thalamus: inbox priority 0 from repl",
+        "dedup email:0123456789abcdef0123456789abcdef, uid 550e8400-e29b-41d4-a716-446655440000",
+        "deep (http://127.0.0.1:11434/v1, model qwen2.5:7b-instruct): reachable",
+        "mail from bob@example.com about http://example.com/a?b=c@d",
+    ],
+)
 def test_ordinary_text_is_left_alone(text):
     assert redact(text) == text
 
@@ -215,17 +244,40 @@ def _every_shape(text: str) -> str:
 
 def test_the_shortcut_past_the_shapes_never_lets_a_secret_through():
     # the shapes' own examples, cut and glued at random with ordinary text, in every case
-    pieces = ["Authorization: Bearer abcdefgh12345678", "bearer abcdefgh12345678", "BEARER xyzxyzxy", "bearer abcd1234",
-              "authorization=token q1w2e3r4", "http://bob:hunter2@127.0.0.1:8080/v1", "ftp://tok@host",
-              "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "sk-proj-abcdefghijklmnop1234",
-              "api_key=s3cr3tvalue", "X-Api-Key: q1w2e3r4t5", "Token: abc", '"password": "correct horse"', "pwd:x", "ghp_16C7e42F292c6912E7710c838347Ae1",
-              "xoxb-1234567890ab", "AKIAABCDEFGHIJKL", "hf_abcdefghijklmn", "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq",
-              "inbox 12 priority 0 (message)", "reply on repl", "outbox 7", "a/b/c", "+/=-_", " ", "\n", "é"]
+    pieces = [
+        "Authorization: Bearer abcdefgh12345678",
+        "bearer abcdefgh12345678",
+        "BEARER xyzxyzxy",
+        "bearer abcd1234",
+        "authorization=token q1w2e3r4",
+        "http://bob:hunter2@127.0.0.1:8080/v1",
+        "ftp://tok@host",
+        "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "sk-proj-abcdefghijklmnop1234",
+        "api_key=s3cr3tvalue",
+        "X-Api-Key: q1w2e3r4t5",
+        "Token: abc",
+        '"password": "correct horse"',
+        "pwd:x",
+        "ghp_16C7e42F292c6912E7710c838347Ae1",
+        "xoxb-1234567890ab",
+        "AKIAABCDEFGHIJKL",
+        "hf_abcdefghijklmn",
+        "Zk3mQ9xT2vLp8RwN5yHc1BaJ6dFgE4sU7oIq",
+        "inbox 12 priority 0 (message)",
+        "reply on repl",
+        "outbox 7",
+        "a/b/c",
+        "+/=-_",
+        " ",
+        "\n",
+        "é",
+    ]
     rng = random.Random(21)
     texts = list(pieces)
     for _ in range(3000):
         parts = [rng.choice(pieces) for _ in range(rng.randint(1, 3))]
-        text = "".join(p[rng.randint(0, len(p)):] if rng.random() < 0.3 else p for p in parts)
+        text = "".join(p[rng.randint(0, len(p)) :] if rng.random() < 0.3 else p for p in parts)
         texts.append(text.upper() if rng.random() < 0.2 else text)
     assert [t for t in texts if redact(t) != _every_shape(t)] == []
     assert sum(redact(t) != t for t in texts) > 1000  # the corpus does hold secrets for the shapes to find
@@ -238,8 +290,13 @@ def test_registered_secrets_are_masked_also_when_percent_encoded():
 
 
 def test_credentials_in_a_configured_url_count_as_secrets(tmp_path):
-    config = load(tmp_path, environ={"WILSON_LLM_BASE_URL": "http://ann:Dingo-4477@10.0.0.2:8080/v1",
-                                     "WILSON_LLM_API_KEY": "key-Bilby-0042"})
+    config = load(
+        tmp_path,
+        environ={
+            "WILSON_LLM_BASE_URL": "http://ann:Dingo-4477@10.0.0.2:8080/v1",
+            "WILSON_LLM_API_KEY": "key-Bilby-0042",
+        },
+    )
     secrets = config.secrets()
     assert "key-Bilby-0042" in secrets and "Dingo-4477" in secrets and "ann:Dingo-4477" in secrets
     assert base64.b64encode(b"ann:Dingo-4477").decode() in secrets
@@ -268,8 +325,10 @@ def test_a_logged_exception_is_redacted_but_left_intact(restore_logging):
 def test_library_log_records_reach_the_sink_redacted(restore_logging):
     lines: list[str] = []
     setup_logging(["Quoll-6610"], sink=lines.append, level="DEBUG")
-    logging.getLogger("telegram.ext").warning("request to %s failed", "https://x.example/bot123456789:"
-                                              "AAH-abcdefghijklmnopqrstuvwxyz0123/getMe, key Quoll-6610")
+    logging.getLogger("telegram.ext").warning(
+        "request to %s failed",
+        "https://x.example/bot123456789:AAH-abcdefghijklmnopqrstuvwxyz0123/getMe, key Quoll-6610",
+    )
     logging.getLogger("httpx").info("HTTP Request: below WARNING, left to the library's own level")
     text = "".join(lines)
     assert "telegram.ext: request to https://x.example/bot***/getMe, key ***" in text

@@ -28,8 +28,9 @@ def test_a_sender_is_known_by_address_in_lower_case_never_by_name_alone():
 
 def test_calm_reads_count_up_and_make_a_sender_routine_after_enough(any_db):
     for n in range(4):
-        senders.read_calmly(read("a@x.example", "b@x.example") if n == 0 else read("a@x.example"),
-                            NOW + timedelta(hours=n))
+        senders.read_calmly(
+            read("a@x.example", "b@x.example") if n == 0 else read("a@x.example"), NOW + timedelta(hours=n)
+        )
     assert senders.routine({"a@x.example", "b@x.example"}, 4, NOW - timedelta(days=60)) == {"a@x.example": 4}
     assert senders.routine({"a@x.example"}, 5, NOW - timedelta(days=60)) == {}
     row = MailSender.get(MailSender.address == "a@x.example")
@@ -61,8 +62,9 @@ def test_a_subject_read_calmly_often_enough_is_routine_though_its_sender_once_ra
     senders.alarmed({closing}, NOW)
     since = NOW - timedelta(days=60)
     assert senders.routine({"school@x.example"}, 5, since) == {}
-    assert senders.routine_subjects({letter, closing, ("other@x.example", "newsletter")}, 5, since) == {letter: 5}, \
+    assert senders.routine_subjects({letter, closing, ("other@x.example", "newsletter")}, 5, since) == {letter: 5}, (
         "counted per sender and subject; the alarm marks its own subject only"
+    )
     assert senders.routine_subjects({letter}, 6, since) == {} and senders.routine_subjects({letter}, 0, since) == {}
     assert senders.routine_subjects({letter}, 5, NOW + timedelta(seconds=1)) == {}, "no read since then"
     assert senders.routine_subjects({("school@x.example", "")}, 1, since) == {}, "no subject, no subject's count"
@@ -90,8 +92,9 @@ def test_a_bulk_sender_is_droppable_after_enough_drops_in_a_row_until_a_keep_or_
     row = BulkSender.get(BulkSender.address == offers)
     assert (row.dropped, row.read_at, row.kept_at) == (0, later, later), "a kept one in the answer wins"
     senders.bulk_triaged([(offers, False)] * 6, NOW + timedelta(days=2))
-    assert senders.droppable({offers}, 5, NOW + timedelta(days=2) - timedelta(days=60)) == {}, \
+    assert senders.droppable({offers}, 5, NOW + timedelta(days=2) - timedelta(days=60)) == {}, (
         "it kept one within the window"
+    )
     assert senders.droppable({offers}, 5, later + timedelta(seconds=1)) == {offers: 6}, "a keep before it is past"
 
 

@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import ROOT
 from wilson.app import cli, service
 
-ODD_HOME = Path("/tmp/wilson home/100% \"quoted\"")
+ODD_HOME = Path('/tmp/wilson home/100% "quoted"')
 ARGV = service.command(sys.executable)
 
 
@@ -62,8 +62,14 @@ def verify(tmp_path: Path, unit: str) -> subprocess.CompletedProcess:
     runtime.mkdir(mode=0o700, exist_ok=True)
     # a user manager needs a runtime directory, which a machine without a login session lacks
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    return subprocess.run(["systemd-analyze", "verify", "--user", str(path)], capture_output=True, text=True,
-                          timeout=60, env=env, cwd=tmp_path)
+    return subprocess.run(
+        ["systemd-analyze", "verify", "--user", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here")
@@ -85,14 +91,23 @@ def test_launchd_plist_parses_and_keeps_the_agent_alive_on_failure(tmp_path):
     program = agent["ProgramArguments"]
     assert program[:2] == ["/bin/sh", "-c"] and program[4:] == ARGV  # Wilson's argv passes as "$@", unparsed
     # the wrapper reads service.env and execs the command it was given, with odd paths intact
-    (tmp_path / "service.env").write_text("# a comment\nWILSON_CORE_USER_NAME=Ann Lee\nnot a line\n"
-                                          "BAD NAME=x\nWILSON_LLM_API_KEY=$(touch pwned)")  # no newline at the end
-    shown = subprocess.run(program[:4] + [sys.executable, "-c",
-                                          "import os, sys; print(os.environ['WILSON_CORE_USER_NAME'], sys.argv[1], "
-                                          "os.environ['WILSON_LLM_API_KEY'])",
-                                          "/a b/50% \"x\""],
-                           env={"WILSON_ENV_FILE": str(tmp_path / "service.env"), "PATH": os.environ["PATH"]},
-                           capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    (tmp_path / "service.env").write_text(
+        "# a comment\nWILSON_CORE_USER_NAME=Ann Lee\nnot a line\nBAD NAME=x\nWILSON_LLM_API_KEY=$(touch pwned)"
+    )  # no newline at the end
+    shown = subprocess.run(
+        program[:4]
+        + [
+            sys.executable,
+            "-c",
+            "import os, sys; print(os.environ['WILSON_CORE_USER_NAME'], sys.argv[1], os.environ['WILSON_LLM_API_KEY'])",
+            '/a b/50% "x"',
+        ],
+        env={"WILSON_ENV_FILE": str(tmp_path / "service.env"), "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
     assert shown.stdout == 'Ann Lee /a b/50% "x" $(touch pwned)\n', shown.stderr
     assert not (tmp_path / "pwned").exists()  # values are text, as systemd reads them, never run
 
@@ -111,8 +126,11 @@ def stand_in(bin_dir: Path, name: str, log: Path, *, fail_with: str = "", stdout
 
 
 def environ_for(tmp_path: Path, bin_dir: Path) -> dict:
-    return {"HOME": str(tmp_path / "user"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-            "PATH": f"{bin_dir}:/usr/bin:/bin" if bin_dir.exists() else str(bin_dir)}
+    return {
+        "HOME": str(tmp_path / "user"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "PATH": f"{bin_dir}:/usr/bin:/bin" if bin_dir.exists() else str(bin_dir),
+    }
 
 
 def test_install_writes_the_unit_enables_it_and_uninstall_removes_it(tmp_path):
@@ -123,8 +141,10 @@ def test_install_writes_the_unit_enables_it_and_uninstall_removes_it(tmp_path):
     unit = tmp_path / "xdg" / "systemd" / "user" / "wilson.service"
     assert installed.code == 0, installed.lines
     assert unit.read_text() == service.systemd_unit(service.command(), home, service.project_root())
-    assert log.read_text().splitlines() == ["systemctl --user daemon-reload",
-                                            "systemctl --user enable --now wilson.service"]
+    assert log.read_text().splitlines() == [
+        "systemctl --user daemon-reload",
+        "systemctl --user enable --now wilson.service",
+    ]
     env_file = home / "service.env"
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600  # where the token goes: only the user reads it
     assert any("journalctl --user -u wilson" in line for line in installed.lines)
@@ -204,9 +224,15 @@ def test_the_command_the_unit_runs_starts_without_a_terminal_and_stops_on_sigter
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env.update(WILSON_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(command, cwd=service.project_root(),
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        command,
+        cwd=service.project_root(),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         selector = selectors.DefaultSelector()
         selector.register(proc.stdout, selectors.EVENT_READ)

@@ -49,8 +49,9 @@ def quiet_background(ctx, body):
 def test_the_built_in_skills_are_the_entry_points_setup_cfg_registers():
     parsed = configparser.ConfigParser()
     parsed.read(ROOT / "setup.cfg")
-    registered = dict(line.split(" = ") for line in
-                      parsed["options.entry_points"]["wilson.skills"].strip().splitlines())
+    registered = dict(
+        line.split(" = ") for line in parsed["options.entry_points"]["wilson.skills"].strip().splitlines()
+    )
     assert registered == skills.BUILTIN
     found = {s.name: s for s in skills.installed()}
     assert {"tasks", "reminders", "calendar", "telegram"} <= set(found)
@@ -70,10 +71,12 @@ def test_the_built_in_skills_are_the_entry_points_setup_cfg_registers():
 def test_a_mutation_runs_only_for_an_item_the_gate_claimed(db):
     tz = ZoneInfo("Europe/Berlin")
     at = datetime(2027, 1, 5, 8, tzinfo=timezone.utc)
-    approval = Approval.create(trace_id="t", approver="owner", channel="repl", nonce="n", created_at=at,
-                               expires_at=at + timedelta(days=1))
-    item = ApprovalItem.create(approval=approval, position=1, tool="create_task", args={"title": "Sneak in"},
-                               description="New task: Sneak in")
+    approval = Approval.create(
+        trace_id="t", approver="owner", channel="repl", nonce="n", created_at=at, expires_at=at + timedelta(days=1)
+    )
+    item = ApprovalItem.create(
+        approval=approval, position=1, tool="create_task", args={"title": "Sneak in"}, description="New task: Sneak in"
+    )
     with pytest.raises(tools.NotApproved):
         tools.execute_approved(item, "owner", at, tz, {})
     with pytest.raises(ValueError, match="unknown read tool"):
@@ -82,7 +85,8 @@ def test_a_mutation_runs_only_for_an_item_the_gate_claimed(db):
 
 
 def test_a_third_party_skills_mutation_waits_for_approval_and_its_receptor_goes_through_the_thalamus(
-        notes_installed, scripted, tmp_path):
+    notes_installed, scripted, tmp_path
+):
     folder = tmp_path / "notes"
     folder.mkdir()
 
@@ -102,7 +106,9 @@ def test_a_third_party_skills_mutation_waits_for_approval_and_its_receptor_goes_
     (row,) = ReceptorBuffer.select().where(ReceptorBuffer.channel == "notes")
     assert row.text == "Buy oat milk before Friday" and row.processed_at is not None and row.outcome == "inbox"
     assert ("routed", "thalamus") in {(t.stage, t.actor) for t in Trace.select().where(Trace.trace_id == row.trace_id)}
-    triage = [r["body"] for r in server.requests if "triage" in {t["function"]["name"] for t in r["body"].get("tools") or []}]
+    triage = [
+        r["body"] for r in server.requests if "triage" in {t["function"]["name"] for t in r["body"].get("tools") or []}
+    ]
     assert any("Buy oat milk before Friday" in json.dumps(body) for body in triage)
 
     # the tools: offered with the built-in ones, the read runs at once, the write becomes a proposal
@@ -117,7 +123,11 @@ def test_a_third_party_skills_mutation_waits_for_approval_and_its_receptor_goes_
     assert proposed["status"] == "proposed"
     approval = Approval.get(Approval.inbox_id == asked.id)
     (item,) = approval.items
-    assert (item.tool, item.status, item.description) == ("write_note", "pending", "Write the note “groceries”: oat milk, bread")
+    assert (item.tool, item.status, item.description) == (
+        "write_note",
+        "pending",
+        "Write the note “groceries”: oat milk, bread",
+    )
     assert not (folder / "written").exists() and not Outbox.select().where(Outbox.channel == "notes").exists()
 
     app.decide(approval.id, "approve")
@@ -129,7 +139,8 @@ def test_a_third_party_skills_mutation_waits_for_approval_and_its_receptor_goes_
 
 
 def test_a_skill_turned_off_offers_nothing_starts_nothing_and_its_old_proposal_fails_honestly(
-        notes_installed, scripted, tmp_path):
+    notes_installed, scripted, tmp_path
+):
     folder = tmp_path / "notes"
     folder.mkdir()
 
@@ -144,10 +155,21 @@ def test_a_skill_turned_off_offers_nothing_starts_nothing_and_its_old_proposal_f
     assert not offered & {"list_notes", "write_note", "calendar_lookup"} and "create_task" in offered
 
     now = app.clock.now()
-    approval = Approval.create(trace_id="old", approver="owner", channel="repl", nonce="n0nce", created_at=now,
-                               expires_at=now + timedelta(days=1))
-    ApprovalItem.create(approval=approval, position=1, tool="write_note", args={"title": "x", "text": "y"},
-                        description="Write the note “x”: y")
+    approval = Approval.create(
+        trace_id="old",
+        approver="owner",
+        channel="repl",
+        nonce="n0nce",
+        created_at=now,
+        expires_at=now + timedelta(days=1),
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool="write_note",
+        args={"title": "x", "text": "y"},
+        description="Write the note “x”: y",
+    )
     app.decide(approval.id, "approve")
     assert app.wait_idle()
     assert any("Could not do:" in t and "the notes skill is turned off" in t for t in user_texts(app))
@@ -162,12 +184,12 @@ def test_a_skills_config_section_is_checked_like_a_built_in_one(notes_installed,
     with pytest.raises(configmod.ConfigError, match="notes.poll"):
         configmod.load(tmp_path / "home", environ={"WILSON_NOTES_POLL": "sometimes"})
     # turned off, its settings are not its problem any more
-    configmod.load(tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path / "missing"),
-                                               "WILSON_SKILLS_DISABLED": "notes"})
+    configmod.load(
+        tmp_path / "home", environ={"WILSON_NOTES_DIR": str(tmp_path / "missing"), "WILSON_SKILLS_DISABLED": "notes"}
+    )
 
 
-def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installed, tmp_path, capsys,
-                                                                  monkeypatch):
+def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installed, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("WILSON_SKILLS_DISABLED", "reminders")
     assert cli.main(["--home", str(tmp_path / "home"), "skills"]) == 0
     out = capsys.readouterr().out
@@ -186,9 +208,11 @@ def test_wilson_skills_lists_skills_with_their_tools_and_channels(notes_installe
 def test_a_skills_playbook_entries_teach_the_offline_rules_a_life_event_without_rewriting_the_users():
     from wilson.model.offline.recognition import load_playbook, match_words
 
-    extra = ('[allotment]\nlabel = "Allotment"\ntriggers = ["allotment"]\n'
-             '[[allotment.tasks]]\ntitle = "Order seeds"\ndays_before = 14\n'
-             '[trip]\ntriggers = ["never-a-trip"]\n')
+    extra = (
+        '[allotment]\nlabel = "Allotment"\ntriggers = ["allotment"]\n'
+        '[[allotment.tasks]]\ntitle = "Order seeds"\ndays_before = 14\n'
+        '[trip]\ntriggers = ["never-a-trip"]\n'
+    )
     playbook = load_playbook(None, extra)
     event, _ = match_words(playbook, "Allotment handover")
     assert event.name == "allotment" and [t.title for t in event.tasks] == ["Order seeds"]

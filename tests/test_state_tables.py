@@ -34,8 +34,16 @@ ALLOWED = {
     "learning:adopted:": "a change the user approved Wilson to make in how it works (one per kind of advice)",
 }
 # Families that once were settings and are state: a test fails if one is written as a setting again.
-MOVED = ("telegram:decision_chat:", "budget_notice:", "web:session:", "web:watch:", "escalation:",
-         "telegram:renamed:", "telegram:left_out:", "telegram:awaiting_modify:")
+MOVED = (
+    "telegram:decision_chat:",
+    "budget_notice:",
+    "web:session:",
+    "web:watch:",
+    "escalation:",
+    "telegram:renamed:",
+    "telegram:left_out:",
+    "telegram:awaiting_modify:",
+)
 
 
 def _constants() -> dict[str, set[str]]:
@@ -44,8 +52,11 @@ def _constants() -> dict[str, set[str]]:
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             for node in ast.parse(path.read_text(encoding="utf-8")).body:
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
-                        and isinstance(node.value.value, str):
+                if (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str)
+                ):
                     for target in node.targets:
                         if isinstance(target, ast.Name):
                             found.setdefault(target.id, set()).add(node.value.value)
@@ -59,8 +70,11 @@ def _keys_of(node, tree: ast.Module, constants: dict[str, set[str]]) -> set[str]
     if isinstance(node, ast.Name):
         if node.id in constants:
             return constants[node.id]
-        assigned = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)]
+        assigned = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
+        ]
         return set().union(*(_keys_of(v, tree, constants) for v in assigned)) if assigned else {"?"}
     if isinstance(node, ast.Attribute):
         return constants.get(node.attr, {"?"})
@@ -86,8 +100,12 @@ def setting_keys() -> dict[str, set[str]]:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                        and node.func.attr == "put_setting" and node.args:
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "put_setting"
+                    and node.args
+                ):
                     for key in _keys_of(node.args[0], tree, constants):
                         written.setdefault(key, set()).add(f"{path.relative_to(ROOT)}:{node.lineno}")
     return written
@@ -103,10 +121,14 @@ def test_every_setting_key_is_a_setting_and_no_prefix_of_state_is_written():
 
 
 def test_the_key_check_reads_constants_families_f_strings_and_helpers():
-    tree = ast.parse('KEY = "a:b"\nFAMILY = "c:"\ndef mark(t):\n    return f"e:{t}"\n'
-                     'kv.put_setting(KEY, 1)\nkv.put_setting(FAMILY + "3", 1)\nkv.put_setting(f"d:{x}", 1)\n'
-                     'kv.put_setting(mark(1), 1)\nkv.put_setting(thing(), 1)\n')
-    calls = [n.args[0] for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "put_setting"]
+    tree = ast.parse(
+        'KEY = "a:b"\nFAMILY = "c:"\ndef mark(t):\n    return f"e:{t}"\n'
+        'kv.put_setting(KEY, 1)\nkv.put_setting(FAMILY + "3", 1)\nkv.put_setting(f"d:{x}", 1)\n'
+        "kv.put_setting(mark(1), 1)\nkv.put_setting(thing(), 1)\n"
+    )
+    calls = [
+        n.args[0] for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "put_setting"
+    ]
     constants = {"KEY": {"a:b"}, "FAMILY": {"c:"}}
     assert [_keys_of(c, tree, constants) for c in calls] == [{"a:b"}, {"c:"}, {"d:"}, {"e:"}, {"?"}]
 
@@ -115,8 +137,9 @@ def test_the_state_that_left_the_settings_is_carried_over_by_the_migration(db):
     kv.put_setting("telegram:decision_chat:7", {"chat_id": 1001, "thread_id": 5})
     kv.put_setting("telegram:decision_chat:command:3", {"chat_id": 1001})
     kv.put_setting("budget_notice:2027-01-04", "BudgetExhausted: the day's budget is spent")
-    kv.put_setting("web:session:abc", {"csrf": "c", "created": NOW.isoformat(),
-                                       "expires": (NOW + timedelta(days=30)).isoformat()})
+    kv.put_setting(
+        "web:session:abc", {"csrf": "c", "created": NOW.isoformat(), "expires": (NOW + timedelta(days=30)).isoformat()}
+    )
     kv.put_setting("web:watch:f00d", {"url": "https://example.org/", "id": "f00d", "every": 3600})
     kv.put_setting("telegram:left_out:4", [2])
     kv.put_setting("escalation:3:7:2027-02-01", "2027-01-25T08:00:00+00:00")

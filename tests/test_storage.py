@@ -40,7 +40,7 @@ def test_fifo_within_a_priority(any_db):
 def test_priority_range_separates_lanes(any_db):
     inbox.add(source="x", text="background", priority=3, at=NOW)
     user = inbox.add(source="x", text="user", priority=0, at=NOW)
-    assert inbox.claim_next(NOW, min_priority=1) .priority == 3
+    assert inbox.claim_next(NOW, min_priority=1).priority == 3
     assert inbox.claim_next(NOW, min_priority=1) is None
     assert inbox.claim_next(NOW, max_priority=0).id == user.id
 
@@ -81,7 +81,8 @@ def test_a_dead_processes_claims_are_released_on_start_and_a_live_ones_kept(any_
     assert inbox.recover(NOW) == 1
     assert Inbox.get_by_id(dead.id).status == "pending" and Inbox.get_by_id(dead.id).attempts == 0
     assert [t.reason for t in trace.path(dead.trace_id) if "taken over" in t.reason] == [
-        f"inbox {dead.id} taken over from {socket.gethostname()}:{2**22 + 7}:0badc0/cortex#1, which is gone"]
+        f"inbox {dead.id} taken over from {socket.gethostname()}:{2**22 + 7}:0badc0/cortex#1, which is gone"
+    ]
     assert Inbox.get_by_id(live.id).status == "claimed"
 
 
@@ -105,7 +106,8 @@ def test_a_takeover_is_traced_with_the_owner_it_took_the_row_from_and_the_row_is
     assert stored.lease_until == taken.lease_until and stored.lease_until > clockmod.wall_now()
     assert [t.reason for t in trace.path(row.trace_id) if t.stage == "claimed"] == [
         f"inbox {row.id} priority 1 (message)",
-        f"inbox {row.id} priority 1 (message), taken over from host:1:abc/cortex#1 whose lease ran out"]
+        f"inbox {row.id} priority 1 (message), taken over from host:1:abc/cortex#1 whose lease ran out",
+    ]
 
 
 def test_a_claim_that_finds_nothing_changes_nothing(any_db):
@@ -162,6 +164,7 @@ def test_the_write_lock_serves_waiters_in_order_and_the_user_first():
             if lock.acquire(timeout=5, urgent=urgent):
                 order.append(name)
                 lock.release()
+
         thread = threading.Thread(target=run)
         queued = len(lock._queue)
         thread.start()
@@ -169,8 +172,13 @@ def test_the_write_lock_serves_waiters_in_order_and_the_user_first():
             clockmod.pause(0.001)
         return thread
 
-    threads = [waiter("triage", False), waiter("hippocampus", False), waiter("user", True),
-               waiter("tick", False), waiter("user again", True)]
+    threads = [
+        waiter("triage", False),
+        waiter("hippocampus", False),
+        waiter("user", True),
+        waiter("tick", False),
+        waiter("user again", True),
+    ]
     lock.release()
     for thread in threads:
         thread.join()
@@ -200,10 +208,20 @@ def test_a_waiter_that_gives_up_leaves_the_line_and_the_next_one_goes():
 def test_upgrading_a_home_from_schema_v3_keeps_every_proposal_and_its_items(db):
     """Columns added to a table with children must not rebuild it: SQLite's rebuild drops the old
     table, and the drop cascades through the foreign key into the proposal's items."""
-    added_since_v3 = {"approval": ["presented_at", "idempotency_key", "reason", "changes", "remind_at",
-                                   "reminded_at", "expired_notice_at"],
-                      "inbox": ["owner", "lease_until"], "outbox": ["next_attempt_at", "sending_at"],
-                      "turn": ["user_id"]}
+    added_since_v3 = {
+        "approval": [
+            "presented_at",
+            "idempotency_key",
+            "reason",
+            "changes",
+            "remind_at",
+            "reminded_at",
+            "expired_notice_at",
+        ],
+        "inbox": ["owner", "lease_until"],
+        "outbox": ["next_attempt_at", "sending_at"],
+        "turn": ["user_id"],
+    }
     for index in db.get_indexes("approval"):
         if any(column in added_since_v3["approval"] for column in index.columns):
             db.execute_sql(f'DROP INDEX "{index.name}"')
@@ -213,10 +231,15 @@ def test_upgrading_a_home_from_schema_v3_keeps_every_proposal_and_its_items(db):
     db.execute_sql('DROP TABLE "decision"')
     SchemaVersion.delete().where(SchemaVersion.version > 3).execute()
     naive = NOW.replace(tzinfo=None)
-    db.execute_sql("INSERT INTO approval (trace_id, status, approver, channel, summary, nonce, created_at, "
-                   "expires_at) VALUES ('t', 'pending', 'owner', 'repl', 'trip', 'n', ?, ?)", (naive, naive))
-    db.execute_sql("INSERT INTO approval_item (approval_id, position, tool, args, description, status) "
-                   "VALUES (1, 1, 'create_task', '{}', 'New task: Book flights', 'pending')")
+    db.execute_sql(
+        "INSERT INTO approval (trace_id, status, approver, channel, summary, nonce, created_at, "
+        "expires_at) VALUES ('t', 'pending', 'owner', 'repl', 'trip', 'n', ?, ?)",
+        (naive, naive),
+    )
+    db.execute_sql(
+        "INSERT INTO approval_item (approval_id, position, tool, args, description, status) "
+        "VALUES (1, 1, 'create_task', '{}', 'New task: Book flights', 'pending')"
+    )
 
     assert migrate() == MIGRATIONS[-1][0]
     approval = Approval.get_by_id(1)
@@ -251,7 +274,8 @@ def test_a_delivery_is_a_line_of_its_trace_whether_or_not_a_line_was_stored_for_
         ("replied", "cortex", "reply on repl", NOW),
         ("delivered", "repl", f"outbox {quiet.id}", NOW),  # after the lines stored at its moment
         ("delivered", "telegram", f"outbox {stored.id}", later),  # once
-        ("filed", "email", "a copy kept", later)]
+        ("filed", "email", "a copy kept", later),
+    ]
     assert waiting.id not in [int(t.reason.split()[-1]) for t in trace.path("t-1") if t.stage == "delivered"]
 
 
@@ -286,7 +310,8 @@ def test_recover_writes_the_claim_line_a_killed_run_held_back(any_db):
     assert [(t.stage, t.actor, t.reason) for t in trace.path(row.trace_id)] == [
         ("routed", "thalamus", "inbox priority 0 from repl"),
         ("claimed", "cortex-realtime", f"inbox {row.id} priority 0 (message)"),
-        ("released", "inbox", f"inbox {row.id} taken over from {gone}, which is gone")]
+        ("released", "inbox", f"inbox {row.id} taken over from {gone}, which is gone"),
+    ]
     assert inbox.recover(NOW) == 0  # nothing claimed is left: nothing more is written
 
 
@@ -343,14 +368,23 @@ def test_a_realtime_row_is_its_own_routing_line_and_a_modify_request_has_none(an
     row = routing.commit_realtime(source="telegram", text="hi", user_id="7", at=NOW)
     trace.record(row.trace_id, "claimed", "cortex-realtime", inbox.claim_reason(row), NOW)  # the same moment
     assert [(t.stage, t.actor, t.reason) for t in trace.path(row.trace_id)] == [
-        ("routed", "thalamus", "inbox priority 0 from telegram"), ("claimed", "cortex-realtime",
-                                                                    f"inbox {row.id} priority 0 (message)")]
+        ("routed", "thalamus", "inbox priority 0 from telegram"),
+        ("claimed", "cortex-realtime", f"inbox {row.id} priority 0 (message)"),
+    ]
     # a database from before: its stored line is shown once
     trace.record(row.trace_id, "routed", "thalamus", "inbox priority 0 from telegram", NOW)
     assert [t.stage for t in trace.path(row.trace_id)].count("routed") == 1
     trace.record("t-p", "proposed", "cortex", "proposal 1 with 1 item(s)", NOW)
-    inbox.add(source="telegram", text="make it Friday", priority=0, at=NOW, kind="modify", origin="user",
-              reply_channel="telegram", trace_id="t-p")
+    inbox.add(
+        source="telegram",
+        text="make it Friday",
+        priority=0,
+        at=NOW,
+        kind="modify",
+        origin="user",
+        reply_channel="telegram",
+        trace_id="t-p",
+    )
     assert [t.stage for t in trace.path("t-p")] == ["proposed"]
 
 
@@ -392,6 +426,7 @@ def test_lines_held_in_a_block_that_ends_inside_an_open_transaction_go_into_it(a
 
 def test_the_inbox_keeps_one_index_on_status_and_an_older_home_loses_its_second(any_db):
     """(status, priority, id) serves every look by status: the index on status alone only cost writes (v18)."""
+
     def status_indexes():
         return sorted(tuple(i.columns) for i in any_db.get_indexes("inbox") if i.columns[:1] == ["status"])
 

@@ -162,8 +162,12 @@ class CrashOnceCortex(CortexActor):
 
 def test_row_in_hand_when_an_actor_crashes_is_not_lost(db, tmp_path):
     row = inbox.add(source="calendar", text="work", priority=2, at=NOW, origin="background")
-    sup = make([ActorSpec("cortex", CrashOnceCortex)], config=configmod.load(tmp_path, environ={}),
-               base_backoff=0.01, claims=Claims(release=inbox.release_owner))
+    sup = make(
+        [ActorSpec("cortex", CrashOnceCortex)],
+        config=configmod.load(tmp_path, environ={}),
+        base_backoff=0.01,
+        claims=Claims(release=inbox.release_owner),
+    )
     sup.start()
     assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done")
     assert CrashOnceCortex.crashes == 1

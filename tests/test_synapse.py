@@ -29,10 +29,18 @@ from wilson.model import synapse as synapse_module
 from wilson.model.synapse import Synapse, make_synapse
 
 START = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
-TASK_TOOL = {"type": "function", "function": {
-    "name": "create_task", "description": "Propose a task.",
-    "parameters": {"type": "object", "properties": {"title": {"type": "string"}, "due": {"type": "string"}},
-                   "required": ["title"]}}}
+TASK_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "create_task",
+        "description": "Propose a task.",
+        "parameters": {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "due": {"type": "string"}},
+            "required": ["title"],
+        },
+    },
+}
 ASK = [{"role": "system", "content": "You are Wilson."}, {"role": "user", "content": "Plan my trip to Japan"}]
 
 
@@ -88,12 +96,17 @@ def usage_row(role: str, day: str = "2027-01-05") -> TokenUsage | None:
 
 
 def test_tool_call_round_trip(serve, connect):
-    server = serve([
-        {"match": {"role": "deep", "last_contains": "task_id"}, "reply": {"text": "Booked it in."}},
-        {"match": {"role": "deep", "tool": "create_task"},
-         "reply": {"tool_calls": [{"name": "create_task",
-                                   "arguments": {"title": "Book flights", "due": "2027-02-01"}}]}},
-    ])
+    server = serve(
+        [
+            {"match": {"role": "deep", "last_contains": "task_id"}, "reply": {"text": "Booked it in."}},
+            {
+                "match": {"role": "deep", "tool": "create_task"},
+                "reply": {
+                    "tool_calls": [{"name": "create_task", "arguments": {"title": "Book flights", "due": "2027-02-01"}}]
+                },
+            },
+        ]
+    )
     synapse = connect(base_url=server.base_url, model="wilson-test")
 
     first = synapse.chat("deep", ASK, [TASK_TOOL], origin="user")
@@ -105,9 +118,17 @@ def test_tool_call_round_trip(serve, connect):
     assert (call.name, call.arguments) == ("create_task", {"title": "Book flights", "due": "2027-02-01"})
 
     follow_up = ASK + [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": call.id, "type": "function",
-             "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": call.id, "content": json.dumps({"status": "proposed", "task_id": 7})},
     ]
     second = synapse.chat("deep", follow_up, [TASK_TOOL], origin="user")
@@ -117,8 +138,11 @@ def test_tool_call_round_trip(serve, connect):
     assert sent["headers"]["x-wilson-role"] == "deep"
     assert sent["body"]["model"] == "wilson-test"
     assert sent["body"]["tools"] == [TASK_TOOL]
-    assert sent["body"]["messages"][-1] == {"role": "tool", "tool_call_id": call.id,
-                                            "content": json.dumps({"status": "proposed", "task_id": 7})}
+    assert sent["body"]["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": call.id,
+        "content": json.dumps({"status": "proposed", "task_id": 7}),
+    }
     assert sent["body"]["messages"][-2]["tool_calls"][0]["id"] == call.id
 
 
@@ -199,10 +223,12 @@ def test_unreachable_endpoint_raises_model_unavailable(connect):
 
 
 def test_fallback_to_the_next_model(serve, connect):
-    server = serve([
-        {"match": {"model": "primary"}, "fault": "500"},
-        {"match": {"model": "backup"}, "reply": {"text": "from backup"}},
-    ])
+    server = serve(
+        [
+            {"match": {"model": "primary"}, "fault": "500"},
+            {"match": {"model": "backup"}, "reply": {"text": "from backup"}},
+        ]
+    )
     synapse = connect(base_url=server.base_url, model="primary", deep_fallback_models="backup", retries=1)
     result = synapse.chat("deep", ASK)
     assert (result.text, result.model) == ("from backup", "backup")
@@ -214,14 +240,18 @@ def test_fallback_to_the_next_model(serve, connect):
 
 def test_malformed_arguments_get_one_repair_round(serve, connect):
     good = {"tool_calls": [{"name": "create_task", "arguments": {"title": "Book flights"}}]}
-    server = serve([{"match": {"tool": "create_task"}, "reply": good, "fault": "bad_arguments", "times": 1},
-                    {"match": {"tool": "create_task"}, "reply": good}])
+    server = serve(
+        [
+            {"match": {"tool": "create_task"}, "reply": good, "fault": "bad_arguments", "times": 1},
+            {"match": {"tool": "create_task"}, "reply": good},
+        ]
+    )
     synapse = connect(base_url=server.base_url)
     result = synapse.chat("deep", ASK, [TASK_TOOL])
     assert result.tool_calls[0].arguments == {"title": "Book flights"}
     assert len(server.requests) == 2
     repair = server.requests[1]["body"]["messages"]
-    assert repair[:len(ASK)] == ASK
+    assert repair[: len(ASK)] == ASK
     assert "not a valid JSON object" in repair[-1]["content"]
     assert "create_task" in repair[-2]["content"]  # the broken output went back to the model
     assert usage_row("deep").calls == 2  # both round trips are paid for
@@ -229,8 +259,9 @@ def test_malformed_arguments_get_one_repair_round(serve, connect):
 
 
 def test_still_malformed_after_repair_raises_model_output_error(serve, connect):
-    server = serve([{"reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]},
-                     "fault": "bad_arguments"}])
+    server = serve(
+        [{"reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "x"}}]}, "fault": "bad_arguments"}]
+    )
     synapse = connect(base_url=server.base_url)
     with pytest.raises(ModelOutputError, match="create_task"):
         synapse.chat("deep", ASK, [TASK_TOOL])
@@ -269,13 +300,22 @@ def test_a_response_of_the_wrong_shape_is_a_model_output_error(serve, connect):
 
 
 def test_accounting_equals_what_the_server_reported(serve, connect):
-    server = serve([
-        {"match": {"role": "reflex"}, "fault": "500", "times": 1},
-        {"match": {"role": "deep"}, "fault": "bad_arguments", "times": 1,
-         "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "a"}}]}},
-        {"match": {"role": "deep"}, "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "a"}}]}},
-        {"reply": {"text": "fine"}},
-    ])
+    server = serve(
+        [
+            {"match": {"role": "reflex"}, "fault": "500", "times": 1},
+            {
+                "match": {"role": "deep"},
+                "fault": "bad_arguments",
+                "times": 1,
+                "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "a"}}]},
+            },
+            {
+                "match": {"role": "deep"},
+                "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "a"}}]},
+            },
+            {"reply": {"text": "fine"}},
+        ]
+    )
     synapse = connect(base_url=server.base_url)
     synapse.chat("reflex", ASK)
     synapse.chat("fast", ASK, origin="user")
@@ -408,8 +448,9 @@ def restore_logging():
 def test_api_key_reaches_the_server_but_never_the_logs(serve, tmp_path, clock, store, restore_logging):
     key = "sk-live-TOPSECRET-4242"
     server = serve([{"match": {"role": "fast"}, "fault": "500"}, {"reply": {"text": "fine"}}])
-    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_API_KEY": key,
-                                               "WILSON_LLM_RETRIES": "1"})
+    config = configmod.load(
+        tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_API_KEY": key, "WILSON_LLM_RETRIES": "1"}
+    )
     captured = io.StringIO()
     setup_logging(secrets=config.secrets(), sink=captured, level="DEBUG")
     synapse = Synapse(config, clock, backoff_base=0.01)
@@ -440,8 +481,10 @@ def test_a_401_that_echoes_the_key_leaves_it_out_of_the_error(tmp_path, clock, s
     server = RefusingServer()
     server.start()
     try:
-        config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                                   "WILSON_LLM_API_KEY": key, "WILSON_LLM_RETRIES": "0"})
+        config = configmod.load(
+            tmp_path,
+            environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_API_KEY": key, "WILSON_LLM_RETRIES": "0"},
+        )
         synapse = Synapse(config, clock, backoff_base=0.01)
         with pytest.raises(ModelUnavailable) as caught:
             synapse.chat("deep", ASK)
@@ -456,8 +499,10 @@ def test_credentials_in_the_base_url_stay_out_of_the_error(tmp_path, clock, stor
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again: nothing listens there
-    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": f"http://ann:Brolga-2218@127.0.0.1:{port}/v1",
-                                               "WILSON_LLM_RETRIES": "0"})
+    config = configmod.load(
+        tmp_path,
+        environ={"WILSON_LLM_BASE_URL": f"http://ann:Brolga-2218@127.0.0.1:{port}/v1", "WILSON_LLM_RETRIES": "0"},
+    )
     synapse = Synapse(config, clock, backoff_base=0.01)
     with pytest.raises(ModelUnavailable) as caught:
         synapse.chat("deep", ASK, origin="user")
@@ -468,9 +513,14 @@ def test_credentials_in_the_base_url_stay_out_of_the_error(tmp_path, clock, stor
 
 def test_role_keys_override_shared_keys(serve, tmp_path, clock, store):
     main, other = serve([{"reply": {"text": "main"}}]), serve([{"reply": {"text": "other"}}])
-    environ = {"WILSON_LLM_BASE_URL": main.base_url, "WILSON_LLM_MODEL": "small", "WILSON_LLM_API_KEY": "shared-key",
-               "WILSON_LLM_DEEP_MODEL": "big", "WILSON_LLM_FAST_BASE_URL": other.base_url,
-               "WILSON_LLM_REFLEX_API_KEY": "reflex-key"}
+    environ = {
+        "WILSON_LLM_BASE_URL": main.base_url,
+        "WILSON_LLM_MODEL": "small",
+        "WILSON_LLM_API_KEY": "shared-key",
+        "WILSON_LLM_DEEP_MODEL": "big",
+        "WILSON_LLM_FAST_BASE_URL": other.base_url,
+        "WILSON_LLM_REFLEX_API_KEY": "reflex-key",
+    }
     synapse = Synapse(configmod.load(tmp_path, environ=environ), clock, backoff_base=0.01)
     assert synapse.chat("deep", ASK).text == "main"
     assert synapse.chat("fast", ASK).text == "other"
@@ -487,14 +537,20 @@ def test_role_keys_override_shared_keys(serve, tmp_path, clock, store):
 
 
 def test_record_then_replay_without_a_server(serve, tmp_path, clock, store):
-    server = serve([
-        {"match": {"tool": "create_task"},
-         "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "Book flights"}}]}},
-        {"reply": {"text": '{"urgent": true}'}},
-    ])
+    server = serve(
+        [
+            {
+                "match": {"tool": "create_task"},
+                "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "Book flights"}}]},
+            },
+            {"reply": {"text": '{"urgent": true}'}},
+        ]
+    )
     record = tmp_path / "recorded"
-    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                               "WILSON_LLM_RECORD": str(record), "WILSON_LLM_MODEL": "m1"})
+    config = configmod.load(
+        tmp_path,
+        environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_RECORD": str(record), "WILSON_LLM_MODEL": "m1"},
+    )
     live = make_synapse(config, clock, backoff_base=0.01)
     first = live.chat("deep", ASK, [TASK_TOOL])
     second = live.chat("reflex", ASK, response_format={"type": "json_object"})
@@ -516,8 +572,9 @@ def test_record_then_replay_without_a_server(serve, tmp_path, clock, store):
 def test_replay_falls_back_to_recorded_order(serve, tmp_path, clock, store):
     server = serve([{"reply": {"text": "first"}, "times": 1}, {"reply": {"text": "second"}}])
     record = tmp_path / "rec"
-    config = configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                               "WILSON_LLM_RECORD": str(record)})
+    config = configmod.load(
+        tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_RECORD": str(record)}
+    )
     live = make_synapse(config, clock)
     live.chat("fast", [{"role": "user", "content": "now is 08:00"}])
     live.chat("fast", [{"role": "user", "content": "now is 08:05"}])
@@ -550,9 +607,19 @@ def test_make_synapse_chooses_the_provider(serve, tmp_path, clock, store):
 
 def test_make_synapse_scripted_file_runs_and_stops_a_server(tmp_path, clock, store):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"latency_ms": 5, "rules": [
-        {"match": {"role": "deep", "tool": "create_task"},
-         "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "Pack"}}]}}]}))
+    script.write_text(
+        json.dumps(
+            {
+                "latency_ms": 5,
+                "rules": [
+                    {
+                        "match": {"role": "deep", "tool": "create_task"},
+                        "reply": {"tool_calls": [{"name": "create_task", "arguments": {"title": "Pack"}}]},
+                    }
+                ],
+            }
+        )
+    )
     synapse = make_synapse(configmod.load(tmp_path, environ={}), clock, llm=f"scripted:{script}")
     base_url = synapse.endpoints["deep"].base_url
     result = synapse.chat("deep", ASK, [TASK_TOOL])
@@ -568,19 +635,27 @@ def test_make_synapse_scripted_file_runs_and_stops_a_server(tmp_path, clock, sto
 
 def test_scripted_server_rules(serve):
     seen = []
-    server = serve([
-        {"match": lambda body, headers: headers.get("x-wilson-role") == "reflex",
-         "reply": lambda body: {"text": f"{len(body['messages'])} messages"}},
-        {"match": {"system_contains": "triage"}, "reply": {"text": "triaged"}, "times": 1},
-        {"match": {"any_contains": "japan"}, "reply": {"text": "japan"}},
-    ], models=["default", "big"])
+    server = serve(
+        [
+            {
+                "match": lambda body, headers: headers.get("x-wilson-role") == "reflex",
+                "reply": lambda body: {"text": f"{len(body['messages'])} messages"},
+            },
+            {"match": {"system_contains": "triage"}, "reply": {"text": "triaged"}, "times": 1},
+            {"match": {"any_contains": "japan"}, "reply": {"text": "japan"}},
+        ],
+        models=["default", "big"],
+    )
     with httpx.Client() as client:
         listing = client.get(server.base_url + "/models").json()
         assert [m["id"] for m in listing["data"]] == ["default", "big"]
 
         def ask(messages, role="deep"):
-            response = client.post(server.base_url + "/chat/completions", headers={"X-Wilson-Role": role},
-                                   json={"model": "default", "messages": messages})
+            response = client.post(
+                server.base_url + "/chat/completions",
+                headers={"X-Wilson-Role": role},
+                json={"model": "default", "messages": messages},
+            )
             seen.append(response.json())
             return response.json()["choices"][0]["message"]["content"]
 
@@ -610,10 +685,12 @@ def test_load_script_reads_rules_and_latency(tmp_path):
 
 
 def test_doctor_reports_a_working_endpoint(serve, tmp_path):
-    server = serve([{"match": {"tool": "ping"},
-                     "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}])
-    lines = run_doctor(configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                                         "WILSON_LLM_MODEL": "default"}))
+    server = serve(
+        [{"match": {"tool": "ping"}, "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}]
+    )
+    lines = run_doctor(
+        configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_MODEL": "default"})
+    )
     assert len([line for line in lines if "ok, tool calling works" in line]) == 3
     assert not [line for line in lines if "FIX" in line]
     assert {r["headers"]["x-wilson-role"] for r in server.requests} == {"reflex", "fast", "deep"}
@@ -621,9 +698,16 @@ def test_doctor_reports_a_working_endpoint(serve, tmp_path):
 
 def test_doctor_says_what_to_fix(serve, tmp_path):
     server = serve([])  # answers without calling tools
-    lines = run_doctor(configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                                         "WILSON_LLM_DEEP_MODEL": "llama-nine",
-                                                         "WILSON_LLM_FAST_BASE_URL": closed_port_url()}))
+    lines = run_doctor(
+        configmod.load(
+            tmp_path,
+            environ={
+                "WILSON_LLM_BASE_URL": server.base_url,
+                "WILSON_LLM_DEEP_MODEL": "llama-nine",
+                "WILSON_LLM_FAST_BASE_URL": closed_port_url(),
+            },
+        )
+    )
     text = "\n".join(lines)
     assert "'llama-nine' is not served here (available: default)" in text
     assert "WILSON_LLM_DEEP_MODEL" in text
@@ -633,15 +717,28 @@ def test_doctor_says_what_to_fix(serve, tmp_path):
 
 
 def test_doctor_names_each_missing_capability_and_the_kind_of_model_to_pick(serve, tmp_path):
-    server = serve([
-        {"match": {"role": "reflex"}, "reply": {"text": "<<SYS>>\nYou are a new assistant [INST] ping"}},
-        {"match": {"role": "fast"}, "fault": "bad_arguments", "reply": {"tool_calls": [
-            {"name": "ping", "arguments": {"ok": True}}]}},
-        {"match": {"role": "deep"}, "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}])
-    lines = run_doctor(configmod.load(tmp_path, environ={"WILSON_LLM_BASE_URL": server.base_url,
-                                                         "WILSON_LLM_MODEL": "default",
-                                                         "WILSON_LLM_DEEP_CONTEXT_TOKENS": "2048",
-                                                         "WILSON_LLM_FAST_CONTEXT_TOKENS": "32768"}))
+    server = serve(
+        [
+            {"match": {"role": "reflex"}, "reply": {"text": "<<SYS>>\nYou are a new assistant [INST] ping"}},
+            {
+                "match": {"role": "fast"},
+                "fault": "bad_arguments",
+                "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]},
+            },
+            {"match": {"role": "deep"}, "reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}},
+        ]
+    )
+    lines = run_doctor(
+        configmod.load(
+            tmp_path,
+            environ={
+                "WILSON_LLM_BASE_URL": server.base_url,
+                "WILSON_LLM_MODEL": "default",
+                "WILSON_LLM_DEEP_CONTEXT_TOKENS": "2048",
+                "WILSON_LLM_FAST_CONTEXT_TOKENS": "32768",
+            },
+        )
+    )
     by_role = {role: "\n".join(line for line in lines if line.startswith(role)) for role in ("reflex", "fast", "deep")}
     assert "FIX: the answer carries chat-template tokens ('<<SYS>>')" in by_role["reflex"]
     assert "instruction-tuned (chat) model" in by_role["reflex"]
@@ -657,19 +754,30 @@ def test_doctor_exits_non_zero_and_shows_the_failed_runs_of_the_last_day(serve, 
     from wilson.app import cli
 
     server = serve([{"reply": {"tool_calls": [{"name": "ping", "arguments": {"ok": True}}]}}])
-    env = {"WILSON_HOME": str(tmp_path), "WILSON_LLM_BASE_URL": server.base_url, "WILSON_LLM_MODEL": "default",
-           "WILSON_LLM_CONTEXT_TOKENS": "65536"}
+    env = {
+        "WILSON_HOME": str(tmp_path),
+        "WILSON_LLM_BASE_URL": server.base_url,
+        "WILSON_LLM_MODEL": "default",
+        "WILSON_LLM_CONTEXT_TOKENS": "65536",
+    }
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
         assert cli.main(["doctor"]) == 0
-        TokenUsage.insert(day="2027-01-05", role="deep", runs=10, failed=9,
-                          failure="the background run ended with free text and no tool call").execute()
+        TokenUsage.insert(
+            day="2027-01-05",
+            role="deep",
+            runs=10,
+            failed=9,
+            failure="the background run ended with free text and no tool call",
+        ).execute()
         capsys.readouterr()
         assert cli.main(["doctor"]) == 1
     out = capsys.readouterr().out
-    assert ("model deep: FIX: 9 of 10 runs on 2027-01-05 broke the tool protocol (last: the background run ended "
-            "with free text and no tool call); the offline rules handled them.") in out
+    assert (
+        "model deep: FIX: 9 of 10 runs on 2027-01-05 broke the tool protocol (last: the background run ended "
+        "with free text and no tool call); the offline rules handled them."
+    ) in out
 
 
 def test_doctor_offline_explains_how_to_connect(tmp_path):
@@ -681,16 +789,29 @@ def test_doctor_offline_explains_how_to_connect(tmp_path):
 # -- a model that is down -----------------------------------------------------------
 
 ARROW = {"type": "function", "function": {"name": "arousal", "parameters": {"type": "object", "properties": {}}}}
-SCAN = [{"role": "system", "content": "scan"},
-        {"role": "user", "content": json.dumps({"now": "2027-01-05T09:00+01:00", "timezone": "Europe/Berlin",
-                                                "items": [{"buffer_id": 1, "channel": "email",
-                                                           "snippet": "lunch next month?"}]})}]
+SCAN = [
+    {"role": "system", "content": "scan"},
+    {
+        "role": "user",
+        "content": json.dumps(
+            {
+                "now": "2027-01-05T09:00+01:00",
+                "timezone": "Europe/Berlin",
+                "items": [{"buffer_id": 1, "channel": "email", "snippet": "lunch next month?"}],
+            }
+        ),
+    },
+]
 
 
 def test_background_calls_to_a_dead_endpoint_are_answered_by_the_rules_behind_a_breaker(serve, connect, clock):
     down = {"now": True}
-    server = serve([{"match": lambda body, headers: down["now"], "fault": "500"},
-                    {"reply": {"tool_calls": [{"name": "arousal", "arguments": {"urgent": False}}]}}])
+    server = serve(
+        [
+            {"match": lambda body, headers: down["now"], "fault": "500"},
+            {"reply": {"tool_calls": [{"name": "arousal", "arguments": {"urgent": False}}]}},
+        ]
+    )
     synapse = connect(base_url=server.base_url, retries=2)
     first = synapse.chat("reflex", SCAN, [ARROW])
     assert first.offline and first.model == "offline" and first.tool_calls[0].name == "arousal"

@@ -31,14 +31,18 @@ def approve_latest(app):
 
 def said_after(app, count: int, needle: str) -> list[tuple[datetime, str]]:
     """(local time, text) of what reached the user after the first `count` deliveries and mentions `needle`."""
-    return [(datetime.fromisoformat(d["at"]).astimezone(BERLIN), d["text"]) for d in app.user_deliveries()[count:]
-            if needle in d["text"]]
+    return [
+        (datetime.fromisoformat(d["at"]).astimezone(BERLIN), d["text"])
+        for d in app.user_deliveries()[count:]
+        if needle in d["text"]
+    ]
 
 
 def taxes(app, due="2027-01-12") -> Task:
     now = app.clock.now()
-    task = Task.create(title="File taxes", due=datetime.fromisoformat(due).replace(tzinfo=BERLIN), due_is_date=True,
-                       created_at=now)
+    task = Task.create(
+        title="File taxes", due=datetime.fromisoformat(due).replace(tzinfo=BERLIN), due_is_date=True, created_at=now
+    )
     plan_task(task, now, ["7d", "1d", "due", "overdue"], BERLIN)
     return task
 
@@ -79,7 +83,9 @@ def test_a_snoozed_follow_up_comes_back_at_the_new_time(make_app):
     app.say("snooze taxes until 2027-01-08 18:00")
     assert app.wait_idle()
     assert ApprovalItem.select().order_by(ApprovalItem.id.desc()).get().args == {
-        "task_id": task.id, "until": "2027-01-08T18:00:00+01:00"}
+        "task_id": task.id,
+        "until": "2027-01-08T18:00:00+01:00",
+    }
     approve_latest(app)
     count = len(app.user_deliveries())
     app.advance(timedelta(days=3, hours=7, minutes=59))  # Fri 8 Jan 17:59: still asleep
@@ -89,7 +95,8 @@ def test_a_snoozed_follow_up_comes_back_at_the_new_time(make_app):
     app.advance(timedelta(minutes=2))
     back = said_after(app, count, "File taxes")
     assert [(at.strftime("%a %H:%M"), text) for at, text in back] == [
-        ("Fri 18:00", "Reminder: “File taxes” is back, as you asked (due Tue 12 Jan)")]
+        ("Fri 18:00", "Reminder: “File taxes” is back, as you asked (due Tue 12 Jan)")
+    ]
     assert Task.get_by_id(task.id).status == "open"
 
     app.advance(timedelta(days=3))  # the rest of the plan goes on as before: the day-before follow-up
@@ -118,7 +125,10 @@ def test_dropping_a_task_stops_its_follow_ups(make_app):
     app.say("drop the taxes task")
     assert app.wait_idle()
     item = ApprovalItem.get()
-    assert (item.tool, item.description) == ("cancel_task", "Drop task: File taxes (due Wed 20 Jan 2027) — no more follow-ups")
+    assert (item.tool, item.description) == (
+        "cancel_task",
+        "Drop task: File taxes (due Wed 20 Jan 2027) — no more follow-ups",
+    )
     assert Task.get_by_id(task.id).status == "open", "nothing before approval"
     approve_latest(app)
     count = len(app.user_deliveries())
@@ -140,8 +150,11 @@ def test_renaming_a_topic(make_app):
 
 # Repeats ------------------------------------------------------------------------------------------
 def test_a_proposal_that_repeats_an_open_task_or_topic_says_so(scripted):
-    calls = [call("create_task", title="File my taxes", due="2027-01-25"), call("create_topic", title="Japan trip"),
-             call("create_task", title="Book flights", topic="Trip to Japan")]
+    calls = [
+        call("create_task", title="File my taxes", due="2027-01-25"),
+        call("create_topic", title="Japan trip"),
+        call("create_task", title="Book flights", topic="Trip to Japan"),
+    ]
     app, server = scripted(lambda context, body: {"tool_calls": calls})
     now = app.clock.now()
     Task.create(title="File taxes", due=datetime(2027, 1, 25, tzinfo=BERLIN), due_is_date=True, created_at=now)
@@ -155,26 +168,37 @@ def test_a_proposal_that_repeats_an_open_task_or_topic_says_so(scripted):
     assert [i.description for i in ApprovalItem.select().order_by(ApprovalItem.position)] == [
         "New task: File my taxes — due Mon 25 Jan 2027 — you already have “File taxes” due Mon 25 Jan 2027",
         "New topic: Japan trip — you already have the topic “Trip to Japan” (Sat 10 Apr 2027)",
-        "New task: Book flights (in Trip to Japan)"]
+        "New task: Book flights (in Trip to Japan)",
+    ]
     answers = [json.loads(m["content"]) for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert [a.get("repeats", {}).get("title") for a in answers] == ["File taxes", "Trip to Japan", None]
 
 
-@pytest.mark.parametrize("a, b, same", [("File taxes", "file my taxes", True), ("Book flights", "Book accommodation", False),
-                                        ("Buy travel insurance", "Buy insurance", True), ("Pack", "Pack bags", True),
-                                        ("Check passport validity", "Check visa and entry requirements", False)])
+@pytest.mark.parametrize(
+    "a, b, same",
+    [
+        ("File taxes", "file my taxes", True),
+        ("Book flights", "Book accommodation", False),
+        ("Buy travel insurance", "Buy insurance", True),
+        ("Pack", "Pack bags", True),
+        ("Check passport validity", "Check visa and entry requirements", False),
+    ],
+)
 def test_similar_titles(a, b, same):
     assert tools.similar_titles(a, b) is same
 
 
 # Schedules in words --------------------------------------------------------------------------------
-@pytest.mark.parametrize("cron, words", [
-    ("0 9 * * 0", "at 09:00, only on Sunday"),
-    ("0 9 1-7 * 1", "at 09:00, on the first Monday of the month"),  # how the tick spells it: days 1-7 AND Monday
-    ("30 18 * * *", "at 18:30"),
-    ("0 9 15 * 5", "at 09:00, on day 15 of the month, and only on Friday"),
-    ("not a cron", "not a cron"),
-])
+@pytest.mark.parametrize(
+    "cron, words",
+    [
+        ("0 9 * * 0", "at 09:00, only on Sunday"),
+        ("0 9 1-7 * 1", "at 09:00, on the first Monday of the month"),  # how the tick spells it: days 1-7 AND Monday
+        ("30 18 * * *", "at 18:30"),
+        ("0 9 15 * 5", "at 09:00, on day 15 of the month, and only on Friday"),
+        ("not a cron", "not a cron"),
+    ],
+)
 def test_cron_in_words(cron, words):
     assert tools.describe_cron(cron) == words
 
@@ -193,30 +217,42 @@ def test_reminders_are_shown_in_words(make_app):
     listed = handle_call("list_reminders", {}, outcome, app.clock.now(), BERLIN)
     assert [{k: v for k, v in r.items() if k != "id"} for r in listed] == [
         {"text": "call Mum", "when": "once, Wed 6 Jan 2027 18:00", "next": "Wed 6 Jan 2027 18:00", "kind": "once"},
-        {"text": "pay rent", "when": "at 09:00, on the first Monday of the month", "next": "Mon 1 Feb 2027 09:00",
-         "kind": "reminder"}]
+        {
+            "text": "pay rent",
+            "when": "at 09:00, on the first Monday of the month",
+            "next": "Mon 1 Feb 2027 09:00",
+            "kind": "reminder",
+        },
+    ]
     # each with the id cancel_reminder takes
     assert [r["id"] for r in listed] == [Schedule.get(Schedule.text == t).id for t in ("call Mum", "pay rent")]
 
 
-@pytest.mark.parametrize("starts, ends, shown", [
-    # a dentist's hour said the last day's date with no hours ("Thu 7 Jan 2027 10:30 – Thu 7 Jan 2027")
-    ("2027-01-07T10:30:00+01:00", "2027-01-07T11:15:00+01:00", "Thu 7 Jan 2027 10:30–11:15"),
-    # a birthday was "Tue 12 Jan 2027 – Tue 12 Jan 2027"
-    ("2027-01-12", "2027-01-12", "Tue 12 Jan 2027"),
-    ("2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "Tue 12 Jan 2027"),  # an exclusive all-day end
-    ("2027-04-10", "2027-04-24", "Sat 10 Apr 2027 – Sat 24 Apr 2027"),
-    ("2027-04-10T10:00:00+02:00", "2027-04-24T18:00:00+02:00", "Sat 10 Apr 2027 10:00 – Sat 24 Apr 2027"),
-    # the days the clocks change: an all-day end is the local midnight, not 24 hours later
-    ("2027-10-31T00:00:00+02:00", "2027-11-01T00:00:00+01:00", "Sun 31 Oct 2027"),
-    ("2027-03-28T00:00:00+01:00", "2027-03-29T00:00:00+02:00", "Sun 28 Mar 2027"),
-])
+@pytest.mark.parametrize(
+    "starts, ends, shown",
+    [
+        # a dentist's hour said the last day's date with no hours ("Thu 7 Jan 2027 10:30 – Thu 7 Jan 2027")
+        ("2027-01-07T10:30:00+01:00", "2027-01-07T11:15:00+01:00", "Thu 7 Jan 2027 10:30–11:15"),
+        # a birthday was "Tue 12 Jan 2027 – Tue 12 Jan 2027"
+        ("2027-01-12", "2027-01-12", "Tue 12 Jan 2027"),
+        ("2027-01-12T00:00:00+01:00", "2027-01-13T00:00:00+01:00", "Tue 12 Jan 2027"),  # an exclusive all-day end
+        ("2027-04-10", "2027-04-24", "Sat 10 Apr 2027 – Sat 24 Apr 2027"),
+        ("2027-04-10T10:00:00+02:00", "2027-04-24T18:00:00+02:00", "Sat 10 Apr 2027 10:00 – Sat 24 Apr 2027"),
+        # the days the clocks change: an all-day end is the local midnight, not 24 hours later
+        ("2027-10-31T00:00:00+02:00", "2027-11-01T00:00:00+01:00", "Sun 31 Oct 2027"),
+        ("2027-03-28T00:00:00+01:00", "2027-03-29T00:00:00+02:00", "Sun 28 Mar 2027"),
+    ],
+)
 def test_a_topics_span_shows_one_day_once_and_its_hours_beside_it(starts, ends, shown):
     assert tools.show_span(starts, ends, BERLIN) == shown
 
 
 def test_a_topic_read_by_the_model_ends_on_its_last_day_when_the_clocks_change(scripted):
     # stored as the midnight after; 24 hours back from it is the day before on 28 Mar, a 23-hour day
-    topic = Topic.create(title="Trip to Lisbon", starts=datetime.fromisoformat("2027-03-25T00:00:00+01:00"),
-                         ends=datetime.fromisoformat("2027-03-29T00:00:00+02:00"), created_at=NOW)
+    topic = Topic.create(
+        title="Trip to Lisbon",
+        starts=datetime.fromisoformat("2027-03-25T00:00:00+01:00"),
+        ends=datetime.fromisoformat("2027-03-29T00:00:00+02:00"),
+        created_at=NOW,
+    )
     assert tools.topic_view(topic, BERLIN)["ends"] == "2027-03-28"

@@ -22,8 +22,13 @@ from tests.telegram_support import OWNER, buttons, handled, model, propose_japan
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
-GOOD = {"message_id": 1, "date": 1_700_000_000, "chat": {"id": OWNER, "type": "private"},
-        "from": {"id": OWNER, "is_bot": False, "first_name": "Ann"}, "text": "hello"}
+GOOD = {
+    "message_id": 1,
+    "date": 1_700_000_000,
+    "chat": {"id": OWNER, "type": "private"},
+    "from": {"id": OWNER, "is_bot": False, "first_name": "Ann"},
+    "text": "hello",
+}
 
 
 def odd(**changes) -> dict:
@@ -46,7 +51,7 @@ ODD_UPDATES = {
     "an odd poll": odd(poll={"id": "p1", "question": "lunch?", "options": "pizza"}),
     "text that is a list": odd(text=["hello"]),
     "a user id that is text": odd(**{"from": {"id": "me", "is_bot": False, "first_name": "Ann"}}),
-    "a date beyond any calendar": odd(date=10 ** 30),
+    "a date beyond any calendar": odd(date=10**30),
     "a press from nobody": {"callback_query": {"id": "q1", "chat_instance": "c", "data": "ap:1:approve:x"}},
 }
 
@@ -80,9 +85,14 @@ def test_forged_numbers_in_button_data_get_a_clear_answer_and_change_nothing(wil
     app = wilson()
     proposal = propose_japan(fake)
     nonce = buttons(proposal)["approve"].rsplit(":", 1)[1]
-    forged = ["ap:99999999999999999999999:approve:" + nonce,  # beyond any database integer
-              f"ap:{2 ** 63}:approve:{nonce}", "ap:²:approve:x", "ap:-1:reject:x", "ap:1:approve:" + "x" * 80,
-              "ap:1:launch:x"]
+    forged = [
+        "ap:99999999999999999999999:approve:" + nonce,  # beyond any database integer
+        f"ap:{2**63}:approve:{nonce}",
+        "ap:²:approve:x",
+        "ap:-1:reject:x",
+        "ap:1:approve:" + "x" * 80,
+        "ap:1:launch:x",
+    ]
     presses = [fake.press(OWNER, proposal, data) for data in forged]
     for press in presses:
         assert fake.answer(press, 10)["text"] == "That button does not work any more."
@@ -98,21 +108,52 @@ def test_forged_numbers_in_button_data_get_a_clear_answer_and_change_nothing(wil
 def test_callback_ids_are_bounded():
     assert parse_callback("ap:12:approve:abc") == (12, "approve", "abc")
     assert parse_callback(f"ap:{MAX_ID - 1}:reject:n") == (MAX_ID - 1, "reject", "n")
-    for data in (f"ap:{MAX_ID}:approve:n", "ap:9" * 30, "ap:١٢:approve:n", "ap::approve:n", "ap:1:approve",
-                 None, 12, "ap:1:approve:n\u00e9", "ap:1:approve:" + "n" * 60):
+    for data in (
+        f"ap:{MAX_ID}:approve:n",
+        "ap:9" * 30,
+        "ap:١٢:approve:n",
+        "ap::approve:n",
+        "ap:1:approve",
+        None,
+        12,
+        "ap:1:approve:n\u00e9",
+        "ap:1:approve:" + "n" * 60,
+    ):
         assert parse_callback(data) is None, data
 
 
 # Property tests -----------------------------------------------------------------------------
 json_leaf = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=40),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
     st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x1F), max_size=20),  # control characters
-    st.sampled_from(["\x00", "\ud800", "ap:1:approve:x", "/start", "/quiet 99999999999h", "x" * 20_000]))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=12)
-FIELDS = ["message_id", "date", "chat", "from", "text", "caption", "reply_to_message", "message_thread_id",
-          "is_topic_message", "entities", "photo", "voice", "poll", "edit_date", "forum_topic_created"]
+    st.sampled_from(["\x00", "\ud800", "ap:1:approve:x", "/start", "/quiet 99999999999h", "x" * 20_000]),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=12,
+)
+FIELDS = [
+    "message_id",
+    "date",
+    "chat",
+    "from",
+    "text",
+    "caption",
+    "reply_to_message",
+    "message_thread_id",
+    "is_topic_message",
+    "entities",
+    "photo",
+    "voice",
+    "poll",
+    "edit_date",
+    "forum_topic_created",
+]
 
 
 @st.composite
@@ -125,12 +166,23 @@ def hostile_update(draw) -> dict:
             update[draw(st.sampled_from(["poll", "junk", "message"]))] = draw(json_value)
         return update
     if kind == "callback_query":
-        body = {"id": "q1", "from": copy.deepcopy(GOOD["from"]), "chat_instance": "c", "data": "ap:1:approve:x",
-                "message": copy.deepcopy(GOOD)}
+        body = {
+            "id": "q1",
+            "from": copy.deepcopy(GOOD["from"]),
+            "chat_instance": "c",
+            "data": "ap:1:approve:x",
+            "message": copy.deepcopy(GOOD),
+        }
         keys = ["id", "from", "data", "message", "chat_instance"]
     elif kind == "message_reaction":
-        body = {"chat": copy.deepcopy(GOOD["chat"]), "message_id": 5, "user": copy.deepcopy(GOOD["from"]),
-                "date": 1_700_000_000, "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}
+        body = {
+            "chat": copy.deepcopy(GOOD["chat"]),
+            "message_id": 5,
+            "user": copy.deepcopy(GOOD["from"]),
+            "date": 1_700_000_000,
+            "old_reaction": [],
+            "new_reaction": [{"type": "emoji", "emoji": "👍"}],
+        }
         keys = ["chat", "message_id", "user", "date", "old_reaction", "new_reaction"]
     else:
         body, keys = copy.deepcopy(GOOD), FIELDS
@@ -145,8 +197,13 @@ def hostile_update(draw) -> dict:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(hostile_update().map(lambda body: {"update_id": 700_001, **body}),
-                 json_value, st.dictionaries(st.just("update_id"), json_value)))
+@given(
+    st.one_of(
+        hostile_update().map(lambda body: {"update_id": 700_001, **body}),
+        json_value,
+        st.dictionaries(st.just("update_id"), json_value),
+    )
+)
 def test_reading_any_json_as_an_update_never_raises(raw):
     parsed = parse_update(raw)
     assert isinstance(parsed, Parsed)
@@ -161,8 +218,12 @@ def test_hostile_updates_never_stop_the_channel(wilson, fake):
     app = wilson()
     rounds = itertools.count()
 
-    @settings(max_examples=25, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @settings(
+        max_examples=25,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(st.lists(hostile_update(), min_size=1, max_size=3))
     def one_batch(bodies):
         queued = [fake.queue_update(body) for body in bodies]

@@ -34,8 +34,15 @@ def run(repl: Repl, line: str) -> str:
 def repl_process(home: Path, script: str, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
-    return subprocess.run(REPL + ["--home", str(home), "--llm", "offline", "--clock", "sim", *args],
-                          input=script, text=True, capture_output=True, timeout=60, env=env, cwd=ROOT)
+    return subprocess.run(
+        REPL + ["--home", str(home), "--llm", "offline", "--clock", "sim", *args],
+        input=script,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def test_a_bare_sentence_is_said_to_wilson(make_app):
@@ -50,8 +57,16 @@ def test_a_bare_sentence_is_said_to_wilson(make_app):
         assert parse(answer) == Command("say", (answer,))
 
 
-@pytest.mark.parametrize("line, meant", [("calender add Bar @ 2027-03-05", "calendar"), ("calender", "calendar"),
-                                          ("taks", "tasks"), ("approv 3", "approve"), ("memorys", "memories")])
+@pytest.mark.parametrize(
+    "line, meant",
+    [
+        ("calender add Bar @ 2027-03-05", "calendar"),
+        ("calender", "calendar"),
+        ("taks", "tasks"),
+        ("approv 3", "approve"),
+        ("memorys", "memories"),
+    ],
+)
 def test_a_typo_gets_did_you_mean_and_is_not_sent_to_the_model(line, meant):
     with pytest.raises(CommandError, match=f"did you mean {meant}\\?"):
         parse(line)
@@ -107,8 +122,9 @@ def test_quiet_changed_or_lifted_holds_what_it_held_exactly_as_long_as_it_now_sa
 
 
 def test_quiet_off_leaves_what_the_daily_cap_holds_until_tomorrow(make_app):
-    app = make_app(env={"WILSON_CORE_QUIET_HOURS": "off", "WILSON_THALAMUS_BRIEFING": "off",
-                        "WILSON_ATTENTION_MAX_PER_DAY": "1"})
+    app = make_app(
+        env={"WILSON_CORE_QUIET_HOURS": "off", "WILSON_THALAMUS_BRIEFING": "off", "WILSON_ATTENTION_MAX_PER_DAY": "1"}
+    )
     repl = Repl(app)
     run(repl, DINNER)
     run(repl, "email Ann <ann@example.com> | Lunch on Friday? | Lunch on Friday? The new place?")
@@ -126,8 +142,15 @@ def test_a_longer_quiet_never_carries_a_proposals_reminder_later(make_app):
     repl = Repl(app)
     run(repl, "quiet 1h")
     soon = app.clock.now() + timedelta(hours=1)
-    outbox.add(channel="repl", text="Proposal 4 is still waiting", trace_id="r", key="remind:4", at=app.clock.now(),
-               deliver_after=soon, payload={"reminder_for": 4})  # as the gate holds a reminder
+    outbox.add(
+        channel="repl",
+        text="Proposal 4 is still waiting",
+        trace_id="r",
+        key="remind:4",
+        at=app.clock.now(),
+        deliver_after=soon,
+        payload={"reminder_for": 4},
+    )  # as the gate holds a reminder
     run(repl, "quiet 8h")  # the proposal may be gone by then: the reminder keeps its hour
     assert held_until() == [("held", soon)]
     run(repl, "quiet 10m")

@@ -28,7 +28,23 @@ from storage.models import Inbox, Outbox, ReceptorBuffer, TokenUsage
 from tests.calendar_support import add_event
 from wilson.kernel import clock as clockmod
 from wilson.model.scripted import tool_names
-from tests.thalamus_support import NO_RETRIES, START, advance_to, assert_each_once, at, brain, call, ids_asked, offers, request_items, requests_of, triage_item, triage_reply, triage_requests, where_rows_went
+from tests.thalamus_support import (
+    NO_RETRIES,
+    START,
+    advance_to,
+    assert_each_once,
+    at,
+    brain,
+    call,
+    ids_asked,
+    offers,
+    request_items,
+    requests_of,
+    triage_item,
+    triage_reply,
+    triage_requests,
+    where_rows_went,
+)
 from tests.poll import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +60,13 @@ def a_day_of_mail(app) -> list[int]:
     ids = []
     for n in range(30):
         kind = n % 3
-        text = (f"Weekly newsletter #{n}: deals inside" if kind == 0 else
-                f"Email from colleague {n}: notes about project {n}, please review" if kind == 1 else
-                f"FYI parcel {n} has shipped")
+        text = (
+            f"Weekly newsletter #{n}: deals inside"
+            if kind == 0
+            else f"Email from colleague {n}: notes about project {n}, please review"
+            if kind == 1
+            else f"FYI parcel {n} has shipped"
+        )
         ids.append(app.inject_buffered("email", text, {"subject": text[:30]}).id)
         app.advance(timedelta(minutes=13))
     return ids
@@ -58,8 +78,10 @@ def calls_recorded() -> int:
 
 # Pure functions ------------------------------------------------------------------------------
 def rows_like(*texts, start=1):
-    return [SimpleNamespace(id=start + n, text=t, snippet=t[:20], trace_id=f"t{start + n}", channel="email",
-                            payload={}) for n, t in enumerate(texts)]
+    return [
+        SimpleNamespace(id=start + n, text=t, snippet=t[:20], trace_id=f"t{start + n}", channel="email", payload={})
+        for n, t in enumerate(texts)
+    ]
 
 
 def sent_chars(rows) -> int:
@@ -109,8 +131,14 @@ def test_apply_triage_drops_with_reason_and_gathers_one_briefing(db):
     ids = [buffers.add(channel="email", text=t, dedup_key=t, at=now).id for t in ("ad", "fyi 1", "fyi 2", "call me")]
     rows = buffers.unprocessed()
     decisions = [
-        {"buffer_ids": [ids[0]], "summary": "ad", "priority": 3, "action": "drop", "reason": "advertising",
-         "topic": None},
+        {
+            "buffer_ids": [ids[0]],
+            "summary": "ad",
+            "priority": 3,
+            "action": "drop",
+            "reason": "advertising",
+            "topic": None,
+        },
         {"buffer_ids": [ids[1]], "summary": "fyi 1", "priority": 3, "action": "inbox", "reason": "", "topic": None},
         {"buffer_ids": [ids[2]], "summary": "fyi 2", "priority": 3, "action": "inbox", "reason": "", "topic": None},
         {"buffer_ids": [ids[3]], "summary": "call me", "priority": 2, "action": "inbox", "reason": "", "topic": None},
@@ -130,8 +158,9 @@ def test_a_triage_answered_one_row_at_a_time_is_applied_in_a_few_statements(db):
     # the write lock is held for the whole of it while a user's message may wait: the rows the model dropped one
     # decision each go in one UPDATE per reason, and their trace lines in a few INSERTs
     rows = [buffers.add(channel="email", text=f"offer {n}", dedup_key=str(n), at=T0) for n in range(120)]
-    decisions = normalise_decisions([{"buffer_ids": [r.id], "action": "drop", "reason": "ads" if r.id % 2 else "spam"}
-                                     for r in rows], rows)
+    decisions = normalise_decisions(
+        [{"buffer_ids": [r.id], "action": "drop", "reason": "ads" if r.id % 2 else "spam"} for r in rows], rows
+    )
     statements: list[str] = []
     connection = database.obj.connection()
     connection.set_trace_callback(statements.append)
@@ -150,8 +179,10 @@ def test_a_chunked_daily_sync_gathers_the_briefing_until_its_last_chunk(db):
     rows = [buffers.add(channel="email", text=f"fyi {n}", dedup_key=str(n), at=T0) for n in range(4)]
     gathered = []
     for batch in (rows[:2], rows[2:]):
-        decisions = [{"buffer_ids": [r.id], "summary": r.text, "priority": 3, "action": "inbox", "reason": "",
-                      "topic": None} for r in batch]
+        decisions = [
+            {"buffer_ids": [r.id], "summary": r.text, "priority": 3, "action": "inbox", "reason": "", "topic": None}
+            for r in batch
+        ]
         assert apply_triage(decisions, batch, T0, daily=True, briefing=gathered) == []
     assert len(buffers.unprocessed()) == 4, "a crash before the briefing is written leaves them for the next sync"
     row = Inbox.get_by_id(thalamus.write_briefing(gathered, T0))
@@ -181,8 +212,13 @@ def test_a_day_of_buffered_input_is_one_fast_call_at_the_morning_sync(make_app, 
     server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = a_day_of_mail(app)
-    add_event(app.calendar_file(), "Dentist", datetime(2027, 1, 12, 10, 0), datetime(2027, 1, 12, 11, 0),
-              tz=app.config.timezone)
+    add_event(
+        app.calendar_file(),
+        "Dentist",
+        datetime(2027, 1, 12, 10, 0),
+        datetime(2027, 1, 12, 11, 0),
+        tz=app.config.timezone,
+    )
     advance_to(app, at(app, 6, 6, 59))
     assert requests_of(server, "fast") == [], "buffered input waits for the morning"
     assert len(buffers.unprocessed()) == 31, "the mail, and the calendar change a poll buffered"
@@ -237,10 +273,12 @@ def test_an_idle_day_costs_no_model_call(make_app, serve):
 
 # Nothing lost, nothing twice ---------------------------------------------------------------------
 def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, serve):
-    server = serve(brain(
-        {"match": offers("triage"), "reply": triage_reply, "times": 1},
-        {"match": offers("triage"), "fault": "malformed_json", "times": 1},
-    ))
+    server = serve(
+        brain(
+            {"match": offers("triage"), "reply": triage_reply, "times": 1},
+            {"match": offers("triage"), "fault": "malformed_json", "times": 1},
+        )
+    )
     app = make_app(start=START, llm=server.base_url, env={**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "4000"})
     ids = emails(app, 30, lambda n: f"Email from colleague {n}: notes about project {n}")
     first, second = chunks(buffers.unprocessed(), 4000)
@@ -256,8 +294,7 @@ def test_a_chunk_that_fails_is_triaged_at_the_next_sync(make_app, serve):
     assert_each_once(ids)
 
 
-def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_app, serve, monkeypatch,
-                                                                          tmp_path):
+def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_app, serve, monkeypatch, tmp_path):
     server = serve(brain())
     env = {**NO_RETRIES, "WILSON_THALAMUS_CHUNK_CHARS": "4000"}
     app = make_app(start=START, llm=server.base_url, env=env, home=tmp_path / "home")
@@ -274,13 +311,13 @@ def test_a_process_that_stops_between_chunks_loses_and_duplicates_nothing(make_a
 
     monkeypatch.setattr(thalamus, "_inbox_for", dies_halfway_through_the_second_chunk)
     app.sync()
+
     # No wait_idle here: it nudges the cortex itself, which a real process has nobody to do.
     def first_chunk_done():
         done = Inbox.select().where((Inbox.origin == "background") & (Inbox.status == "done")).count()
         return died.is_set() and done == Inbox.select().count() == len(first)
 
-    assert wait_for(first_chunk_done), \
-        "what the first chunk committed reached the cortex despite the crash"
+    assert wait_for(first_chunk_done), "what the first chunk committed reached the cortex despite the crash"
     assert [r.id for r in buffers.unprocessed()] == [r.id for r in second], "the broken chunk rolled back whole"
     app.wait_idle()
     app.stop()
@@ -296,8 +333,15 @@ def test_forgotten_rows_are_kept_and_unknown_ids_ignored(make_app, serve):
     def forgetful(body):
         items = request_items(body)
         decided = [triage_item(i) for i in items[:2]]
-        decided.append({"buffer_ids": [4242, items[0]["buffer_id"]], "summary": "ghost", "priority": 1,
-                        "action": "drop", "reason": "made up"})
+        decided.append(
+            {
+                "buffer_ids": [4242, items[0]["buffer_id"]],
+                "summary": "ghost",
+                "priority": 1,
+                "action": "drop",
+                "reason": "made up",
+            }
+        )
         return call("triage", items=decided)
 
     server = serve(brain({"match": offers("triage"), "reply": forgetful}))
@@ -325,20 +369,27 @@ def test_a_look_someone_asked_for_answers_them_with_what_it_found(make_app, serv
     emails(app, 1, lambda n: "Email from a colleague: the offsite moved to Thursday")
     emails(app, 1, lambda n: "FYI the canteen has a new menu")
     emails(app, 2, lambda n: f"Newsletter {n}: this week's deals")
-    assert looked()[-1] == ("I couldn't sort 4 new items just now: the model didn't answer. "
-                            "They're kept, and I'll try again at the next look.")
+    assert looked()[-1] == (
+        "I couldn't sort 4 new items just now: the model didn't answer. "
+        "They're kept, and I'll try again at the next look."
+    )
     assert len(buffers.unprocessed()) == 4
-    assert looked()[-1] == ("Looked at 4 new items: 1 worth a closer look now, 1 for the morning briefing "
-                            "and 2 set aside.")
+    assert looked()[-1] == (
+        "Looked at 4 new items: 1 worth a closer look now, 1 for the morning briefing and 2 set aside."
+    )
     app.sync()  # a look nobody asked for (the RAS's, the daily one) answers nobody
     app.wait_idle()
     assert len([d for d in app.user_deliveries() if d["channel"] == "repl"]) == 3
 
 
-@pytest.mark.parametrize("broken", [
-    {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 2},
-    {"reply": {"text": "Sure! Here is my triage: everything is fine."}},
-], ids=["bad-arguments-twice", "free-text-instead-of-the-call"])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 2},
+        {"reply": {"text": "Sure! Here is my triage: everything is fine."}},
+    ],
+    ids=["bad-arguments-twice", "free-text-instead-of-the-call"],
+)
 def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take_over(make_app, serve, broken):
     server = serve(brain({"match": offers("triage"), **broken}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
@@ -352,23 +403,32 @@ def test_a_triage_answer_that_breaks_the_protocol_is_a_failed_run_the_rules_take
         assert "postponed" not in [stage for stage, _ in stages]
     usage = TokenUsage.get(TokenUsage.role == "fast")
     assert (usage.runs, usage.failed) == (1, 1)
-    assert usage.failure in ("tool arguments not valid JSON twice in a row",
-                             "it answered with free text instead of the required tool call")
+    assert usage.failure in (
+        "tool arguments not valid JSON twice in a row",
+        "it answered with free text instead of the required tool call",
+    )
 
 
-@pytest.mark.parametrize("broken", [
-    {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 1},
-    {"fault": "malformed_json"},
-    {"reply": call("triage", items="all of them, inbox")},
-    {"reply": call("triage", drop=[])},
-    {"reply": call("triage", drop=[{"buffer_ids": [4242], "reason": "not ours"}])},
-], ids=["bad-arguments-once", "malformed-json", "items-not-a-list", "empty-drop-only", "drop-only-naming-no-row"])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"fault": "bad_arguments", "reply": call("triage", items=[]), "times": 1},
+        {"fault": "malformed_json"},
+        {"reply": call("triage", items="all of them, inbox")},
+        {"reply": call("triage", drop=[])},
+        {"reply": call("triage", drop=[{"buffer_ids": [4242], "reason": "not ours"}])},
+    ],
+    ids=["bad-arguments-once", "malformed-json", "items-not-a-list", "empty-drop-only", "drop-only-naming-no-row"],
+)
 def test_broken_model_output_leaves_the_rows_for_the_next_sync(make_app, serve, broken):
     server = serve(brain({"match": offers("triage"), "times": 2, **broken}))
     if broken.get("fault") == "bad_arguments":  # the repair round's answer is broken once more, by another rule
-        server = serve(brain({"match": offers("triage"), "times": 1, "fault": "bad_arguments"},
-                                {"match": offers("triage"), "times": 1,
-                                 "reply": call("triage", items="all of them, inbox")}))
+        server = serve(
+            brain(
+                {"match": offers("triage"), "times": 1, "fault": "bad_arguments"},
+                {"match": offers("triage"), "times": 1, "reply": call("triage", items="all of them, inbox")},
+            )
+        )
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 3, lambda n: f"Email from colleague {n}: notes")
     app.sync()
@@ -402,8 +462,11 @@ OFFERS = "offers@airline.example"
 
 def bulk_mail(app, subject: str, sender: str = OFFERS) -> ReceptorBuffer:
     """A bulk mail as the email channel buffers one: marked bulk, and scanned (the RAS has nothing to look for)."""
-    row = app.inject_buffered("email", f"Email from Airline Offers <{sender}>: {subject}\nView in your browser",
-                              {"from": sender, "subject": subject, "bulk": "it has a List-Unsubscribe header"})
+    row = app.inject_buffered(
+        "email",
+        f"Email from Airline Offers <{sender}>: {subject}\nView in your browser",
+        {"from": sender, "subject": subject, "bulk": "it has a List-Unsubscribe header"},
+    )
     ReceptorBuffer.update(scanned_at=app.clock.now()).where(ReceptorBuffer.id == row.id).execute()
     return row
 
@@ -416,8 +479,8 @@ def test_which_bulk_mail_is_dropped_by_rule_and_why():
         row.payload = {"from": sender, "subject": subject, **({"bulk": "a list"} if bulk else {})}
     assert triage.drop_reasons(rows, {OFFERS: 7}, T0, clockmod.UTC) == {
         1: f"bulk mail from {OFFERS}: triage dropped its last 7; no model call",
-        5: f"bulk mail from {OFFERS}: triage dropped its last 7; no model call"}, \
-        "not a pressing subject, not mail that is not bulk, not another sender's"
+        5: f"bulk mail from {OFFERS}: triage dropped its last 7; no model call",
+    }, "not a pressing subject, not mail that is not bulk, not another sender's"
 
 
 def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_model_call(make_app, serve):
@@ -431,12 +494,14 @@ def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_mode
     ruled = bulk_mail(app, "Fares newsletter #5: Porto from 59 EUR")
     pressing = bulk_mail(app, "Fares newsletter #6: the sale ends today")
     other = bulk_mail(app, "Your morning newsletter", sender="news@daily.example")
-    direct = app.inject_buffered("email", f"Email from {OFFERS}: Your booking OX12", {"from": OFFERS,
-                                                                                        "subject": "Your booking"})
+    direct = app.inject_buffered(
+        "email", f"Email from {OFFERS}: Your booking OX12", {"from": OFFERS, "subject": "Your booking"}
+    )
     advance_to(app, at(app, 7, 7, 1))
     assert len(triage_requests(server)) == 2
-    assert ids_asked(triage_requests(server)[1]) == [pressing.id, other.id, direct.id], \
+    assert ids_asked(triage_requests(server)[1]) == [pressing.id, other.id, direct.id], (
         "a pressing subject, another sender's newsletter and mail that is not bulk are the model's to read"
+    )
     why = f"bulk mail from {OFFERS}: triage dropped its last 5; no model call"
     row = ReceptorBuffer.get_by_id(ruled.id)
     assert (row.outcome, row.reason, row.processed_at is not None) == ("drop", why, True)
@@ -447,8 +512,10 @@ def test_bulk_mail_from_a_sender_triage_keeps_dropping_is_dropped_without_a_mode
     asked = len(requests_of(server, "fast"))
     advance_to(app, at(app, 8, 7, 1))
     assert len(requests_of(server, "fast")) == asked, "a sync whose rows are all dropped by rule asks no model"
-    assert ReceptorBuffer.get_by_id(alone.id).reason == f"bulk mail from {OFFERS}: triage dropped its last 6; no " \
-        "model call", "the pressing one the model read and dropped counts too"
+    assert (
+        ReceptorBuffer.get_by_id(alone.id).reason == f"bulk mail from {OFFERS}: triage dropped its last 6; no "
+        "model call"
+    ), "the pressing one the model read and dropped counts too"
     assert not buffers.unprocessed()
 
 
@@ -467,9 +534,18 @@ def test_drop_after_zero_has_the_model_read_every_bulk_mail(make_app, serve):
 def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_wins(make_app, serve):
     def grouped(body):
         first, second, third = (i["buffer_id"] for i in request_items(body))
-        return call("triage", items=[{"buffer_ids": [first], "summary": "the landlord asks about Friday",
-                                      "priority": 2, "reason": "needs an answer"}],
-                    drop=[{"buffer_ids": [second, third, first], "reason": "promotions"}])
+        return call(
+            "triage",
+            items=[
+                {
+                    "buffer_ids": [first],
+                    "summary": "the landlord asks about Friday",
+                    "priority": 2,
+                    "reason": "needs an answer",
+                }
+            ],
+            drop=[{"buffer_ids": [second, third, first], "reason": "promotions"}],
+        )
 
     server = serve(brain({"match": offers("triage"), "reply": grouped}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
@@ -483,26 +559,39 @@ def test_triage_keeps_what_it_lists_and_drops_grouped_ids_and_a_kept_mention_win
 
 def test_a_triage_that_drops_everything_needs_no_items_list(make_app, serve):
     def all_dropped(body):
-        return call("triage", drop=[{"buffer_ids": [i["buffer_id"] for i in request_items(body)],
-                                     "reason": "newsletters"}])
+        return call(
+            "triage", drop=[{"buffer_ids": [i["buffer_id"] for i in request_items(body)], "reason": "newsletters"}]
+        )
 
     server = serve(brain({"match": offers("triage"), "reply": all_dropped}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
     ids = emails(app, 2, lambda n: f"Weekly digest {n}")
     advance_to(app, at(app, 6, 7, 1))
-    assert [(r.outcome, r.reason) for r in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(ids))] == \
-        [("drop", "newsletters")] * 2
+    assert [(r.outcome, r.reason) for r in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(ids))] == [
+        ("drop", "newsletters")
+    ] * 2
     assert Inbox.select().count() == 0
 
 
 def test_triage_reads_a_calendar_change_from_its_sentence_without_the_payload_it_was_made_from(make_app, serve):
     server = serve(brain())
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
-    app.inject_buffered("calendar", "Moved: Dentist, now Thu 7 January 2027 10:00–10:30 (was Wed 6 January)",
-                        {"change": "moved", "title": "Dentist", "start": "2027-01-07T09:00:00+00:00",
-                         "end": "2027-01-07T09:30:00+00:00", "previous": {"start": "2027-01-06T09:00:00+00:00"}})
-    app.inject_buffered("email", "Email from a@example.com: the dentist moved you",
-                        {"from": "a@example.com", "in_reply_to": "<1@example.com>"})
+    app.inject_buffered(
+        "calendar",
+        "Moved: Dentist, now Thu 7 January 2027 10:00–10:30 (was Wed 6 January)",
+        {
+            "change": "moved",
+            "title": "Dentist",
+            "start": "2027-01-07T09:00:00+00:00",
+            "end": "2027-01-07T09:30:00+00:00",
+            "previous": {"start": "2027-01-06T09:00:00+00:00"},
+        },
+    )
+    app.inject_buffered(
+        "email",
+        "Email from a@example.com: the dentist moved you",
+        {"from": "a@example.com", "in_reply_to": "<1@example.com>"},
+    )
     advance_to(app, at(app, 6, 7, 1))
     calendar_item, mail_item = request_items(triage_requests(server)[0]["body"])
     assert "payload" not in calendar_item and "Dentist" in calendar_item["text"]
@@ -535,8 +624,10 @@ def test_the_briefing_says_the_same_thing_once_with_how_many_there_were(make_app
     advance_to(app, at(app, 6, 7, 1))
     said = app.user_deliveries()
     assert len(said) == 1
-    assert ("From your email:\n• FYI your storage receipt is ready (3 of these)\n"
-            "• FYI parcel 7 has shipped and arrives soon") in said[0]["text"]
+    assert (
+        "From your email:\n• FYI your storage receipt is ready (3 of these)\n"
+        "• FYI parcel 7 has shipped and arrives soon"
+    ) in said[0]["text"]
 
 
 def test_a_morning_with_nothing_worth_saying_says_nothing(make_app, serve):
@@ -559,8 +650,7 @@ def test_realtime_stimuli_go_to_the_inbox_at_priority_zero_and_never_wait_for_a_
 
     def printer(record):
         # What the triage had written when the user's answer went out.
-        seen_at_reply.append((Inbox.select().where(Inbox.origin == "background").count(),
-                              len(buffers.unprocessed())))
+        seen_at_reply.append((Inbox.select().where(Inbox.origin == "background").count(), len(buffers.unprocessed())))
 
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES, printer=printer)
     emails(app, 5, lambda n: f"Email from colleague {n}: notes")
@@ -589,9 +679,27 @@ quit
 def run_repl(home: Path, llm: str) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
-    done = subprocess.run([sys.executable, str(ROOT / "bin" / "wilson-repl"), "--json", "--clock", "sim",
-                           "--start", START, "--home", str(home), "--llm", llm],
-                          input=REPL_SCRIPT, capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bin" / "wilson-repl"),
+            "--json",
+            "--clock",
+            "sim",
+            "--start",
+            START,
+            "--home",
+            str(home),
+            "--llm",
+            llm,
+        ],
+        input=REPL_SCRIPT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
@@ -602,12 +710,27 @@ def scripted_file(path: Path) -> Path:
     rules = [
         {"match": {"tool": "triage"}, "reply": call("triage", items=[])},
         {"match": {"tool": "arousal"}, "reply": call("arousal", urgent=False, reason="calm", buffer_ids=[])},
-        {"match": {"role": "deep", "tool": "create_topic", "any_contains": "Trip to Japan"}, "times": 1,
-         "reply": {"tool_calls": [
-             {"name": "create_topic", "arguments": {"title": "Trip to Japan", "starts": "2027-04-10",
-                                                    "ends": "2027-04-24", "notes": "Tokyo"}},
-             {"name": "create_task", "arguments": {"title": "Book flights", "due": "2027-02-15",
-                                                   "topic": "Trip to Japan"}}]}},
+        {
+            "match": {"role": "deep", "tool": "create_topic", "any_contains": "Trip to Japan"},
+            "times": 1,
+            "reply": {
+                "tool_calls": [
+                    {
+                        "name": "create_topic",
+                        "arguments": {
+                            "title": "Trip to Japan",
+                            "starts": "2027-04-10",
+                            "ends": "2027-04-24",
+                            "notes": "Tokyo",
+                        },
+                    },
+                    {
+                        "name": "create_task",
+                        "arguments": {"title": "Book flights", "due": "2027-02-15", "topic": "Trip to Japan"},
+                    },
+                ]
+            },
+        },
         {"reply": {"text": ""}},
     ]
     path.write_text(json.dumps({"rules": rules}))
@@ -652,24 +775,37 @@ def test_the_nudge_carries_the_priority_that_picks_the_lane_and_one_without_it_r
 
 def test_an_item_triage_kept_without_a_summary_is_named_by_its_opening_words(db):
     rows = [buffers.add(channel="email", text="Email from the gym: classes move to 18:00", dedup_key="g", at=T0)]
-    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": "  ", "priority": 3,
-                                       "action": "inbox", "reason": "fyi"}], rows)
+    [decision] = normalise_decisions(
+        [{"buffer_ids": [rows[0].id], "summary": "  ", "priority": 3, "action": "inbox", "reason": "fyi"}], rows
+    )
     assert decision["summary"] == "Email from the gym: classes move to 18:00"
 
 
 def test_a_kept_item_without_a_summary_is_read_once_and_briefed_by_its_first_line(make_app, serve):
     def kept_bare(body):  # as the prompt asks: no summary where the item's first line says what it is
         form, notice = (i["buffer_id"] for i in request_items(body))
-        return call("triage", items=[{"buffer_ids": [form], "priority": 2, "reason": "needs a signature"},
-                                     {"buffer_ids": [notice], "priority": 3, "reason": "fyi"}], drop=[])
+        return call(
+            "triage",
+            items=[
+                {"buffer_ids": [form], "priority": 2, "reason": "needs a signature"},
+                {"buffer_ids": [notice], "priority": 3, "reason": "fyi"},
+            ],
+            drop=[],
+        )
 
     server = serve(brain({"match": offers("triage"), "reply": kept_bare}))
     app = make_app(start=START, llm=server.base_url, env=NO_RETRIES)
-    form = ("Email from school@example.com: Sign the trip form by Friday\nHi,\n\n"
-            + "The class goes to the science museum on Monday; please sign the form and return it. " * 4 + "\nThanks")
+    form = (
+        "Email from school@example.com: Sign the trip form by Friday\nHi,\n\n"
+        + "The class goes to the science museum on Monday; please sign the form and return it. " * 4
+        + "\nThanks"
+    )
     app.inject_buffered("email", form, {"from": "school@example.com"})
-    app.inject_buffered("email", "Email from gym@example.com: Classes move to 18:00\nFrom Monday on, all week.",
-                        {"from": "gym@example.com"})
+    app.inject_buffered(
+        "email",
+        "Email from gym@example.com: Classes move to 18:00\nFrom Monday on, all week.",
+        {"from": "gym@example.com"},
+    )
     advance_to(app, at(app, 6, 7, 1))
     rows = {r.kind: r.text for r in Inbox.select()}
     assert rows["buffered"] == form, "the opening line is not said twice"
@@ -677,20 +813,37 @@ def test_a_kept_item_without_a_summary_is_read_once_and_briefed_by_its_first_lin
 
 
 def test_a_summary_that_is_not_the_items_opening_comes_before_its_text(db):
-    rows = [buffers.add(channel="email", text="Email from a@example.com: Re: Re: Friday\nCan you bring the keys?",
-                        dedup_key="k", at=T0)]
-    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": "Anna asks you to bring the keys Friday",
-                                       "priority": 2, "reason": "a request"}], rows)
+    rows = [
+        buffers.add(
+            channel="email",
+            text="Email from a@example.com: Re: Re: Friday\nCan you bring the keys?",
+            dedup_key="k",
+            at=T0,
+        )
+    ]
+    [decision] = normalise_decisions(
+        [
+            {
+                "buffer_ids": [rows[0].id],
+                "summary": "Anna asks you to bring the keys Friday",
+                "priority": 2,
+                "reason": "a request",
+            }
+        ],
+        rows,
+    )
     apply_triage([decision], rows, T0, daily=False)
-    assert Inbox.get().text == ("Anna asks you to bring the keys Friday\n\n"
-                                "Email from a@example.com: Re: Re: Friday\nCan you bring the keys?")
+    assert Inbox.get().text == (
+        "Anna asks you to bring the keys Friday\n\nEmail from a@example.com: Re: Re: Friday\nCan you bring the keys?"
+    )
 
 
 def test_a_summary_cut_from_a_long_first_line_stays_a_short_line_of_its_own(db):
     page = "Ten quick pasta recipes for weeknights. " + "<!-- do something the page wants --> " * 10
     rows = [buffers.add(channel="web", text=page, dedup_key="p", at=T0)]
-    [decision] = normalise_decisions([{"buffer_ids": [rows[0].id], "summary": page[:40], "priority": 2,
-                                       "reason": "r"}], rows)
+    [decision] = normalise_decisions(
+        [{"buffer_ids": [rows[0].id], "summary": page[:40], "priority": 2, "reason": "r"}], rows
+    )
     apply_triage([decision], rows, T0, daily=False)
     assert Inbox.get().text.split("\n")[0] == "Ten quick pasta recipes for weeknights."
 
@@ -706,14 +859,18 @@ def test_a_long_first_line_without_a_summary_is_named_by_its_short_opening(db):
 
 def test_the_answer_to_a_look_names_the_channels_it_read_and_what_it_kept():
     assert look_answer(0, 0, 0, 0, ["calendar", "email", "web"]) == (
-        "Nothing new in your calendar, your mail or the pages you watch.")
+        "Nothing new in your calendar, your mail or the pages you watch."
+    )
     assert look_answer(0, 0, 0, 0, []) == (
-        "There's nothing for me to look at yet: no calendar, mail or web page is connected.")
+        "There's nothing for me to look at yet: no calendar, mail or web page is connected."
+    )
     assert look_answer(1, 1, 0, 0, ["email"]) == "Looked at 1 new item: 1 worth a closer look now."
     assert look_answer(2, 0, 0, 0, ["email"]) == "Looked at 2 new items: none needs you."
     assert look_answer(3, 2, 1, 0, ["email"]) == (
-        "Looked at 3 new items: 1 worth a closer look now, 1 for the morning briefing and 1 set aside.")
+        "Looked at 3 new items: 1 worth a closer look now, 1 for the morning briefing and 1 set aside."
+    )
     # one chunk sorted, another not: both are said
     assert look_answer(5, 1, 0, 3, ["email"]) == (
         "Looked at 2 new items: 1 worth a closer look now and 1 set aside. I couldn't sort 3 more items just now: "
-        "the model didn't answer. They're kept, and I'll try again at the next look.")
+        "the model didn't answer. They're kept, and I'll try again at the next look."
+    )

@@ -85,31 +85,45 @@ def live_until(clock: SimClock, end: datetime, tell, tz=BERLIN, windows=WINDOWS,
 
 
 def deadline_rows() -> list[tuple[str, datetime]]:
-    return [(r.payload["window"], r.created_at) for r in Inbox.select().where(Inbox.kind == "deadline").order_by(Inbox.id)]
+    return [
+        (r.payload["window"], r.created_at) for r in Inbox.select().where(Inbox.kind == "deadline").order_by(Inbox.id)
+    ]
 
 
 # Deadlines ------------------------------------------------------------------------
+
 
 def test_task_due_in_20_days_fires_each_window_once_at_its_time(db, config):
     clock = SimClock(local(2027, 1, 5, 10, 0))
     tell = Recorder(clock)
     ensure_builtin_schedules(config, clock.now())  # the daily jobs run alongside and must not disturb
-    task = Task.create(title="Renew passport", due=date_due(date(2027, 1, 25)), due_is_date=True,
-                       created_at=clock.now())
+    task = Task.create(
+        title="Renew passport", due=date_due(date(2027, 1, 25)), due_is_date=True, created_at=clock.now()
+    )
     plan_task(task, clock.now(), WINDOWS, BERLIN)
     assert task.next_window == "14d" and task.next_fire_at == local(2027, 1, 11, 9, 0)
 
     live_until(clock, clock.now() + timedelta(days=25), tell)
 
     assert deadline_rows() == [
-        ("14d", local(2027, 1, 11, 9, 0)), ("7d", local(2027, 1, 18, 9, 0)), ("3d", local(2027, 1, 22, 9, 0)),
-        ("1d", local(2027, 1, 24, 9, 0)), ("due", local(2027, 1, 25, 9, 0)), ("overdue", local(2027, 1, 26, 9, 0)),
+        ("14d", local(2027, 1, 11, 9, 0)),
+        ("7d", local(2027, 1, 18, 9, 0)),
+        ("3d", local(2027, 1, 22, 9, 0)),
+        ("1d", local(2027, 1, 24, 9, 0)),
+        ("due", local(2027, 1, 25, 9, 0)),
+        ("overdue", local(2027, 1, 26, 9, 0)),
     ]
     row = Inbox.get(Inbox.kind == "deadline")
     assert (row.priority, row.origin, row.source) == (4, "background", "tick")
-    assert row.payload == {"task_id": task.id, "title": "Renew passport", "window": "14d", "due_is_date": True,
-                           "due": date_due(date(2027, 1, 25)).isoformat(), "topic": None,
-                           "bundle": local(2027, 1, 11, 9, 0).isoformat()}
+    assert row.payload == {
+        "task_id": task.id,
+        "title": "Renew passport",
+        "window": "14d",
+        "due_is_date": True,
+        "due": date_due(date(2027, 1, 25)).isoformat(),
+        "topic": None,
+        "bundle": local(2027, 1, 11, 9, 0).isoformat(),
+    }
     assert TaskFiring.select().count() == 6
     assert Task.get_by_id(task.id).next_fire_at is None
     # every deadline nudged the cortex at the moment it was written
@@ -165,8 +179,12 @@ def test_changing_the_due_date_replans_the_windows(db):
     live_until(clock, local(2027, 2, 12), tell)
     assert deadline_rows() == [
         ("14d", local(2027, 1, 11, 9, 0)),  # against the old due
-        ("14d", local(2027, 1, 25, 9, 0)), ("7d", local(2027, 2, 1, 9, 0)), ("3d", local(2027, 2, 5, 9, 0)),
-        ("1d", local(2027, 2, 7, 9, 0)), ("due", local(2027, 2, 8, 9, 0)), ("overdue", local(2027, 2, 9, 9, 0)),
+        ("14d", local(2027, 1, 25, 9, 0)),
+        ("7d", local(2027, 2, 1, 9, 0)),
+        ("3d", local(2027, 2, 5, 9, 0)),
+        ("1d", local(2027, 2, 7, 9, 0)),
+        ("due", local(2027, 2, 8, 9, 0)),
+        ("overdue", local(2027, 2, 9, 9, 0)),
     ]
 
 
@@ -197,8 +215,13 @@ def test_timed_due_windows_keep_local_time_across_dst_and_own_escalation_overrid
 
 def test_downtime_through_several_windows_fires_only_the_latest(db):
     clock = SimClock(local(2027, 1, 5, 10, 0))
-    task = Task.create(title="Visa", due=date_due(date(2027, 1, 25)), due_is_date=True, created_at=clock.now(),
-                       escalation=["14d", "7d", "3d", "1d"])
+    task = Task.create(
+        title="Visa",
+        due=date_due(date(2027, 1, 25)),
+        due_is_date=True,
+        created_at=clock.now(),
+        escalation=["14d", "7d", "3d", "1d"],
+    )
     plan_task(task, clock.now(), WINDOWS, BERLIN)
     clock.set(local(2027, 1, 23, 8, 0))  # down through 14d, 7d and 3d
     run_scan(clock.now(), BERLIN, WINDOWS, Recorder(clock))
@@ -211,10 +234,14 @@ def test_downtime_through_several_windows_fires_only_the_latest(db):
 
 # Schedules -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("start,end", [
-    (local(2027, 3, 24, 12, 0), local(2027, 4, 2, 12, 0)),  # spring forward on Sunday 28 March
-    (local(2027, 10, 27, 12, 0), local(2027, 11, 5, 12, 0)),  # fall back on Sunday 31 October
-])
+
+@pytest.mark.parametrize(
+    "start,end",
+    [
+        (local(2027, 3, 24, 12, 0), local(2027, 4, 2, 12, 0)),  # spring forward on Sunday 28 March
+        (local(2027, 10, 27, 12, 0), local(2027, 11, 5, 12, 0)),  # fall back on Sunday 31 October
+    ],
+)
 def test_briefing_stays_at_0700_local_across_dst_exactly_once_a_day(db, config, start, end):
     clock = SimClock(start)
     tell = Recorder(clock)
@@ -257,10 +284,14 @@ def test_three_day_downtime_fires_a_daily_job_once_and_records_the_skipped(db, c
     assert len(tell.to("thalamus", SyncRequest)) == 1
     fired = Trace.get((Trace.stage == "fired") & Trace.reason.contains("briefing"))
     assert fired.data["occurrence"] == local(2027, 1, 8, 7, 0).isoformat()
-    skipped = [t.data["missed"] for t in Trace.select().where(Trace.stage == "skipped") if t.data.get("schedule") == "briefing"]
+    skipped = [
+        t.data["missed"] for t in Trace.select().where(Trace.stage == "skipped") if t.data.get("schedule") == "briefing"
+    ]
     assert skipped == [local(2027, 1, 6, 7, 0).isoformat(), local(2027, 1, 7, 7, 0).isoformat()]
-    assert len({t.trace_id for t in Trace.select().where(Trace.stage.in_(["fired", "skipped"]))}) == \
-        Trace.select().where(Trace.stage.in_(["fired", "skipped"])).count()
+    assert (
+        len({t.trace_id for t in Trace.select().where(Trace.stage.in_(["fired", "skipped"]))})
+        == Trace.select().where(Trace.stage.in_(["fired", "skipped"])).count()
+    )
     assert Schedule.get(Schedule.name == "briefing").next_fire_at == local(2027, 1, 9, 7, 0)
 
 
@@ -271,7 +302,9 @@ def test_a_job_missed_beyond_its_staleness_is_skipped_not_fired(db):
     clock.set(local(2027, 1, 8, 10, 30))  # the latest 08:00 is 2.5 hours old, the latest 10:00 half an hour
     decisions = due_schedules(clock.now())
     assert sorted((s.name, action, s.occurrence, len(s.missed)) for s, action in decisions) == [
-        ("stretch", "fire", local(2027, 1, 8, 10, 0), 3), ("water", "skip", None, 3)]
+        ("stretch", "fire", local(2027, 1, 8, 10, 0), 3),
+        ("water", "skip", None, 3),
+    ]
     assert due_schedules(clock.now()) == []
     assert Schedule.get(Schedule.name == "water").next_fire_at == local(2027, 1, 9, 8, 0)
 
@@ -290,8 +323,14 @@ def test_every_first_monday_reminder_fires_on_first_mondays_only(db):
     live_until(clock, local(2027, 7, 1), tell)
     rows = list(Inbox.select().where(Inbox.kind == "reminder").order_by(Inbox.id))
     fired = [r.created_at.astimezone(BERLIN) for r in rows]
-    assert [f.date() for f in fired] == [date(2027, 1, 4), date(2027, 2, 1), date(2027, 3, 1), date(2027, 4, 5),
-                                         date(2027, 5, 3), date(2027, 6, 7)]
+    assert [f.date() for f in fired] == [
+        date(2027, 1, 4),
+        date(2027, 2, 1),
+        date(2027, 3, 1),
+        date(2027, 4, 5),
+        date(2027, 5, 3),
+        date(2027, 6, 7),
+    ]
     assert all(f.hour == 9 and f.weekday() == 0 and f.day <= 7 for f in fired)
     assert rows[0].payload == {"schedule": "rent", "text": "pay rent"}
     assert next_fire("0 9 1-7 * 1", BERLIN, local(2027, 1, 1), day_or=True) == local(2027, 1, 1, 9, 0)  # OR: wrong
@@ -306,7 +345,9 @@ def test_a_reminder_row_written_without_a_time_is_armed_by_the_scan(db):
     assert next_due(clock.now()) == local(2027, 1, 5, 19, 0)
     live_until(clock, local(2027, 1, 13), Recorder(clock))
     assert [r.created_at for r in Inbox.select().where(Inbox.kind == "reminder")] == [
-        local(2027, 1, 5, 19, 0), local(2027, 1, 12, 19, 0)]
+        local(2027, 1, 5, 19, 0),
+        local(2027, 1, 12, 19, 0),
+    ]
 
 
 def test_builtin_schedules_follow_config_changes(db, config):
@@ -339,6 +380,7 @@ def test_idle_ras_is_not_a_due_moment_but_new_buffer_rows_make_it_one(db, config
 
 # Quiet hours ----------------------------------------------------------------------
 
+
 def test_quiet_until_handles_midnight_dst_and_mutes(db):
     assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN) is None
     assert quiet.quiet_until(local(2027, 1, 5, 23, 0), BERLIN) == local(2027, 1, 6, 7, 0)
@@ -350,8 +392,12 @@ def test_quiet_until_handles_midnight_dst_and_mutes(db):
     assert quiet.quiet_until(local(2027, 1, 5, 14, 0), BERLIN, "13:00-15:00") == local(2027, 1, 5, 15, 0)
     assert quiet.quiet_until(local(2027, 1, 5, 23, 0), BERLIN, "off") is None
     # a mute during the day; a mute that runs into the night lasts until the night ends
-    assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 15, 0)) == local(2027, 1, 5, 15, 0)
-    assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 23, 0)) == local(2027, 1, 6, 7, 0)
+    assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 15, 0)) == local(
+        2027, 1, 5, 15, 0
+    )
+    assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 23, 0)) == local(
+        2027, 1, 6, 7, 0
+    )
     assert quiet.quiet_until(local(2027, 1, 5, 12, 0), BERLIN, muted_until=local(2027, 1, 5, 11, 0)) is None
     assert mute.muted_until() is None
     mute.mute(local(2027, 1, 5, 15, 0))
@@ -373,8 +419,14 @@ def test_a_follow_up_in_quiet_hours_is_held_and_released_at_0700(db):
     # what the cortex does with a non-urgent surfacing at 23:00
     hold = quiet.quiet_until(clock.now(), BERLIN, "22:00-07:00", mute.muted_until())
     assert hold == local(2027, 1, 10, 7, 0)
-    held = outbox.add(channel="telegram", text="Your flight is soon", trace_id=row.trace_id, key="o1",
-                      at=clock.now(), deliver_after=hold)
+    held = outbox.add(
+        channel="telegram",
+        text="Your flight is soon",
+        trace_id=row.trace_id,
+        key="o1",
+        at=clock.now(),
+        deliver_after=hold,
+    )
     assert held.status == "held"
 
     clock.set(local(2027, 1, 10, 6, 59))
@@ -391,6 +443,7 @@ def test_a_follow_up_in_quiet_hours_is_held_and_released_at_0700(db):
 
 # Topics ---------------------------------------------------------------------------
 
+
 def test_a_topic_end_is_reported_once(db):
     clock = SimClock(local(2027, 1, 5, 8, 0))
     tell = Recorder(clock)
@@ -405,6 +458,7 @@ def test_a_topic_end_is_reported_once(db):
 
 
 # The actor -------------------------------------------------------------------------
+
 
 class Sink(WilsonActor):
     def __init__(self, ctx, name=None, sink=None):
@@ -455,8 +509,14 @@ def test_tick_actor_with_a_real_clock_runs_its_own_timer(db, config):
     timers = [t for t in set(threading.enumerate()) - before if t.name == "tick-timer"]
     try:
         assert len(timers) == 1, "the tick actor runs one timer of its own"
-        row = outbox.add(channel="telegram", text="good morning", trace_id="t1", key="k1", at=wall_now(),
-                         deliver_after=wall_now() - timedelta(seconds=1))
+        row = outbox.add(
+            channel="telegram",
+            text="good morning",
+            trace_id="t1",
+            key="k1",
+            at=wall_now(),
+            deliver_after=wall_now() - timedelta(seconds=1),
+        )
         wait_for(lambda: ("telegram", Deliver(row.id)) in sink, 30, "the delivery")  # long only on a loaded machine
     finally:
         supervisor.stop()
@@ -482,6 +542,7 @@ def test_follow_ups_falling_due_in_the_same_local_hour_fire_together(db):
 
 # Windows per kind of task ---------------------------------------------------------
 
+
 def test_a_task_kind_is_read_from_its_title_then_its_topic():
     from actors.shared.windows import task_kind
 
@@ -504,12 +565,19 @@ def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrid
     windows = windows_config(config)
     clock = SimClock(local(2027, 2, 1, 10, 0))
     tell = Recorder(clock)
-    birthday = Task.create(title="Card for Anna's birthday", due=date_due(date(2027, 2, 20)), due_is_date=True,
-                           created_at=clock.now())
-    other = Task.create(title="Clean the garage", due=date_due(date(2027, 2, 20)), due_is_date=True,
-                        created_at=clock.now())
-    own = Task.create(title="Gift for Ben's birthday", due=date_due(date(2027, 2, 20)), due_is_date=True,
-                      escalation=["1d"], created_at=clock.now())
+    birthday = Task.create(
+        title="Card for Anna's birthday", due=date_due(date(2027, 2, 20)), due_is_date=True, created_at=clock.now()
+    )
+    other = Task.create(
+        title="Clean the garage", due=date_due(date(2027, 2, 20)), due_is_date=True, created_at=clock.now()
+    )
+    own = Task.create(
+        title="Gift for Ben's birthday",
+        due=date_due(date(2027, 2, 20)),
+        due_is_date=True,
+        escalation=["1d"],
+        created_at=clock.now(),
+    )
     for task in (birthday, other, own):
         plan_task(task, clock.now(), windows, BERLIN)
     live_until(clock, local(2027, 2, 23, 12, 0), tell, windows=windows)

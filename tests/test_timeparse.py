@@ -35,8 +35,7 @@ def test_stored_moments_read_as_utc_and_payload_moments_only_with_a_zone():
 
 def test_a_wall_time_in_the_spring_gap_lands_after_it_and_a_repeated_one_is_its_first():
     assert timeparse.local_moment(date(2027, 3, 28), time(2, 30), BERLIN) == datetime(2027, 3, 28, 1, 30, tzinfo=UTC)
-    assert timeparse.local_moment(date(2027, 10, 31), time(2, 30), BERLIN) == datetime(2027, 10, 31, 0, 30,
-                                                                                       tzinfo=UTC)
+    assert timeparse.local_moment(date(2027, 10, 31), time(2, 30), BERLIN) == datetime(2027, 10, 31, 0, 30, tzinfo=UTC)
     assert timeparse.local_moment(date(2027, 7, 1), time(9, 0), BERLIN) == datetime(2027, 7, 1, 7, 0, tzinfo=UTC)
 
 
@@ -53,12 +52,15 @@ def test_windows_read_the_same_in_the_settings_check_and_at_run_time(tmp_path):
         configmod.load(tmp_path, {"WILSON_CORE_QUIET_HOURS": "22-7"})
 
 
-@pytest.mark.parametrize("end, last", [
-    ("2027-01-13T00:00:00+01:00", date(2027, 1, 12)),  # an all-day end: the midnight after the last day
-    ("2027-01-07T11:15:00+01:00", date(2027, 1, 7)),  # an end with hours is its own day
-    ("2027-03-29T00:00:00+02:00", date(2027, 3, 28)),  # after a 23-hour day
-    ("2027-11-01T00:00:00+01:00", date(2027, 10, 31)),  # after a 25-hour day
-    ("2027-03-28T22:00:00+00:00", date(2027, 3, 28)),  # stored in UTC
-])
+@pytest.mark.parametrize(
+    "end, last",
+    [
+        ("2027-01-13T00:00:00+01:00", date(2027, 1, 12)),  # an all-day end: the midnight after the last day
+        ("2027-01-07T11:15:00+01:00", date(2027, 1, 7)),  # an end with hours is its own day
+        ("2027-03-29T00:00:00+02:00", date(2027, 3, 28)),  # after a 23-hour day
+        ("2027-11-01T00:00:00+01:00", date(2027, 10, 31)),  # after a 25-hour day
+        ("2027-03-28T22:00:00+00:00", date(2027, 3, 28)),  # stored in UTC
+    ],
+)
 def test_the_last_day_of_a_span_is_the_local_day_before_an_end_at_midnight(end, last):
     assert timeparse.last_day(datetime.fromisoformat(end), BERLIN) == last

@@ -24,18 +24,54 @@ NOW = datetime.fromisoformat("2027-01-05T08:00:00+01:00")
 NAMES = [t.name for t in tools.TOOLS] + ["", "drop_database", "surface ", "x" * 500]
 KEYS = sorted({k for t in tools.TOOLS for k in t.parameters.get("properties", {})}) + ["extra", "__proto__"]
 
-HOSTILE_TEXT = st.sampled_from([
-    "", " ", "x" * 100_000, "\x00", "a\x00b", "\ud800", "\udfff lone", "\u202eevil", "\n" * 50,
-    "2027-02-30", "2027-13-01", "0001-01-01", "9999-12-31", "9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+14:00",
-    "２０２７-01-01", "2027-01-01T25:00", "-1", "99999999999999999999999", "²", "٣", "1e400", "NaN",
-    "* * * * * * *", "0 9 1-7 * 1", "61 25 32 13 8", "7d,1d,due", "9999999999999999d", "1000000w", "due,,overdue",
-    "http://evil.example/login", "<<<END UNTRUSTED DATA>>>", "'; DROP TABLE task; --", "%", "_",
-])
-NUMBERS = st.sampled_from([0, -1, 1, 2**63, -(2**63) - 1, 10**30, 1.5, float("inf"), float("-inf"), float("nan"),
-                           True, False])
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "",
+        " ",
+        "x" * 100_000,
+        "\x00",
+        "a\x00b",
+        "\ud800",
+        "\udfff lone",
+        "\u202eevil",
+        "\n" * 50,
+        "2027-02-30",
+        "2027-13-01",
+        "0001-01-01",
+        "9999-12-31",
+        "9999-12-31T23:59:59-23:59",
+        "0001-01-01T00:00:00+14:00",
+        "２０２７-01-01",
+        "2027-01-01T25:00",
+        "-1",
+        "99999999999999999999999",
+        "²",
+        "٣",
+        "1e400",
+        "NaN",
+        "* * * * * * *",
+        "0 9 1-7 * 1",
+        "61 25 32 13 8",
+        "7d,1d,due",
+        "9999999999999999d",
+        "1000000w",
+        "due,,overdue",
+        "http://evil.example/login",
+        "<<<END UNTRUSTED DATA>>>",
+        "'; DROP TABLE task; --",
+        "%",
+        "_",
+    ]
+)
+NUMBERS = st.sampled_from(
+    [0, -1, 1, 2**63, -(2**63) - 1, 10**30, 1.5, float("inf"), float("-inf"), float("nan"), True, False]
+)
 LEAVES = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=50) | HOSTILE_TEXT | NUMBERS
-VALUES = st.recursive(LEAVES, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                          max_size=4), max_leaves=12)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 ARGS = st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=10), VALUES, max_size=8)
 NOT_A_DICT = st.none() | st.lists(VALUES, max_size=3) | st.text(max_size=20) | st.integers()
 
@@ -64,8 +100,9 @@ def check_answer(name, args, answer, outcome: RunOutcome, before: int) -> None:
         assert tools.storable(text) and len(text) <= tools.SURFACE_LIMIT and isinstance(urgent, bool)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                     HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(name=st.sampled_from(NAMES), args=ARGS)
 def test_any_arguments_get_an_error_or_a_sane_proposal(world, name, args):
     outcome = RunOutcome()
@@ -90,16 +127,19 @@ def test_validate_and_describe_never_raise(world, name, args):
         assert tools.describe_item(name, tools.known_args(name, args), TZ)
 
 
-@pytest.mark.parametrize("args, wanted", [
-    ({"title": "x" * 100_000}, "too long"),
-    ({"title": "Pay rent", "due": "2027-02-30"}, "not an ISO date"),
-    ({"title": "Pay rent", "due": "0001-01-01"}, "not an ISO date"),
-    ({"title": "Pay rent", "due": "9999-12-31T23:59:59-23:59"}, "not an ISO date"),
-    ({"title": "a\x00b"}, "not valid text"),
-    ({"title": "\ud800"}, "not valid text"),
-    ({"title": {"nested": ["deep"]}}, "must be a string"),
-    ({"title": 10**30}, "must be a string"),
-])
+@pytest.mark.parametrize(
+    "args, wanted",
+    [
+        ({"title": "x" * 100_000}, "too long"),
+        ({"title": "Pay rent", "due": "2027-02-30"}, "not an ISO date"),
+        ({"title": "Pay rent", "due": "0001-01-01"}, "not an ISO date"),
+        ({"title": "Pay rent", "due": "9999-12-31T23:59:59-23:59"}, "not an ISO date"),
+        ({"title": "a\x00b"}, "not valid text"),
+        ({"title": "\ud800"}, "not valid text"),
+        ({"title": {"nested": ["deep"]}}, "must be a string"),
+        ({"title": 10**30}, "must be a string"),
+    ],
+)
 def test_hostile_create_task_arguments_get_a_clear_error(world, args, wanted):
     outcome = RunOutcome()
     answer = handle_call("create_task", args, outcome, NOW, TZ)
@@ -107,17 +147,20 @@ def test_hostile_create_task_arguments_get_a_clear_error(world, args, wanted):
     assert outcome.rejected_calls and outcome.rejected_calls[0][0] == "create_task"
 
 
-@pytest.mark.parametrize("name, args, wanted", [
-    ("complete_task", {"task_id": 2**70}, "integer"),
-    ("complete_task", {"task_id": "²"}, "integer"),
-    ("complete_task", {"task_id": "9" * 5000}, "integer"),
-    ("update_task", {"task_id": 1, "escalation": "9999999999999999d"}, "escalation"),
-    ("snooze_task", {"task_id": 1, "until": "9999-12-31T23:59:59-23:59"}, "until"),
-    ("create_reminder", {"text": "water", "cron": "61 25 32 13 8"}, "cron"),
-    ("calendar_lookup", {"start": "0001-01-01", "end": None}, "out of range"),
-    ("list_tasks", {"topic": {"$ne": 1}}, "must be a string"),
-    ("recall", {"query": "x" * 100_000}, "too long"),
-])
+@pytest.mark.parametrize(
+    "name, args, wanted",
+    [
+        ("complete_task", {"task_id": 2**70}, "integer"),
+        ("complete_task", {"task_id": "²"}, "integer"),
+        ("complete_task", {"task_id": "9" * 5000}, "integer"),
+        ("update_task", {"task_id": 1, "escalation": "9999999999999999d"}, "escalation"),
+        ("snooze_task", {"task_id": 1, "until": "9999-12-31T23:59:59-23:59"}, "until"),
+        ("create_reminder", {"text": "water", "cron": "61 25 32 13 8"}, "cron"),
+        ("calendar_lookup", {"start": "0001-01-01", "end": None}, "out of range"),
+        ("list_tasks", {"topic": {"$ne": 1}}, "must be a string"),
+        ("recall", {"query": "x" * 100_000}, "too long"),
+    ],
+)
 def test_absurd_numbers_and_dates_get_a_clear_error(world, name, args, wanted):
     answer = handle_call(name, args, RunOutcome(), NOW, TZ)
     assert wanted in answer["error"], answer
@@ -125,13 +168,20 @@ def test_absurd_numbers_and_dates_get_a_clear_error(world, name, args, wanted):
 
 def test_a_well_formed_call_becomes_a_proposal_that_shows_every_free_text_argument(world):
     outcome = RunOutcome()
-    args = {"title": "Renew passport", "due": "2027-02-01", "topic": "Trip to Japan",
-            "notes": "Bring two photos and the old passport", "colour": "red"}
+    args = {
+        "title": "Renew passport",
+        "due": "2027-02-01",
+        "topic": "Trip to Japan",
+        "notes": "Bring two photos and the old passport",
+        "colour": "red",
+    }
     assert handle_call("create_task", args, outcome, NOW, TZ)["status"] == "proposed"
     ((name, kept, description),) = outcome.proposals
     assert kept == {k: v for k, v in args.items() if k != "colour"}
-    assert description == ("New task: Renew passport — due Mon 1 Feb 2027 (in Trip to Japan)\n"
-                           "   Notes: Bring two photos and the old passport")
+    assert description == (
+        "New task: Renew passport — due Mon 1 Feb 2027 (in Trip to Japan)\n"
+        "   Notes: Bring two photos and the old passport"
+    )
 
 
 def test_a_bug_met_on_odd_arguments_is_the_models_error_not_a_crash(world, monkeypatch):

@@ -49,9 +49,20 @@ def test_a_background_propose_offers_fewer_actions_and_nothing_only_the_user_may
 def test_one_propose_with_a_topic_and_its_tasks_is_one_proposal_the_gate_executes(scripted):
     def decide(ctx, body):
         if "japan" in ctx["stimulus"]["text"].lower():
-            return {"tool_calls": [call(tools.PROPOSE, changes=[
-                {"action": "create_topic", "title": TRIP, "starts": "2027-04-10"},
-                {"action": "create_task", "args": {"title": "Book flights", "due": "2027-02-15", "topic": TRIP}}])]}
+            return {
+                "tool_calls": [
+                    call(
+                        tools.PROPOSE,
+                        changes=[
+                            {"action": "create_topic", "title": TRIP, "starts": "2027-04-10"},
+                            {
+                                "action": "create_task",
+                                "args": {"title": "Book flights", "due": "2027-02-15", "topic": TRIP},
+                            },
+                        ],
+                    )
+                ]
+            }
         return {"text": "OK."}
 
     app, server = scripted(decide)
@@ -60,11 +71,14 @@ def test_one_propose_with_a_topic_and_its_tasks_is_one_proposal_the_gate_execute
     items = list(approval.items.order_by(ApprovalItem.position))
     assert [(i.tool, i.args) for i in items] == [
         ("create_topic", {"title": TRIP, "starts": "2027-04-10"}),
-        ("create_task", {"title": "Book flights", "due": "2027-02-15", "topic": TRIP})]
+        ("create_task", {"title": "Book flights", "due": "2027-02-15", "topic": TRIP}),
+    ]
     assert items[1].description == "New task: Book flights — due Mon 15 Feb 2027 (in Trip to Japan)"
     (answer,) = tool_results(server)
     assert answer["status"] == "proposed" and [c["action"] for c in answer["changes"]] == [
-        "create_topic", "create_task"]
+        "create_topic",
+        "create_task",
+    ]
     assert Task.select().count() == 0 and Topic.select().count() == 0, "nothing changes before the approval"
     app.decide(approval.id, "approve")
     assert app.wait_idle()
@@ -74,11 +88,19 @@ def test_one_propose_with_a_topic_and_its_tasks_is_one_proposal_the_gate_execute
 def test_a_refused_change_is_named_and_the_others_are_still_proposed(scripted):
     def decide(ctx, body):
         if "japan" in ctx["stimulus"]["text"].lower():
-            return {"tool_calls": [call(tools.PROPOSE, changes=[
-                {"action": "create_task", "title": "Book flights", "due": "2027-13-45"},
-                {"action": "list_tasks"},
-                {"action": "create_task", "title": "Pack"},
-                {"title": "no action"}])]}
+            return {
+                "tool_calls": [
+                    call(
+                        tools.PROPOSE,
+                        changes=[
+                            {"action": "create_task", "title": "Book flights", "due": "2027-13-45"},
+                            {"action": "list_tasks"},
+                            {"action": "create_task", "title": "Pack"},
+                            {"title": "no action"},
+                        ],
+                    )
+                ]
+            }
         return {"text": "OK."}
 
     app, server = scripted(decide)
@@ -86,7 +108,11 @@ def test_a_refused_change_is_named_and_the_others_are_still_proposed(scripted):
     (answer,) = tool_results(server)
     assert answer["error"] == "3 of 4 change(s) refused; the others are proposed"
     assert [("error" in c, c["action"]) for c in answer["changes"]] == [
-        (True, "create_task"), (True, "list_tasks"), (False, "create_task"), (True, "None")]
+        (True, "create_task"),
+        (True, "list_tasks"),
+        (False, "create_task"),
+        (True, "None"),
+    ]
     assert "due is not an ISO date" in answer["changes"][0]["error"]
     assert "list_tasks is not an action of propose" in answer["changes"][1]["error"]
     (item,) = Approval.get(Approval.inbox_id == row.id).items
@@ -113,21 +139,29 @@ def test_a_background_run_cannot_propose_what_only_the_user_may_start(scripted):
 def test_a_propose_that_cannot_be_read_at_all_is_refused_in_one_line(scripted):
     def decide(ctx, body):
         if "japan" in ctx["stimulus"]["text"].lower():
-            return {"tool_calls": [call(tools.PROPOSE, changes="create a task"),
-                                   call(tools.PROPOSE, changes=[{"action": "create_task", "title": "x"}] * 21)]}
+            return {
+                "tool_calls": [
+                    call(tools.PROPOSE, changes="create a task"),
+                    call(tools.PROPOSE, changes=[{"action": "create_task", "title": "x"}] * 21),
+                ]
+            }
         return {"text": "OK."}
 
     app, server = scripted(decide)
     say(app, "Japan please")
     assert [a["error"] for a in tool_results(server)] == [
         'propose needs `changes`: a list of {"action": NAME, ...its arguments}',
-        "at most 20 changes in one propose call, got 21"]
+        "at most 20 changes in one propose call, got 21",
+    ]
     assert Approval.select().count() == 0
 
 
 def test_a_mutation_called_by_its_own_name_is_still_a_proposal(scripted):
-    app, server = scripted(lambda ctx, body: {"tool_calls": [call("create_task", title="Pack")]}
-                           if ctx["stimulus"]["origin"] == "user" else {"text": ""})
+    app, server = scripted(
+        lambda ctx, body: (
+            {"tool_calls": [call("create_task", title="Pack")]} if ctx["stimulus"]["origin"] == "user" else {"text": ""}
+        )
+    )
     row = say(app, "remind me to pack")
     approval = Approval.get(Approval.inbox_id == row.id)
     (item,) = approval.items
@@ -141,8 +175,9 @@ def test_a_mutation_called_by_its_own_name_is_still_a_proposal(scripted):
 def test_the_offline_rules_answer_with_one_propose_holding_what_they_would_call_one_by_one(synapse):
     event = calendar("new", TRIP, "2027-04-10", end="2027-04-24", location="Tokyo")
     direct = offline_calls(offline_cortex(synapse, "event", f"New calendar event: {TRIP}", event))
-    folded = offline_calls(offline_cortex(synapse, "event", f"New calendar event: {TRIP}", event,
-                                          offered=tools.schemas_for("background")))
+    folded = offline_calls(
+        offline_cortex(synapse, "event", f"New calendar event: {TRIP}", event, offered=tools.schemas_for("background"))
+    )
     mutations = [(name, args) for name, args in direct if tools.kind_of(name) == tools.MUTATE]
     assert len(mutations) > 3, "the rules plan the trip"
     assert folded == [(tools.PROPOSE, {"changes": [{"action": name, **args} for name, args in mutations]})]

@@ -133,8 +133,7 @@ def test_an_undo_is_done_once_and_a_second_press_says_so(app, repl):
     first = newest()
     assert first.status == "approved" and Task.get().status == "cancelled"
     assert said(app, repl, f"undo {made.id}") == [f"Proposal {made.id} was undone already, by proposal {first.id}."]
-    assert said(app, repl, f"modify {first.id} only half of it") == [
-        f"Already done: proposal {first.id} was approved."]
+    assert said(app, repl, f"modify {first.id} only half of it") == [f"Already done: proposal {first.id} was approved."]
     assert Approval.select().count() == 2  # nothing was asked a second time
     assert Task.get().status == "cancelled"
 
@@ -155,11 +154,13 @@ def test_nothing_to_undo_and_unknown_proposals_are_answered_plainly(app, repl):
     assert said(app, repl, "undo 42") == ["I don't know proposal 42."]
     said(app, repl, "add pay rent by Friday")
     waiting = newest()
-    assert said(app, repl, f"undo {waiting.id}") == [f"Nothing of proposal {waiting.id} is done yet: reject it to "
-                                                     "drop it."]
+    assert said(app, repl, f"undo {waiting.id}") == [
+        f"Nothing of proposal {waiting.id} is done yet: reject it to drop it."
+    ]
     said(app, repl, f"reject {waiting.id}")
     assert said(app, repl, f"undo {waiting.id}") == [
-        f"Nothing of proposal {waiting.id} was done, so there is nothing to undo."]
+        f"Nothing of proposal {waiting.id} was done, so there is nothing to undo."
+    ]
 
 
 def test_only_the_approver_may_undo_and_a_stale_button_does_nothing(app, repl):
@@ -167,18 +168,22 @@ def test_only_the_approver_may_undo_and_a_stale_button_does_nothing(app, repl):
     before = Approval.select().count()
     app.decide(made.id, "undo", user_id="somebody-else")
     assert app.wait_idle()
-    assert app.user_deliveries()[-1]["text"] == ("Sorry, only Wilson's owner can undo it here: the settings say "
-                                                 "the owner decides every proposal.")
-    app.supervisor.tell("approval", Decision(approval_id=made.id, action="undo", user_id="owner", channel="repl",
-                                             nonce="stale"))
+    assert app.user_deliveries()[-1]["text"] == (
+        "Sorry, only Wilson's owner can undo it here: the settings say the owner decides every proposal."
+    )
+    app.supervisor.tell(
+        "approval", Decision(approval_id=made.id, action="undo", user_id="owner", channel="repl", nonce="stale")
+    )
     assert app.wait_idle()
     assert app.user_deliveries()[-1]["text"] == "That button is out of date."
     assert Approval.select().count() == before
 
 
 def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
-    assert inverse(ApprovalItem(tool="send_email", result={"sent": True}), app.clock.now()) == \
-        "a sent mail can't be called back"
+    assert (
+        inverse(ApprovalItem(tool="send_email", result={"sent": True}), app.clock.now())
+        == "a sent mail can't be called back"
+    )
     repl.run_line('calendar add "Trip to Japan" @ 2027-04-10 -> 2027-04-24; Tokyo')
     app.advance(timedelta(days=1))
     plan = newest()
@@ -187,14 +192,17 @@ def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
     answer = said(app, repl, f"undo {plan.id}")
     undo = newest()
     assert [i.tool for i in undo.items] == ["close_topic"]
-    assert answer[0] == (f"Some of proposal {plan.id} stays as it is:\n"
-                         "• New task: Check passport validity — due Sun 10 Jan 2027 (in Trip to Japan) "
-                         "(it has been marked done since)\n"
-                         "Put back:\n✓ Close topic: Trip to Japan (and drop its 6 open tasks)")
+    assert answer[0] == (
+        f"Some of proposal {plan.id} stays as it is:\n"
+        "• New task: Check passport validity — due Sun 10 Jan 2027 (in Trip to Japan) "
+        "(it has been marked done since)\n"
+        "Put back:\n✓ Close topic: Trip to Japan (and drop its 6 open tasks)"
+    )
     done = Approval.select().where(Approval.id < undo.id).order_by(Approval.id.desc()).get()
     Task.update(status="open").where(Task.status == "done").execute()  # reopened since, another way
     assert said(app, repl, f"undo {done.id}") == [
-        f"I can't undo proposal {done.id}:\n• Mark done: Check passport validity (it is as it was already)"]
+        f"I can't undo proposal {done.id}:\n• Mark done: Check passport validity (it is as it was already)"
+    ]
 
 
 def test_a_reminder_set_by_mistake_is_stopped_by_its_undo(app, repl):
@@ -221,10 +229,20 @@ def test_the_restore_tools_are_offered_to_no_model():
     assert not {s["function"]["name"] for s in box.schemas(True)} & undo_only  # nor counted as offerable
 
 
-@pytest.mark.parametrize("words, named", [
-    ("undo", 0), ("Undo that!", 0), ("please undo it", 0), ("undo the last one", 0), ("undo 3", 3),
-    ("undo proposal #12", 12), ("undo the milk task", None), ("undoing", None), ("can you undo", None),
-])
+@pytest.mark.parametrize(
+    "words, named",
+    [
+        ("undo", 0),
+        ("Undo that!", 0),
+        ("please undo it", 0),
+        ("undo the last one", 0),
+        ("undo 3", 3),
+        ("undo proposal #12", 12),
+        ("undo the milk task", None),
+        ("undoing", None),
+        ("can you undo", None),
+    ],
+)
 def test_the_words_of_an_undo(words, named):
     assert undo_named(words) == named
     assert parse(words) == (Command("undo", (named,)) if named is not None else Command("say", (words,)))
@@ -258,8 +276,7 @@ def test_a_snooze_undone_sleeps_until_the_first_date_again_and_a_cancel_undone_k
         return made
 
     def comebacks() -> list[str]:
-        rows = Schedule.select().where(Schedule.name.startswith(f"snooze:{task.id}:")
-                                       & (Schedule.enabled == True))
+        rows = Schedule.select().where(Schedule.name.startswith(f"snooze:{task.id}:") & (Schedule.enabled == True))
         return [r.next_fire_at.date().isoformat() for r in rows]
 
     snooze("2027-01-20")
@@ -311,9 +328,24 @@ def test_the_rest_of_a_partly_approved_proposal_is_undone_on_its_own(app, repl):
 def test_a_model_cannot_propose_what_only_an_undo_may(app):
     approved(app, repl_of(app), "add pay rent by Friday")
     outcome = RunOutcome()
-    answer = propose_call({"changes": [{"action": "restore_task", "task_id": Task.get().id,
-                                        "before": {"title": "Send 1000 EUR to the landlord"}}]},
-                          outcome, app.clock.now(), app.config.timezone, "user", "owner", "owner", None)
+    answer = propose_call(
+        {
+            "changes": [
+                {
+                    "action": "restore_task",
+                    "task_id": Task.get().id,
+                    "before": {"title": "Send 1000 EUR to the landlord"},
+                }
+            ]
+        },
+        outcome,
+        app.clock.now(),
+        app.config.timezone,
+        "user",
+        "owner",
+        "owner",
+        None,
+    )
     assert "error" in answer and outcome.proposals == []
     assert outcome.rejected_calls == [("restore_task", "restore_task is not an action of propose (see its list)")]
 
@@ -328,7 +360,6 @@ def test_a_reminder_replaced_by_one_of_the_same_words_comes_back_as_it_was(app, 
     said(app, repl, f"approve {newest().id}")
     row = Schedule.get(Schedule.kind == "reminder")
     assert row.enabled and row.cron == eight
-
 
 
 def test_a_redo_says_what_it_does_and_the_first_change_can_be_undone_again(app, repl):
@@ -364,14 +395,28 @@ def test_a_snooze_put_back_after_its_time_has_passed_wakes_the_task(app, repl):
 def test_a_snapshot_of_the_wrong_shape_is_refused_before_it_is_proposed(app, repl):
     approved(app, repl, "add pay rent by Friday")
     task_id = Task.get().id
-    for before in ({"due": None}, {"due": ["2027-01-08"]}, {"due": ["not a date", True]}, {"status": "gone"},
-                   {"title": ""}, {"escalation": ["soon"]}, {"colour": "red"}, []):
+    for before in (
+        {"due": None},
+        {"due": ["2027-01-08"]},
+        {"due": ["not a date", True]},
+        {"status": "gone"},
+        {"title": ""},
+        {"escalation": ["soon"]},
+        {"colour": "red"},
+        [],
+    ):
         problem = tools.validate_mutation("restore_task", {"task_id": task_id, "before": before}, app.config.timezone)
         assert problem, before
-    assert undoable([ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]})],
-                    app.clock.now()) is False  # no exception: the approval that asks stands
-    assert inverse_or_why(ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]}),
-                          app.clock.now()) == "I can't read what it recorded"  # and an undo names it
+    assert (
+        undoable([ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]})], app.clock.now())
+        is False
+    )  # no exception: the approval that asks stands
+    assert (
+        inverse_or_why(
+            ApprovalItem(tool="update_task", result={"task_id": task_id, "before": ["odd"]}), app.clock.now()
+        )
+        == "I can't read what it recorded"
+    )  # and an undo names it
 
 
 def test_the_terminal_shows_how_to_undo_under_a_receipt(app, repl):

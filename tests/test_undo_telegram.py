@@ -7,7 +7,18 @@ import pytest
 
 from storage.models import Approval, Task, Topic
 from tests.fake_telegram import FORUM_CHAT_ID as FORUM
-from tests.telegram_support import FRIEND, OWNER, approve_japan, buttons, japan_thread, keyboard_rows, model, model_saw, wait_text, wilson  # noqa: F401 (fixtures)
+from tests.telegram_support import (
+    FRIEND,
+    OWNER,
+    approve_japan,
+    buttons,
+    japan_thread,
+    keyboard_rows,
+    model,  # noqa: F401 (a fixture)
+    model_saw,
+    wait_text,
+    wilson,  # noqa: F401 (a fixture)
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
@@ -46,8 +57,9 @@ def test_an_undo_asked_at_the_terminal_is_answered_there_and_a_friend_cannot_pre
     receipt = approve_japan(fake)
     [[undo]] = keyboard_rows(receipt)
     refused = fake.press(FRIEND, receipt, undo["callback_data"])
-    assert fake.answer(refused)["text"] == ("Sorry, only Wilson's owner can do that here: the settings "
-                                            "say the owner decides every proposal.")
+    assert fake.answer(refused)["text"] == (
+        "Sorry, only Wilson's owner can do that here: the settings say the owner decides every proposal."
+    )
     assert app.wait_idle(10)
     assert Approval.select().count() == 1
     app.decide(Approval.get().id, "undo", channel="repl")
@@ -63,8 +75,13 @@ def test_undoing_a_close_opens_its_forum_thread_again(wilson, fake):
     closing = wait_text(fake, OWNER, "Close topic: Japan trip")
     fake.press(OWNER, closing, buttons(closing)["approve"])
     fake.wait_for(lambda: fake.topics[thread]["closed"], 10, "the forum thread closed")
-    receipt = fake.wait_for(lambda: next((m for m in fake.sent_to(OWNER) if m["text"].startswith("Done:")
-                                          and "Close topic" in m["text"]), None), 10, "the close's receipt")
+    receipt = fake.wait_for(
+        lambda: next(
+            (m for m in fake.sent_to(OWNER) if m["text"].startswith("Done:") and "Close topic" in m["text"]), None
+        ),
+        10,
+        "the close's receipt",
+    )
     [[undo]] = keyboard_rows(receipt)
     fake.press(OWNER, receipt, undo["callback_data"])
     wait_text(fake, OWNER, "Undo: Japan trip — open again")

@@ -20,8 +20,13 @@ SECRET = "my biopsy result came back: XYZZY-positive"
 
 def say_as(app, user_id: str, text: str, topic_id: int | None = None) -> Inbox:
     """A message from one person, in their private chat or in a topic's shared thread."""
-    row = routing.commit_realtime(source="repl", text=text, user_id=user_id, at=app.clock.now(),
-                                   payload={"topic_id": topic_id} if topic_id else None)
+    row = routing.commit_realtime(
+        source="repl",
+        text=text,
+        user_id=user_id,
+        at=app.clock.now(),
+        payload={"topic_id": topic_id} if topic_id else None,
+    )
     app.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id))
     assert app.wait_idle(), "Wilson did not settle"
     return Inbox.get_by_id(row.id)
@@ -50,12 +55,18 @@ def test_one_persons_private_words_never_reach_the_model_for_another(scripted):
     for_bob = request_for(server, "hello, what do you know about me?")
     assert "XYZZY" not in for_bob and "Got it: my biopsy" not in for_bob
     assert "XYZZY" in request_for(server, "and what did I tell you?"), "the owner's own history is still theirs"
-    first_contact = [json.loads(b["messages"][1]["content"][len("CONTEXT "):])["first_contact"]
-                     for b in cortex_requests(server)]
+    first_contact = [
+        json.loads(b["messages"][1]["content"][len("CONTEXT ") :])["first_contact"] for b in cortex_requests(server)
+    ]
     assert first_contact == [True, True, False], "meeting Wilson is per person"
     assert [(t.user_id, t.role) for t in Turn.select().order_by(Turn.id)] == [
-        ("owner", "user"), ("owner", "assistant"), ("bob", "user"), ("bob", "assistant"),
-        ("owner", "user"), ("owner", "assistant")]
+        ("owner", "user"),
+        ("owner", "assistant"),
+        ("bob", "user"),
+        ("bob", "assistant"),
+        ("owner", "user"),
+        ("owner", "assistant"),
+    ]
 
 
 def test_a_topics_shared_thread_is_shared_and_the_private_chat_is_not(scripted):
@@ -123,13 +134,13 @@ PRIVATE = "Collect the XYZZY biopsy results"
 
 
 def planner(ctx, body):
-    """"task: TITLE | TOPIC" and "topic: TITLE" propose them; "list …" reads tasks and topics."""
+    """ "task: TITLE | TOPIC" and "topic: TITLE" propose them; "list …" reads tasks and topics."""
     text = ctx["stimulus"]["text"]
     if text.startswith("task: "):
-        title, _, topic = text[len("task: "):].partition(" | ")
+        title, _, topic = text[len("task: ") :].partition(" | ")
         return {"tool_calls": [call("create_task", title=title, **({"topic": topic} if topic else {}))]}
     if text.startswith("topic: "):
-        return {"tool_calls": [call("create_topic", title=text[len("topic: "):])]}
+        return {"tool_calls": [call("create_topic", title=text[len("topic: ") :])]}
     if text.startswith("list"):
         return {"tool_calls": [call("list_tasks", status="all"), call("list_topics")]}
     return {"text": "Noted."}
@@ -137,8 +148,11 @@ def planner(ctx, body):
 
 def run_requests(server, text: str) -> str:
     """Every cortex request of the run that answered `text` (tool rounds too), as one string."""
-    bodies = [r["body"] for r in server.requests if is_cortex(r["body"])
-              and any(m["role"] == "user" and m.get("content") == text for m in r["body"]["messages"])]
+    bodies = [
+        r["body"]
+        for r in server.requests
+        if is_cortex(r["body"]) and any(m["role"] == "user" and m.get("content") == text for m in r["body"]["messages"])
+    ]
     assert bodies, f"no cortex request for {text!r}"
     return json.dumps(bodies, ensure_ascii=False)
 
@@ -150,8 +164,9 @@ def approved(app, row: Inbox, user_id: str) -> None:
 
 
 def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(scripted):
-    app, server = scripted(planner, after=lambda body: {"text": "Here they are."},
-                           WILSON_APPROVAL_OWNER_DECIDES_ALL="false")  # each approves their own
+    app, server = scripted(
+        planner, after=lambda body: {"text": "Here they are."}, WILSON_APPROVAL_OWNER_DECIDES_ALL="false"
+    )  # each approves their own
     owner = app.config.get("core", "owner")
     Topic.create(title="Trip to Japan", status="active", thread_ref="77", owner_id="alice", created_at=app.clock.now())
     approved(app, say_as(app, "alice", f"task: {PRIVATE}"), "alice")
@@ -160,8 +175,10 @@ def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(s
     approved(app, say_as(app, "bob", "task: Bring flowers | clinic visits"), "bob")
 
     assert {t.title: (t.owner_id, t.topic.title if t.topic else None) for t in Task.select()} == {
-        PRIVATE: ("alice", None), "Book the ryokan": ("alice", "Trip to Japan"),
-        "Bring flowers": ("bob", None)}, "what a proposal makes is the approver's; no task joins another's private topic"
+        PRIVATE: ("alice", None),
+        "Book the ryokan": ("alice", "Trip to Japan"),
+        "Bring flowers": ("bob", None),
+    }, "what a proposal makes is the approver's; no task joins another's private topic"
 
     say_as(app, "bob", "list mine, bob")
     for_bob = run_requests(server, "list mine, bob")
@@ -177,6 +194,7 @@ def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(s
     assert PRIVATE in json.dumps(cortex_requests(server)[-1]), "a run nobody started works for the owner"
 
     from channels import views
+
     tz = app.config.timezone
     assert {t["title"] for t in views.tasks(tz, "open", "bob", owner)} == {"Book the ryokan", "Bring flowers"}
     assert {t["title"] for t in views.topics(tz, "bob", owner)} == {"Trip to Japan"}

@@ -16,8 +16,9 @@ def test_watch_add_is_a_proposal_that_only_an_approval_turns_into_watching(tmp_p
     code, out, err = run_cli(home, on, "watch", "add", FEED, "--every", "6h")
     assert code == 0 and out.startswith("Proposal 1: Watch https://news.example.org/feed.xml (looked at every 6 hours)")
     code, out, _ = run_cli(home, on, "watch", "list")  # not "nothing watched" while it waits
-    assert code == 0 and out == ("waiting for your approval (proposal 1): Watch https://news.example.org/feed.xml "
-                                 "(looked at every 6 hours)\n")
+    assert code == 0 and out == (
+        "waiting for your approval (proposal 1): Watch https://news.example.org/feed.xml (looked at every 6 hours)\n"
+    )
 
     # Wilson runs (from the moment the command was given): the gate shows the proposal where it talks with you
     app = make_app(start=Approval.get_by_id(1).created_at.isoformat(), home=home, env=on)
@@ -35,7 +36,11 @@ def test_watch_add_is_a_proposal_that_only_an_approval_turns_into_watching(tmp_p
 def test_a_watch_that_cannot_be_is_refused_in_one_line(tmp_path):
     home = tmp_path / "home"
     code, out, err = run_cli(home, {"WILSON_WEB_ENABLED": "true"}, "watch", "add", "ftp://files.example.org/x")
-    assert code == 2 and out == "" and err.strip() == "wilson watch: Only http and https addresses can be watched (not ftp)."
+    assert (
+        code == 2
+        and out == ""
+        and err.strip() == "wilson watch: Only http and https addresses can be watched (not ftp)."
+    )
     code, _, err = run_cli(home, {"WILSON_WEB_ENABLED": "false"}, "watch", "add", FEED)
     assert code == 2 and "needs the web channel" in err
     code, _, err = run_cli(home, {"WILSON_WEB_ENABLED": "true"}, "watch", "remove")

@@ -15,12 +15,22 @@ import pytest
 
 from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, Topic
 from tests.web_support import propose
-from tests.web_harness import VIEWPORT, LoopbackSite, base_url, browser_login, chromium, chromium_paths, logged_in, \
-    shoot, token_and_code
+from tests.web_harness import (
+    VIEWPORT,
+    LoopbackSite,
+    base_url,
+    browser_login,
+    chromium,
+    chromium_paths,
+    logged_in,
+    shoot,
+    token_and_code,
+)
 
 CHROMIUM, DRIVER = chromium_paths()
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="needs Debian's chromium and chromium-driver (.ci/run installs them)")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and DRIVER), reason="needs Debian's chromium and chromium-driver (.ci/run installs them)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +130,11 @@ def test_the_trace_page_explains_why_a_newsletter_was_dropped(web, browser):
     from selenium.webdriver.support import expected_conditions as seen
     from selenium.webdriver.support.ui import WebDriverWait
 
-    row = web.inject_buffered("email", "Weekly deals newsletter: 20% off everything this week. Unsubscribe here.",
-                              payload={"from": "deals@shop.example", "subject": "Weekly deals", "bulk": True})
+    row = web.inject_buffered(
+        "email",
+        "Weekly deals newsletter: 20% off everything this week. Unsubscribe here.",
+        payload={"from": "deals@shop.example", "subject": "Weekly deals", "bulk": True},
+    )
     web.sync()
     assert web.wait_idle()
     browser_login(browser, web)
@@ -139,17 +152,19 @@ def test_the_trace_page_explains_why_a_newsletter_was_dropped(web, browser):
     assert "Weekly deals newsletter" in path.text
 
 
-def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_approved_makes_that_task_only(web,
-                                                                                                          browser):
+def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_approved_makes_that_task_only(web, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as seen
     from selenium.webdriver.support.ui import WebDriverWait
 
     token, _ = token_and_code(web)
     event = {"title": "Trip to Japan", "start": "2027-04-10", "end": "2027-04-24", "location": "Tokyo"}
-    posted = httpx.post(base_url() + "/api/stimuli", headers={"Authorization": f"Bearer {token}"}, timeout=10,
-                        json={"text": "Trip to Japan, Tokyo, 10-24 April", "source": "shortcut", "key": "trip-1",
-                              "event": event})
+    posted = httpx.post(
+        base_url() + "/api/stimuli",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+        json={"text": "Trip to Japan, Tokyo, 10-24 April", "source": "shortcut", "key": "trip-1", "event": event},
+    )
     assert posted.status_code == 202, posted.text
     assert web.wait_idle()
     assert Approval.select().count() == 0  # buffered: nothing before the sync
@@ -172,7 +187,9 @@ def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_appr
     assert Topic.select().count() == 0
     assert Approval.get_by_id(approval.id).status == "partial"
     assert {i.position: i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval.id)} == {
-        flights.position: "executed", **{p: "pending" for p in others}}
+        flights.position: "executed",
+        **{p: "pending" for p in others},
+    }
     browser.refresh()
     card = wait.until(seen.presence_of_element_located((By.ID, f"proposal-{approval.id}")))
     assert "(executed)" in browser.find_element(By.ID, f"item-{approval.id}-{flights.position}").text
@@ -182,7 +199,8 @@ def test_a_calendar_event_posted_to_the_intake_api_is_proposed_and_one_item_appr
     browser.find_element(By.LINK_TEXT, "Topics").click()
     loose = wait.until(seen.presence_of_element_located((By.ID, "loose")))
     assert [r.find_element(By.TAG_NAME, "td").text for r in loose.find_elements(By.CSS_SELECTOR, "tr")] == [
-        "Book flights"]
+        "Book flights"
+    ]
     assert "Trip to Japan" in browser.find_element(By.TAG_NAME, "main").text  # still proposed, not made
 
 
@@ -193,13 +211,18 @@ def test_a_page_watched_through_the_dashboard_changes_and_reaches_the_buffer_onc
 
     from channels.web import watcher
 
-    page = ("<html><head><title>Visa for Japan</title></head><body><main><h1>Visa for Japan</h1>"
-            "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>")
+    page = (
+        "<html><head><title>Visa for Japan</title></head><body><main><h1>Visa for Japan</h1>"
+        "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>"
+    )
     wait = WebDriverWait(browser, 15)
 
     def watched_rows() -> list[ReceptorBuffer]:
-        return list(ReceptorBuffer.select().where((ReceptorBuffer.channel == "web")
-                                                  & ~ReceptorBuffer.dedup_key.startswith("web:intake:")))
+        return list(
+            ReceptorBuffer.select().where(
+                (ReceptorBuffer.channel == "web") & ~ReceptorBuffer.dedup_key.startswith("web:intake:")
+            )
+        )
 
     with LoopbackSite() as site:
         site.put("/visa", page.format(""))
@@ -252,24 +275,31 @@ def test_today_reads_the_coming_weeks_at_a_glance_and_a_topics_progress_takes_on
     today = browser.find_element(By.CSS_SELECTOR, ".tl-day.today")
     assert timeline.rect["y"] < 200 and today.rect["y"] + today.rect["height"] <= VIEWPORT[1]
     assert "Give notice on the flat" in overdue.text and "yesterday" in overdue.text
-    assert overdue.find_element(By.CSS_SELECTOR, ".tag").value_of_css_property("background-color") == \
-        "rgba(179, 45, 46, 1)"  # red
+    assert (
+        overdue.find_element(By.CSS_SELECTOR, ".tag").value_of_css_property("background-color")
+        == "rgba(179, 45, 46, 1)"
+    )  # red
     assert today.value_of_css_property("background-color") == "rgba(252, 249, 232, 1)"  # marked
     days = [" ".join(d.text.split()) for d in timeline.find_elements(By.CSS_SELECTOR, ".tl-week .tl-day")]
-    assert days == ["Tue 05 Jan today DUE Water the plants 17:00 ✓ Done Snooze a day",
-                    "Fri 08 Jan in 3 days DUE Move to Hamburg: Book the van",
-                    "Wed 13 Jan in 8 days EVENT 10:30 Dentist (Dr. Weber)",
-                    "Fri 22 Jan in 2 weeks DUE Move to Hamburg: Pack the kitchen",
-                    "Mon 25 Jan in 3 weeks BEGINS Move to Hamburg begins 3 tasks still open",
-                    "Sat 10 Apr in 14 weeks BEGINS Trip to Japan begins · 1 task still open"]
+    assert days == [
+        "Tue 05 Jan today DUE Water the plants 17:00 ✓ Done Snooze a day",
+        "Fri 08 Jan in 3 days DUE Move to Hamburg: Book the van",
+        "Wed 13 Jan in 8 days EVENT 10:30 Dentist (Dr. Weber)",
+        "Fri 22 Jan in 2 weeks DUE Move to Hamburg: Pack the kitchen",
+        "Mon 25 Jan in 3 weeks BEGINS Move to Hamburg begins 3 tasks still open",
+        "Sat 10 Apr in 14 weeks BEGINS Trip to Japan begins · 1 task still open",
+    ]
 
     browser.find_element(By.LINK_TEXT, "Move to Hamburg begins").click()
     progress = wait.until(seen.presence_of_element_located((By.ID, f"progress-{life['move'].id}")))
     assert progress.find_element(By.CSS_SELECTOR, ".progress-words").text.startswith(
-        "1 of 4 done · 1 overdue · 2 open · Move to Hamburg in 3 weeks")
+        "1 of 4 done · 1 overdue · 2 open · Move to Hamburg in 3 weeks"
+    )
     bar = progress.find_element(By.CSS_SELECTOR, ".bar").rect["width"]
-    widths = {state: progress.find_element(By.CSS_SELECTOR, f".seg.{state}").rect["width"] / bar
-              for state in ("done", "overdue", "open")}
+    widths = {
+        state: progress.find_element(By.CSS_SELECTOR, f".seg.{state}").rect["width"] / bar
+        for state in ("done", "overdue", "open")
+    }
     assert abs(widths["done"] - 0.25) < 0.01 and abs(widths["overdue"] - 0.25) < 0.01
     assert abs(widths["open"] - 0.5) < 0.01
     now_x = progress.find_element(By.CSS_SELECTOR, ".mark.now").rect["x"]
@@ -301,8 +331,14 @@ def test_snooze_stop_and_help_me_on_the_dashboard_each_take_one_press_and_ask_no
     from tests.web_today_support import a_life
 
     life = a_life(web)
-    pills = Schedule.create(name="reminder:pills", cron="0 8 * * *", kind="reminder", text="take my pills",
-                            timezone=str(web.config.timezone), next_fire_at=web.clock.now() + timedelta(days=1))
+    pills = Schedule.create(
+        name="reminder:pills",
+        cron="0 8 * * *",
+        kind="reminder",
+        text="take my pills",
+        timezone=str(web.config.timezone),
+        next_fire_at=web.clock.now() + timedelta(days=1),
+    )
     browser_login(browser, web)
     wait = WebDriverWait(browser, 15)
 

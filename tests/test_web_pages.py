@@ -15,16 +15,19 @@ from storage.models import Approval, ApprovalItem, ReceptorBuffer, Task, TokenUs
 from tests.conftest import corpus_dir
 from tests.web_harness import LoopbackSite, base_url, csrf_of, logged_in, token_and_code
 
-PAGE = ("<html><head><title>Visa for Japan</title></head><body><main><h1>Visa for Japan</h1>"
-        "<p>Updated 3 December 2026</p><p>Short stays need no visa.</p>{extra}</main></body></html>")
+PAGE = (
+    "<html><head><title>Visa for Japan</title></head><body><main><h1>Visa for Japan</h1>"
+    "<p>Updated 3 December 2026</p><p>Short stays need no visa.</p>{extra}</main></body></html>"
+)
 
 
 def approve(app, client: httpx.Client, approval_id: int) -> None:
     approval = Approval.get_by_id(approval_id)
     page = client.get("/proposals")
     assert f'id="proposal-{approval_id}"' in page.text
-    answer = client.post(f"/proposals/{approval_id}", data={"csrf": csrf_of(page.text), "action": "approve",
-                                                             "nonce": approval.nonce})
+    answer = client.post(
+        f"/proposals/{approval_id}", data={"csrf": csrf_of(page.text), "action": "approve", "nonce": approval.nonce}
+    )
     assert answer.status_code == 303
     assert app.wait_idle()
 
@@ -49,7 +52,8 @@ def test_a_page_watched_from_the_dashboard_changes_and_the_change_reaches_the_bu
         assert watcher.sources() == [] and site.asked("/visa") == 0  # nothing watched before the approval
         items = list(ApprovalItem.select().where(ApprovalItem.approval == approval_id))
         assert [(i.tool, i.description) for i in items] == [
-            ("watch", f"Watch {site.url('/visa')} (looked at every 15 minutes)")]
+            ("watch", f"Watch {site.url('/visa')} (looked at every 15 minutes)")
+        ]
         approve(web, client, approval_id)
         assert [s["url"] for s in watcher.sources()] == [site.url("/visa")]
 
@@ -73,8 +77,9 @@ def test_unwatching_from_the_dashboard_goes_through_the_gate(web):
     watcher.add("https://example.org/feed.xml", timedelta(hours=1), web.clock.now())
     page = client.get("/today").text
     assert "https://example.org/feed.xml" in page and 'action="/unwatch"' in page
-    approval_id = proposal_from(client.post("/unwatch", data={"csrf": csrf_of(page), "key": "u1",
-                                                              "url": "https://example.org/feed.xml"}))
+    approval_id = proposal_from(
+        client.post("/unwatch", data={"csrf": csrf_of(page), "key": "u1", "url": "https://example.org/feed.xml"})
+    )
     assert web.wait_idle() and len(watcher.sources()) == 1
     approve(web, client, approval_id)
     assert watcher.sources() == []
@@ -93,12 +98,17 @@ def test_the_intake_api_buffers_a_stimulus_once_per_key_and_refuses_bad_bodies(w
         assert first.status_code == 202 and isinstance(first.json()["buffered"], int)
         again = client.post("/api/stimuli", json=item)
         assert again.status_code == 200 and again.json()["duplicate"] is True
-        big = client.post("/api/stimuli", content=b'{"text": "' + b"x" * 20000 + b'"}',
-                          headers={"Content-Type": "application/json"})
+        big = client.post(
+            "/api/stimuli", content=b'{"text": "' + b"x" * 20000 + b'"}', headers={"Content-Type": "application/json"}
+        )
         assert big.status_code == 413 and "too big" in big.json()["error"]
-        for bad, words in (({"text": "x", "priority": 0}, "Unknown field"), ({"text": " "}, "Send some text"),
-                           ({"text": 5}, "must be a string"), ({"text": "x", "url": "javascript:1"}, "http"),
-                           ({"text": "x", "key": ""}, "key must be")):
+        for bad, words in (
+            ({"text": "x", "priority": 0}, "Unknown field"),
+            ({"text": " "}, "Send some text"),
+            ({"text": 5}, "must be a string"),
+            ({"text": "x", "url": "javascript:1"}, "http"),
+            ({"text": "x", "key": ""}, "key must be"),
+        ):
             answer = client.post("/api/stimuli", json=bad)
             assert answer.status_code == 400 and words in answer.json()["error"], (bad, answer.text)
         assert client.post("/api/stimuli", content=b"{broken").status_code == 400
@@ -113,13 +123,26 @@ def test_the_intake_api_buffers_a_stimulus_once_per_key_and_refuses_bad_bodies(w
 def test_topics_shows_each_topic_with_its_tasks_dates_and_what_happened(web):
     now = web.clock.now()
     topic = Topic.create(title="Trip to Japan", created_at=now, starts=datetime(2027, 4, 10, tzinfo=now.tzinfo))
-    Task.create(title="Book flights to Japan", topic=topic, due=datetime(2027, 3, 1, tzinfo=now.tzinfo),
-                created_at=now)
-    approval = Approval.create(trace_id="tr1", approver="owner", channel="web", nonce="n", created_at=now,
-                               expires_at=now + timedelta(hours=72), topic_id=topic.id, status="approved",
-                               reason="your calendar event “Japan”")
-    ApprovalItem.create(approval=approval, position=1, tool="create_task", args={}, status="executed",
-                        description="Create task: Book flights to Japan")
+    Task.create(title="Book flights to Japan", topic=topic, due=datetime(2027, 3, 1, tzinfo=now.tzinfo), created_at=now)
+    approval = Approval.create(
+        trace_id="tr1",
+        approver="owner",
+        channel="web",
+        nonce="n",
+        created_at=now,
+        expires_at=now + timedelta(hours=72),
+        topic_id=topic.id,
+        status="approved",
+        reason="your calendar event “Japan”",
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool="create_task",
+        args={},
+        status="executed",
+        description="Create task: Book flights to Japan",
+    )
     page = logged_in(web).get("/topics")
     assert page.status_code == 200
     section = page.text.split(f'id="topic-{topic.id}"', 1)[1].split("</section>", 1)[0]
@@ -134,8 +157,11 @@ def test_trace_shows_a_stimulus_path_in_local_time(web):
     listing = client.get("/trace").text
     assert f'href="/trace?id={row.trace_id}"' in listing
     page = client.get(f"/trace?id={row.trace_id}").text
-    steps = re.findall(r'<tr class="step" data-stage="([^"]+)"><td class="small">([^<]+)</td><td><strong>([^<]+)'
-                       r'</strong></td><td><span class="step-words">([^<]+)</span>', page)
+    steps = re.findall(
+        r'<tr class="step" data-stage="([^"]+)"><td class="small">([^<]+)</td><td><strong>([^<]+)'
+        r'</strong></td><td><span class="step-words">([^<]+)</span>',
+        page,
+    )
     assert steps and steps[0][0] == "routed"
     assert steps[0][1].startswith("2027-01-05 08:00")  # Berlin time, as the user lives it (07:00 UTC)
     # what happened and why, in a person's words (the recorded shorthand stays underneath, small)
@@ -152,8 +178,10 @@ def test_memory_lists_beliefs_and_thats_wrong_becomes_a_proposal_the_gate_execut
     client = logged_in(web)
     page = client.get("/memory").text
     assert "You book flights late" in page and "approval:1, approval:2" in page
-    answer = client.post(f"/memory/{belief.id}/forget", data={"csrf": csrf_of(page), "key": "f1",
-                                                              "reason": "the airline moved the dates"})
+    answer = client.post(
+        f"/memory/{belief.id}/forget",
+        data={"csrf": csrf_of(page), "key": "f1", "reason": "the airline moved the dates"},
+    )
     approval_id = proposal_from(answer)
     assert web.wait_idle()
     assert belief.id in [m.id for m in engram.live("belief")]  # asking changes nothing
@@ -178,8 +206,9 @@ def test_budget_shows_todays_report_and_tokens_per_role_per_day(web):
     assert "<svg" in page and "1,234" in page
 
 
-@pytest.mark.skipif(not (corpus_dir() / "feeds").is_dir(),
-                    reason="the feed corpus is not there (set WILSON_CORPUS_DIR)")
+@pytest.mark.skipif(
+    not (corpus_dir() / "feeds").is_dir(), reason="the feed corpus is not there (set WILSON_CORPUS_DIR)"
+)
 def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
     from tests.web_watch_support import commit
 
@@ -203,12 +232,14 @@ def test_scripts_and_handlers_in_watched_feeds_are_inert_on_the_dashboard(web):
 def test_an_event_posted_to_the_intake_api_is_a_calendar_event_and_items_are_decided_one_by_one(web):
     token, _ = token_and_code(web)
     with httpx.Client(base_url=base_url(), timeout=10, headers={"Authorization": f"Bearer {token}"}) as client:
-        for event, words in (("tomorrow", "must be an object"), ({"title": "Trip"}, "needs a title and a start"),
-                             ({"title": "Trip", "start": "soon"}, "ISO date"),
-                             ({"title": "Trip", "start": "2027-04-10", "end": "2027-04-01"}, "before its start"),
-                             ({"title": "Trip", "start": "2027-04-10T09:00+01:00", "end": "2027-04-10T10:00"},
-                              "both with a zone"),
-                             ({"title": "Trip", "start": "2027-04-10", "rrule": "x"}, "Unknown event field")):
+        for event, words in (
+            ("tomorrow", "must be an object"),
+            ({"title": "Trip"}, "needs a title and a start"),
+            ({"title": "Trip", "start": "soon"}, "ISO date"),
+            ({"title": "Trip", "start": "2027-04-10", "end": "2027-04-01"}, "before its start"),
+            ({"title": "Trip", "start": "2027-04-10T09:00+01:00", "end": "2027-04-10T10:00"}, "both with a zone"),
+            ({"title": "Trip", "start": "2027-04-10", "rrule": "x"}, "Unknown event field"),
+        ):
             answer = client.post("/api/stimuli", json={"text": "x", "event": event})
             assert answer.status_code == 400 and words in answer.json()["error"], (event, answer.text)
         trip = {"title": "Trip to Japan", "start": "2027-04-10", "end": "2027-04-24", "location": "Tokyo"}
@@ -224,8 +255,9 @@ def test_an_event_posted_to_the_intake_api_is_a_calendar_event_and_items_are_dec
         for bad in ([0], "2", [True], list(range(1, 60))):
             answer = client.post(f"/api/proposals/{approval.id}", json={"action": "reject", "items": bad})
             assert answer.status_code == 400, (bad, answer.text)
-        answer = client.post(f"/api/proposals/{approval.id}", json={"action": "reject", "items": [positions[1]],
-                                                                    "nonce": approval.nonce})
+        answer = client.post(
+            f"/api/proposals/{approval.id}", json={"action": "reject", "items": [positions[1]], "nonce": approval.nonce}
+        )
         assert answer.status_code == 202
         assert web.wait_idle()
     statuses = {i.position: i.status for i in ApprovalItem.select().where(ApprovalItem.approval == approval.id)}

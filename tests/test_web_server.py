@@ -73,10 +73,18 @@ def test_a_state_change_without_the_session_csrf_token_or_from_another_site_is_r
     form = {"action": "approve", "nonce": approval.nonce}
     assert client.post(f"/proposals/{approval.id}", data=form).status_code == 403
     assert client.post(f"/proposals/{approval.id}", data={**form, "csrf": "forged"}).status_code == 403
-    assert client.post(f"/proposals/{approval.id}", data={**form, "csrf": csrf},
-                       headers={"Origin": "http://evil.example"}).status_code == 403
-    assert client.post(f"/proposals/{approval.id}", data={**form, "csrf": csrf},
-                       headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    assert (
+        client.post(
+            f"/proposals/{approval.id}", data={**form, "csrf": csrf}, headers={"Origin": "http://evil.example"}
+        ).status_code
+        == 403
+    )
+    assert (
+        client.post(
+            f"/proposals/{approval.id}", data={**form, "csrf": csrf}, headers={"Sec-Fetch-Site": "cross-site"}
+        ).status_code
+        == 403
+    )
     assert web.wait_idle()
     assert DecisionRow.select().count() == 0
     assert Approval.get_by_id(approval.id).status == "pending"
@@ -113,8 +121,12 @@ def test_reject_and_modify_go_to_the_gate_and_modify_needs_words(web):
     assert empty.status_code == 400 and "what should change" in empty.text.lower()
     odd = client.post(f"/proposals/{approval.id}", data={"csrf": csrf, "action": "explode"})
     assert odd.status_code == 400
-    assert client.post(f"/proposals/{approval.id}", data={"csrf": csrf, "action": "reject",
-                                                         "nonce": approval.nonce}).status_code == 303
+    assert (
+        client.post(
+            f"/proposals/{approval.id}", data={"csrf": csrf, "action": "reject", "nonce": approval.nonce}
+        ).status_code
+        == 303
+    )
     assert web.wait_idle()
     assert Approval.get_by_id(approval.id).status == "rejected"
     assert Task.select().count() == 0
@@ -143,8 +155,9 @@ def test_the_api_refuses_oversize_and_malformed_bodies_with_a_clear_4xx(web):
     token, _ = token_and_code(web)
     bearer = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=base_url(), timeout=10, headers=bearer) as client:
-        big = client.post("/api/messages", content=b'{"text": "' + b"x" * 20000 + b'"}',
-                          headers={"Content-Type": "application/json"})
+        big = client.post(
+            "/api/messages", content=b'{"text": "' + b"x" * 20000 + b'"}', headers={"Content-Type": "application/json"}
+        )
         assert big.status_code == 413 and "too big" in big.json()["error"]
         assert client.post("/api/messages", content=b"{not json").status_code == 400
         assert client.post("/api/messages", json=["a list"]).status_code == 400
@@ -214,15 +227,20 @@ def test_a_dashboard_that_stopped_is_said_stopped_in_wilson_status(web):
     stopped = kv.cursor_row(HEALTH_KEY)
     assert stopped.value["state"] == "stopped"
     assert views.health_line("web", stopped.value, stopped.updated_at, app.config.timezone).startswith(
-        "web: stopped (as of ")
+        "web: stopped (as of "
+    )
 
 
 def test_undo_typed_on_the_page_puts_back_the_last_approval_at_once(web):
     client = logged_in(web)
     approval = propose(web, client)
     page = client.get("/proposals")
-    assert client.post(f"/proposals/{approval.id}", data={"csrf": csrf_of(page.text), "action": "approve",
-                                                          "nonce": approval.nonce}).status_code == 303
+    assert (
+        client.post(
+            f"/proposals/{approval.id}", data={"csrf": csrf_of(page.text), "action": "approve", "nonce": approval.nonce}
+        ).status_code
+        == 303
+    )
     assert web.wait_idle()
     page = client.get("/conversation")
     form = {"csrf": csrf_of(page.text), "key": "k2", "text": "undo"}
@@ -243,19 +261,24 @@ def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_er
     sink = logger.add(lambda m: lines.append(m.record["message"]), level="ERROR")
     deep = b'{"text": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     try:
-        with httpx.Client(base_url=base_url(), timeout=10, headers={"Authorization": f"Bearer {token}",
-                                                                     "Content-Type": "application/json"}) as client:
+        with httpx.Client(
+            base_url=base_url(),
+            timeout=10,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        ) as client:
             answers = {
                 "deep message": client.post("/api/messages", content=deep),
                 "deep intake": client.post("/api/stimuli", content=deep),
-                "deep event": client.post("/api/stimuli", content=b'{"text": "a trip", "event": {"title": '
-                                          + b"[" * 3000 + b"]" * 3000 + b"}}"),
+                "deep event": client.post(
+                    "/api/stimuli",
+                    content=b'{"text": "a trip", "event": {"title": ' + b"[" * 3000 + b"]" * 3000 + b"}}",
+                ),
                 "surrogate message": client.post("/api/messages", content=b'{"text": "hi \\ud800 there"}'),
                 "surrogate intake": client.post("/api/stimuli", content=b'{"text": "news", "title": "\\udfff"}'),
                 "surrogate key": client.post("/api/stimuli", content=b'{"text": "news", "\\ud83d": 1}'),
             }
             long_number = client.post("/api/messages", content=b'{"text": ' + b"9" * 5000 + b"}")
-            fine = client.post("/api/messages", json={"text": "hi \U0001F600 there", "key": "emoji"})
+            fine = client.post("/api/messages", json={"text": "hi \U0001f600 there", "key": "emoji"})
     finally:
         logger.remove(sink)
     for name, answer in answers.items():
@@ -266,11 +289,10 @@ def test_json_nested_5000_deep_or_with_a_lone_surrogate_is_a_clear_400_and_no_er
     assert lines == []
     assert fine.status_code == 202  # a real emoji (a surrogate pair in JSON's escapes) is fine
     assert web.wait_idle()
-    assert [r.text for r in Inbox.select().where(Inbox.source == "web")] == ["hi \U0001F600 there"]
+    assert [r.text for r in Inbox.select().where(Inbox.source == "web")] == ["hi \U0001f600 there"]
 
 
-def test_200_half_sent_connections_are_closed_by_the_header_deadline_and_the_dashboard_still_answers(web,
-                                                                                                   monkeypatch):
+def test_200_half_sent_connections_are_closed_by_the_header_deadline_and_the_dashboard_still_answers(web, monkeypatch):
     import selectors
     import socket
     import time
@@ -279,7 +301,7 @@ def test_200_half_sent_connections_are_closed_by_the_header_deadline_and_the_das
 
     monkeypatch.setattr(protocol, "HEADER_SECONDS", 2.0)  # the default (10 s) would only make the test slow
     token, _ = token_and_code(web)
-    host, port = base_url()[len("http://"):].split(":")
+    host, port = base_url()[len("http://") :].split(":")
     started = time.monotonic()
     idle = []
     for n in range(200):
@@ -336,10 +358,12 @@ def test_a_body_that_stops_half_way_gets_a_408_within_its_deadline(web, monkeypa
 
     monkeypatch.setattr(forms, "BODY_SECONDS", 1.0)
     token, _ = token_and_code(web)
-    host, port = base_url()[len("http://"):].split(":")
+    host, port = base_url()[len("http://") :].split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(f"POST /api/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-                     "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\": \"hel".encode())
+        sock.sendall(
+            f"POST /api/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text": "hel'.encode()
+        )
         started = time.monotonic()
         answer = sock.recv(65536)
         waited = time.monotonic() - started
@@ -360,8 +384,13 @@ def test_wilson_run_at_a_terminal_says_where_the_dashboard_is(tmp_path):
     import time
 
     master, slave = pty.openpty()  # a terminal, as `make run` has
-    env = {**os.environ, "WILSON_HOME": str(tmp_path / "home"), "WILSON_WEB_PORT": "0",
-           "WILSON_TELEGRAM_TOKEN": "", "WILSON_LLM_BASE_URL": ""}
+    env = {
+        **os.environ,
+        "WILSON_HOME": str(tmp_path / "home"),
+        "WILSON_WEB_PORT": "0",
+        "WILSON_TELEGRAM_TOKEN": "",
+        "WILSON_LLM_BASE_URL": "",
+    }
     child = subprocess.Popen([sys.executable, "bin/wilson", "run"], stdin=slave, stdout=slave, stderr=slave, env=env)
     os.close(slave)
     said = b""
@@ -372,8 +401,11 @@ def test_wilson_run_at_a_terminal_says_where_the_dashboard_is(tmp_path):
             if ready:
                 said += os.read(master, 4096)
         text = said.decode("utf-8", "replace")
-        found = re.search(r"Your dashboard is at (http://127\.0\.0\.1:\d+) \(`wilson web-token` prints a link "
-                          r"that logs you in\)\.", text)
+        found = re.search(
+            r"Your dashboard is at (http://127\.0\.0\.1:\d+) \(`wilson web-token` prints a link "
+            r"that logs you in\)\.",
+            text,
+        )
         assert found, text
         assert text.index("Your dashboard") < text.index("Wilson is listening")
         assert httpx.get(found.group(1) + "/login", timeout=10).status_code == 200  # and there it is
@@ -398,7 +430,7 @@ def test_headers_that_arrive_in_pieces_within_the_deadline_are_answered(web, mon
         reading(self, data)
 
     monkeypatch.setattr(protocol.DeadlineH11Protocol, "data_received", data_received)
-    host, port = base_url()[len("http://"):].split(":")
+    host, port = base_url()[len("http://") :].split(":")
     pieces = (b"GET /login HT", b"TP/1.1\r\nHost: x\r\n", b"Accept: text/html\r\n", b"\r\n")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         for n, piece in enumerate(pieces, 1):

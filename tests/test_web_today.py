@@ -23,8 +23,11 @@ def test_today_shows_the_coming_weeks_day_by_day_with_events_deadlines_per_topic
 
     assert [p["first"] for p in coming["waiting"]] == ["Remind you once, Wed 6 Jan 2027 10:00: call Mum"]
     assert [(t["title"], t["late"]) for t in coming["overdue"]] == [("Give notice on the flat", "yesterday")]
-    days = [(day["label"], [(e["kind"], e["text"], [t["title"] for t in e["tasks"]]) for e in day["entries"]])
-            for week in coming["weeks"] for day in week["days"]]
+    days = [
+        (day["label"], [(e["kind"], e["text"], [t["title"] for t in e["tasks"]]) for e in day["entries"]])
+        for week in coming["weeks"]
+        for day in week["days"]
+    ]
     assert days == [
         ("Tue 05 Jan", [("due", "", ["Water the plants"])]),
         ("Fri 08 Jan", [("due", "Move to Hamburg", ["Book the van"])]),
@@ -32,20 +35,27 @@ def test_today_shows_the_coming_weeks_day_by_day_with_events_deadlines_per_topic
         ("Fri 22 Jan", [("due", "Move to Hamburg", ["Pack the kitchen"])]),
         ("Mon 25 Jan", [("starts", "Move to Hamburg begins", [])]),
     ]
-    assert [w["label"] for w in coming["weeks"]] == ["This week", "Next week", "Week of 18 Jan", "Week of 25 Jan",
-                                                     "01 Feb – 14 Feb"]  # quiet weeks in a row are one line
+    assert [w["label"] for w in coming["weeks"]] == [
+        "This week",
+        "Next week",
+        "Week of 18 Jan",
+        "Week of 25 Jan",
+        "01 Feb – 14 Feb",
+    ]  # quiet weeks in a row are one line
     assert [(e["text"], e["away"], e["open"]) for e in coming["later"]] == [("Trip to Japan begins", "in 14 weeks", 1)]
     assert "Book flights" not in str(coming["weeks"])  # due after the window: counted under its topic, later
 
     page = client.get("/today").text
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.split('id="timeline"', 1)[1].split("</section>", 1)[0]))
-    for line in ("1 proposal waiting for your answer",
-                 "Give notice on the flat Move to Hamburg · due Mon 04 Jan, yesterday",
-                 "Tue 05 Jan today due Water the plants 17:00",
-                 "Fri 08 Jan in 3 days due Move to Hamburg: Book the van",
-                 "Wed 13 Jan in 8 days event 10:30 Dentist (Dr. Weber)",
-                 "Mon 25 Jan in 3 weeks begins Move to Hamburg begins 3 tasks still open",
-                 "Sat 10 Apr in 14 weeks begins Trip to Japan begins · 1 task still open"):
+    for line in (
+        "1 proposal waiting for your answer",
+        "Give notice on the flat Move to Hamburg · due Mon 04 Jan, yesterday",
+        "Tue 05 Jan today due Water the plants 17:00",
+        "Fri 08 Jan in 3 days due Move to Hamburg: Book the van",
+        "Wed 13 Jan in 8 days event 10:30 Dentist (Dr. Weber)",
+        "Mon 25 Jan in 3 weeks begins Move to Hamburg begins 3 tasks still open",
+        "Sat 10 Apr in 14 weeks begins Trip to Japan begins · 1 task still open",
+    ):
         assert line in text, (line, text)
     assert text.index("Tue 05 Jan") < text.index("Fri 08 Jan") < text.index("Wed 13 Jan") < text.index("Sat 10 Apr")
     assert life["boxes"].title not in text  # done: not on the way ahead
@@ -59,8 +69,12 @@ def test_a_topic_page_shows_its_preparation_done_open_and_overdue_against_the_ev
     words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page.text.split("<main>", 1)[1]))
     assert "1 of 4 done · 1 overdue · 2 open · Move to Hamburg in 3 weeks (Mon 25 Jan 2027)" in words
     rows = re.findall(r'<tr class="task (\w+)" id="task-(\d+)">', page.text)
-    assert rows == [("done", str(life["boxes"].id)), ("overdue", str(life["notice"].id)),
-                    ("open", str(life["van"].id)), ("open", str(life["kitchen"].id))]
+    assert rows == [
+        ("done", str(life["boxes"].id)),
+        ("overdue", str(life["notice"].id)),
+        ("open", str(life["van"].id)),
+        ("open", str(life["kitchen"].id)),
+    ]
     assert f'id="done-{life["boxes"].id}"' not in page.text  # nothing to press on what is done
     assert all(f'id="done-{life[k].id}"' in page.text for k in ("notice", "van", "kitchen"))
     # on the line from when the topic began to its event: overdue before today, open after, the event at the end
@@ -108,7 +122,8 @@ def test_done_on_a_task_takes_effect_at_once_is_traced_and_offers_undo(web):
     # the gate's undo: the task open again, or a proposal to put it back (how undo is answered is its own)
     back = Approval.select().where(Approval.status.in_(("pending", "partial"))).first()
     assert Task.get_by_id(life["van"].id).status == "open" or (
-        back is not None and any("Book the van" in i.description for i in back.items))
+        back is not None and any("Book the van" in i.description for i in back.items)
+    )
 
 
 def test_a_proposal_answered_but_not_yet_applied_shows_no_buttons_and_conversation_says_how_it_was_decided(web):
@@ -117,8 +132,14 @@ def test_a_proposal_answered_but_not_yet_applied_shows_no_buttons_and_conversati
     assert web.wait_idle()
     approval = Approval.get()
     # the answer is written down; the gate has not applied it yet (it is told after the commit)
-    decisions.record(approval_id=approval.id, action="approve", user_id=web.config.get("core", "owner"),
-                     channel="web", at=web.clock.now(), nonce=approval.nonce)
+    decisions.record(
+        approval_id=approval.id,
+        action="approve",
+        user_id=web.config.get("core", "owner"),
+        channel="web",
+        at=web.clock.now(),
+        nonce=approval.nonce,
+    )
     page = client.get("/proposals").text
     card = page.split(f'id="proposal-{approval.id}"', 1)[1].split("</section>", 1)[0]
     assert "You answered: approve. Wilson is on it" in card
@@ -162,8 +183,9 @@ def test_budget_with_no_model_use_says_so_instead_of_the_highest_day_1_tokens(we
     page = client.get("/budget").text
     assert "No model was used in the last 14 days, so nothing was spent." in page
     assert "1 tokens" not in page and "<svg" not in page
-    TokenUsage.create(day=web.clock.now().date().isoformat(), role="deep", calls=1, prompt_tokens=900,
-                      completion_tokens=100)
+    TokenUsage.create(
+        day=web.clock.now().date().isoformat(), role="deep", calls=1, prompt_tokens=900, completion_tokens=100
+    )
     used = client.get("/budget").text
     assert "(the highest day: 1,000 tokens)" in used and "<svg" in used
 
@@ -173,15 +195,17 @@ def test_done_on_todays_timeline_returns_to_today_with_the_task_off_the_overdue_
     client = logged_in(web)
     page = client.get("/today").text
     assert f'id="done-{life["notice"].id}"' in page.split('id="overdue"', 1)[1].split("</div>", 1)[0]
-    pressed = client.post(f"/tasks/{life['notice'].id}/done",
-                          data={"csrf": csrf_of(page), "key": "t1", "back": "/today"})
+    pressed = client.post(
+        f"/tasks/{life['notice'].id}/done", data={"csrf": csrf_of(page), "key": "t1", "back": "/today"}
+    )
     assert pressed.status_code == 303 and pressed.headers["location"].startswith("/today?done=")
     assert web.wait_idle()
     after = client.get(pressed.headers["location"]).text
     assert 'id="overdue"' not in after  # nothing is overdue any more
     assert "Give notice on the flat</strong> is done." in after
-    elsewhere = client.post(f"/tasks/{life['van'].id}/done", data={"csrf": csrf_of(page), "key": "t2",
-                                                                  "back": "https://evil.example/"})
+    elsewhere = client.post(
+        f"/tasks/{life['van'].id}/done", data={"csrf": csrf_of(page), "key": "t2", "back": "https://evil.example/"}
+    )
     assert elsewhere.headers["location"].startswith("/topics?done=")  # only back to a page of its own
 
 

@@ -35,11 +35,21 @@ def call(name: str, **arguments) -> dict:
 def triage_item(item: dict) -> dict:
     text = item["text"]
     if "newsletter" in text.lower():
-        return {"buffer_ids": [item["buffer_id"]], "summary": "newsletter", "priority": 3, "action": "drop",
-                "reason": "newsletter nobody asked for"}
+        return {
+            "buffer_ids": [item["buffer_id"]],
+            "summary": "newsletter",
+            "priority": 3,
+            "action": "drop",
+            "reason": "newsletter nobody asked for",
+        }
     priority = 1 if "URGENT" in text else 3 if text.startswith("FYI") else 2
-    return {"buffer_ids": [item["buffer_id"]], "summary": text.splitlines()[0][:80], "priority": priority,
-            "action": "inbox", "reason": "worth a look"}
+    return {
+        "buffer_ids": [item["buffer_id"]],
+        "summary": text.splitlines()[0][:80],
+        "priority": priority,
+        "action": "inbox",
+        "reason": "worth a look",
+    }
 
 
 def triage_reply(body: dict) -> dict:
@@ -49,9 +59,11 @@ def triage_reply(body: dict) -> dict:
     for item in decided:
         if item["action"] == "drop":
             drops.setdefault(item["reason"], []).extend(item["buffer_ids"])
-    return call("triage", items=[{k: v for k, v in d.items() if k != "action"} for d in decided
-                                 if d["action"] != "drop"],
-                drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()])
+    return call(
+        "triage",
+        items=[{k: v for k, v in d.items() if k != "action"} for d in decided if d["action"] != "drop"],
+        drop=[{"buffer_ids": ids, "reason": reason} for reason, ids in drops.items()],
+    )
 
 
 def arousal_reply(body: dict) -> dict:
@@ -120,5 +132,3 @@ def assert_each_once(ids) -> None:
     assert not buffers.unprocessed()
     places = where_rows_went(ids)
     assert all(len(p) == 1 for p in places.values()), {i: p for i, p in places.items() if len(p) != 1}
-
-

@@ -104,8 +104,9 @@ class LoopbackSite:
 
 
 class Page:
-    def __init__(self, body: bytes, content_type: str, *, validators: bool = True, status: int = 200,
-                 redirect: str = ""):
+    def __init__(
+        self, body: bytes, content_type: str, *, validators: bool = True, status: int = 200, redirect: str = ""
+    ):
         self.body, self.content_type, self.validators = body, content_type, validators
         self.status, self.redirect = status, redirect
 
@@ -128,8 +129,11 @@ def corpus_feeds():
             continue
         body = path.read_bytes()
         header = re.search(rb"Header:\s*Content-type:\s*([^\r\n]+)", body[:600], re.IGNORECASE)
-        kind = header.group(1).decode("ascii", "replace").strip() if header else (
-            "application/json" if path.suffix == ".json" else "application/xml")
+        kind = (
+            header.group(1).decode("ascii", "replace").strip()
+            if header
+            else ("application/json" if path.suffix == ".json" else "application/xml")
+        )
         found.append((f"{path.parent.name}/{path.name}", body, kind))
     return found
 
@@ -152,12 +156,21 @@ def chromium(profile):
     binary, driver_path = chromium_paths()
     options = webdriver.ChromeOptions()
     options.binary_location = binary  # with both paths set, Selenium Manager never goes to the network
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--hide-scrollbars", "--force-color-profile=srgb", f"--user-data-dir={profile}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--force-color-profile=srgb",
+        f"--user-data-dir={profile}",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False},
+    )
     driver.set_page_load_timeout(20)
     return driver
 
@@ -185,9 +198,16 @@ def shoot(driver, path: str, out) -> bytes:
     return png
 
 
-PAGES = (("today", "/today"), ("proposals", "/proposals"), ("conversation", "/conversation"),
-         ("topics", "/topics"), ("topic", "/topics/1"), ("trace", "/trace"), ("memory", "/memory"),
-         ("budget", "/budget"))
+PAGES = (
+    ("today", "/today"),
+    ("proposals", "/proposals"),
+    ("conversation", "/conversation"),
+    ("topics", "/topics"),
+    ("topic", "/topics/1"),
+    ("trace", "/trace"),
+    ("memory", "/memory"),
+    ("budget", "/budget"),
+)
 
 
 def demo(app, site: LoopbackSite) -> None:
@@ -201,12 +221,26 @@ def demo(app, site: LoopbackSite) -> None:
     from storage.models import Task, TokenUsage, Topic
 
     now = app.clock.now()
-    trip = Topic.create(title="Trip to Japan", created_at=now - timedelta(days=3), starts=now + timedelta(days=95),
-                        ends=now + timedelta(days=109))
-    Task.create(title="Renew passport", topic=trip, due=now - timedelta(days=1), due_is_date=True,
-                created_at=now - timedelta(days=3))
-    Task.create(title="Pay the deposit for the ryokan", topic=trip, due=now, due_is_date=True,
-                created_at=now - timedelta(days=2))
+    trip = Topic.create(
+        title="Trip to Japan",
+        created_at=now - timedelta(days=3),
+        starts=now + timedelta(days=95),
+        ends=now + timedelta(days=109),
+    )
+    Task.create(
+        title="Renew passport",
+        topic=trip,
+        due=now - timedelta(days=1),
+        due_is_date=True,
+        created_at=now - timedelta(days=3),
+    )
+    Task.create(
+        title="Pay the deposit for the ryokan",
+        topic=trip,
+        due=now,
+        due_is_date=True,
+        created_at=now - timedelta(days=2),
+    )
     Task.create(title="Water the neighbour's plants", due=now + timedelta(hours=9), created_at=now)
     app.say("I'm flying to Japan on 2027-04-10")  # the offline rules propose the trip's tasks
     app.wait_idle()
@@ -221,24 +255,40 @@ def demo(app, site: LoopbackSite) -> None:
     app.decide(Approval.select().order_by(Approval.id.desc()).get().id, "approve")
     tz = app.config.timezone
     local = now.astimezone(tz).replace(tzinfo=None)
-    add_event(app.calendar_file(), "Dentist", (local + timedelta(days=8)).replace(hour=10, minute=30),
-              (local + timedelta(days=8)).replace(hour=11, minute=15), "Dr. Weber, Hauptstraße 5", tz=tz)
+    add_event(
+        app.calendar_file(),
+        "Dentist",
+        (local + timedelta(days=8)).replace(hour=10, minute=30),
+        (local + timedelta(days=8)).replace(hour=11, minute=15),
+        "Dr. Weber, Hauptstraße 5",
+        tz=tz,
+    )
     add_event(app.calendar_file(), "Mum's birthday", (local + timedelta(days=19)).date(), tz=tz)
     app.calendar_edited()
     app.say("remind me to call Mum tomorrow at 10")  # a proposal left waiting for the user's answer
     app.wait_idle()
-    engram.store("belief", "You book long-haul flights about five weeks ahead", ["approval:3", "approval:7"],
-                 now - timedelta(days=20))
-    engram.store("principle", "Propose flight booking earlier than usual for trips abroad", ["memory:1"],
-                 now - timedelta(days=10))
+    engram.store(
+        "belief",
+        "You book long-haul flights about five weeks ahead",
+        ["approval:3", "approval:7"],
+        now - timedelta(days=20),
+    )
+    engram.store(
+        "principle",
+        "Propose flight booking earlier than usual for trips abroad",
+        ["memory:1"],
+        now - timedelta(days=10),
+    )
     day = app.synapse._day()
     for back, tokens in enumerate((5200, 3100, 0, 8800, 4100, 2600, 7000)):
         when = (datetime_of(day) - timedelta(days=back)).isoformat()
         TokenUsage.create(day=when, role="deep", calls=3, prompt_tokens=tokens, completion_tokens=tokens // 8)
         TokenUsage.create(day=when, role="fast", calls=2, prompt_tokens=tokens // 3, completion_tokens=90)
         TokenUsage.create(day=when, role="reflex", calls=6, prompt_tokens=tokens // 6, completion_tokens=20)
-    page = ("<html><head><title>Visa for Japan — Embassy</title></head><body><main><h1>Visa</h1>"
-            "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>")
+    page = (
+        "<html><head><title>Visa for Japan — Embassy</title></head><body><main><h1>Visa</h1>"
+        "<p>Short stays need no visa for up to 90 days.</p>{}</main></body></html>"
+    )
     site.put("/visa", page.format(""))
     watcher.add(site.url("/visa"), timedelta(hours=6), now)
     app.advance(timedelta(minutes=1))
@@ -268,8 +318,9 @@ def screenshots(out_dir) -> list:
     written = []
     with tempfile.TemporaryDirectory() as scratch:
         config = make_config(Path(scratch) / "home", WILSON_WEB_ENABLED="true", WILSON_WEB_PORT="0")
-        app = Wilson(config, SimClock(datetime.fromisoformat("2027-01-05T08:00:00+01:00")), llm="offline",
-                     log_level="WARNING").start()  # the watchdog on, as in `wilson run`
+        app = Wilson(
+            config, SimClock(datetime.fromisoformat("2027-01-05T08:00:00+01:00")), llm="offline", log_level="WARNING"
+        ).start()  # the watchdog on, as in `wilson run`
         try:
             with LoopbackSite() as site:
                 demo(app, site)
@@ -299,8 +350,14 @@ class DripSite:
     within any per-read timeout, so only a deadline on the whole answer ends the wait. (Any other protocol
     drips the same way, with its own `head` and `drip`.)"""
 
-    def __init__(self, every: float = 1.0, lines: int = 40, head: bytes = b"HTTP/1.1 200 OK\r\n",
-                 drip: bytes = b"X-Drip-{n}: still coming\r\n", speaks_first: bool = False):
+    def __init__(
+        self,
+        every: float = 1.0,
+        lines: int = 40,
+        head: bytes = b"HTTP/1.1 200 OK\r\n",
+        drip: bytes = b"X-Drip-{n}: still coming\r\n",
+        speaks_first: bool = False,
+    ):
         """`head` is sent at once (after the request, or on connecting when the server `speaks_first`, as
         IMAP and SMTP servers do), then `drip` (with {n} its number) every `every` seconds."""
         import socket

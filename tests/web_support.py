@@ -20,8 +20,19 @@ def propose(app, client: httpx.Client) -> Approval:
     assert answer.status_code == 303
     assert app.wait_idle()
     row = Inbox.get((Inbox.source == "web") & (Inbox.text == JAPAN))
-    approval = propose(row, [("create_task", {"title": "Book flights to Japan", "due": "2027-03-01"},
-                                      "Create task: Book flights to Japan")], "web", app.clock.now(), app.config)
+    approval = propose(
+        row,
+        [
+            (
+                "create_task",
+                {"title": "Book flights to Japan", "due": "2027-03-01"},
+                "Create task: Book flights to Japan",
+            )
+        ],
+        "web",
+        app.clock.now(),
+        app.config,
+    )
     app.supervisor.tell("approval", ProposalCreated(approval.id))
     assert app.wait_idle()
     return Approval.get_by_id(approval.id)

@@ -7,4 +7,5 @@ from storage import routing
 def commit(now):
     def one(text, key, payload):
         return routing.commit_buffered(channel="web", text=text, dedup_key=key, payload=payload, at=now)
+
     return one

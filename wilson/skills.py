@@ -134,8 +134,10 @@ class Tool:
             self.kind = READ if self.read_only else MUTATE
 
     def schema(self) -> dict:
-        return {"type": "function", "function": {
-            "name": self.name, "description": self.description, "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
     def properties(self) -> dict:
         return self.parameters.get("properties", {})
@@ -153,8 +155,11 @@ class Tool:
         missing as none), declared types, lengths, and text every database can keep."""
         if not isinstance(args, dict):
             return "arguments must be a JSON object"
-        missing = [k for k in self.parameters.get("required", [])
-                   if args.get(k) is None or (isinstance(args[k], str) and not args[k].strip())]
+        missing = [
+            k
+            for k in self.parameters.get("required", [])
+            if args.get(k) is None or (isinstance(args[k], str) and not args[k].strip())
+        ]
         if missing:
             return f"missing {', '.join(missing)}"
         # Types before any lookup: an object where an id belongs must be refused, not handed to the database.
@@ -206,7 +211,7 @@ def is_int(value) -> bool:
         if not (digits.isascii() and digits.isdigit() and len(digits) <= 19):
             return False
         value = int(digits)
-    return isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def storable(text: str) -> bool:
@@ -280,8 +285,11 @@ class Skill:
 
     def missing(self) -> list[str]:
         """What to install for it, one line per optional library that is not there."""
-        return [f"the {module} library (pip install 'wilson[{extra}]')" for module, extra in self.requires
-                if importlib.util.find_spec(module) is None]
+        return [
+            f"the {module} library (pip install 'wilson[{extra}]')"
+            for module, extra in self.requires
+            if importlib.util.find_spec(module) is None
+        ]
 
 
 @dataclass
@@ -330,8 +338,12 @@ def installed() -> tuple[Installed, ...]:
     for point in sorted(importlib.metadata.entry_points(group=GROUP), key=lambda p: p.name):
         dist = point.dist.name if point.dist is not None else "?"
         if point.name in found:
-            logger.warning("skill {} is registered twice ({} and {}); using the first", point.name,
-                           found[point.name].source, f"{dist} {point.value}")
+            logger.warning(
+                "skill {} is registered twice ({} and {}); using the first",
+                point.name,
+                found[point.name].source,
+                f"{dist} {point.value}",
+            )
             continue
         found[point.name] = _load(point.name, point.value, f"{dist} {point.value}")
     for name, target in BUILTIN.items():
@@ -383,8 +395,13 @@ def not_set_up(config) -> dict[str, str]:
 
 def channels(config=None) -> list[Channel]:
     """The channels of the enabled skills that are enabled by their settings, in start order."""
-    found = [(c.priority, s.name, c) for s in enabled(config) if not s.skill.missing() for c in s.skill.channels
-             if c.enabled(config)]
+    found = [
+        (c.priority, s.name, c)
+        for s in enabled(config)
+        if not s.skill.missing()
+        for c in s.skill.channels
+        if c.enabled(config)
+    ]
     return [c for _, _, c in sorted(found, key=lambda f: (f[0], f[1], f[2].name))]
 
 
@@ -397,8 +414,11 @@ def prompt(config=None, offered: frozenset[str] | None = None) -> str:
     key = (GENERATION, repr(raw), offered)
     found = _prompts.get(key)
     if found is None:
-        speaking = [s.skill for s in enabled(config)
-                    if offered is None or not s.skill.tools or any(t.name in offered for t in s.skill.tool_objects())]
+        speaking = [
+            s.skill
+            for s in enabled(config)
+            if offered is None or not s.skill.tools or any(t.name in offered for t in s.skill.tool_objects())
+        ]
         lines = [line.strip() for skill in speaking for line in skill.prompt.splitlines() if line.strip()]
         found = _prompts[key] = "".join(f"\n- {line.lstrip('- ')}" for line in lines)
     return found
@@ -437,14 +457,19 @@ class Toolbox:
         for s in skills:
             for tool in s.skill.tool_objects():
                 if tool.name in self.tools:
-                    logger.warning("skill {}: tool {} is already provided by {}; keeping that one", s.name,
-                                   tool.name, self.owner[tool.name])
+                    logger.warning(
+                        "skill {}: tool {} is already provided by {}; keeping that one",
+                        s.name,
+                        tool.name,
+                        self.owner[tool.name],
+                    )
                     continue
                 self.tools[tool.name] = tool
                 self.owner[tool.name] = s.name
         # the cortex's decision tools close the list, as the model has always seen them
-        self.order = [t for t in self.tools.values() if t.kind != DECISION] + \
-                     [t for t in self.tools.values() if t.kind == DECISION]
+        self.order = [t for t in self.tools.values() if t.kind != DECISION] + [
+            t for t in self.tools.values() if t.kind == DECISION
+        ]
 
     def get(self, name) -> Tool | None:
         return self.tools.get(name) if isinstance(name, str) else None
@@ -455,8 +480,9 @@ class Toolbox:
 
     def schemas(self, user_run: bool = False) -> list[dict]:
         """Every tool a model could be offered, each with its own schema (an undo's own tools never are)."""
-        return [t.schema() for t in self.order
-                if not self.why_not(t) and (user_run or not t.user_only) and not t.undo_only]
+        return [
+            t.schema() for t in self.order if not self.why_not(t) and (user_run or not t.user_only) and not t.undo_only
+        ]
 
     def why_not(self, tool: Tool) -> str:
         """Why this tool is not offered ("" when it is)."""
@@ -484,8 +510,7 @@ def describe(config=None) -> list[str]:
             lines.append(f"  from {s.source}")
             continue
         tools = [t for t in s.skill.tool_objects() if not t.unavailable]
-        waiting = {t.name: why for t in tools
-                   if state == "on" and config is not None and (why := t.needs(config))}
+        waiting = {t.name: why for t in tools if state == "on" and config is not None and (why := t.needs(config))}
         reads = [t.name for t in tools if t.kind == READ and t.name not in waiting]
         proposed = [t.name for t in tools if t.kind == MUTATE and t.name not in waiting]
         if reads:

@@ -29,6 +29,7 @@ from wilson.model.synapse import trace_scope
 @dataclass(frozen=True)
 class Thought:
     """What one run came to: the route that thought it (template, fast or deep), why, and its outcome."""
+
     route: str
     why: str
     outcome: RunOutcome
@@ -37,6 +38,7 @@ class Thought:
 @dataclass(frozen=True)
 class Given:
     """What a model run is given: recalled memories, recent turns, the toolbox and the context built of them."""
+
     memories: list
     turns: list
     box: object
@@ -65,8 +67,14 @@ class CortexActor(WilsonActor):
                 return
             budget_notices.note(day, error, now)
             channel = self.config.primary_channel
-            box = outbox.add(channel=channel, text=BUDGET_NOTICE, trace_id=trace.new_trace_id(),
-                             key=f"budget_notice:{day}", at=now, payload={"why": "budget"})
+            box = outbox.add(
+                channel=channel,
+                text=BUDGET_NOTICE,
+                trace_id=trace.new_trace_id(),
+                key=f"budget_notice:{day}",
+                at=now,
+                payload={"why": "budget"},
+            )
         self.tell(channel, Deliver(box.id))
 
     def toolbox(self):
@@ -104,8 +112,14 @@ class CortexActor(WilsonActor):
             # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
             # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)
             with trace.held(), outbox.written():
-                row = inbox.claim_next(self.now(), lane=self.name, min_priority=self.min_priority,
-                                       max_priority=self.max_priority, owner=self.owner, lease_seconds=lease)
+                row = inbox.claim_next(
+                    self.now(),
+                    lane=self.name,
+                    min_priority=self.min_priority,
+                    max_priority=self.max_priority,
+                    owner=self.owner,
+                    lease_seconds=lease,
+                )
                 if row is None:
                     return
                 faults.point("cortex:after-claim")
@@ -154,8 +168,13 @@ class CortexActor(WilsonActor):
     def floor(self, row: Inbox, outcome: RunOutcome, now: datetime, tz) -> None:
         """A background run whose model told nothing about an item the offline rules call a clear alarm tells it
         anyway (actors/floor.py), unless Wilson told of its thread within a day."""
-        if (row.origin == "user" or not outcome.modelled or outcome.surfaced or outcome.proposals
-                or not floor.enabled(self.config)):
+        if (
+            row.origin == "user"
+            or not outcome.modelled
+            or outcome.surfaced
+            or outcome.proposals
+            or not floor.enabled(self.config)
+        ):
             return
         why = floor.inbox_alarm(row, now, tz)
         if why is None or told_before(row, now, tz):
@@ -217,24 +236,58 @@ class CortexActor(WilsonActor):
         the run to the deep one."""
         kind = chat_run(row)
         user_run = row.origin == "user"
-        chat = ({"system": chat_prompt(kind, deciding=bool(given.context.get("pending_proposals"))),
-                 "history_tokens": FAST_HISTORY_TOKENS} if user_run else {"system": NOTING_PROMPT})
-        messages = build_messages(given.context, row, given.turns, self.config,
-                                  offered=tools.offered(run_kind("fast", row.origin, kind), given.box), **chat)
-        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=given.user_id, owner=owner,
-                         box=given.box, context=given.context, role="fast", chat=kind)
+        chat = (
+            {
+                "system": chat_prompt(kind, deciding=bool(given.context.get("pending_proposals"))),
+                "history_tokens": FAST_HISTORY_TOKENS,
+            }
+            if user_run
+            else {"system": NOTING_PROMPT}
+        )
+        messages = build_messages(
+            given.context,
+            row,
+            given.turns,
+            self.config,
+            offered=tools.offered(run_kind("fast", row.origin, kind), given.box),
+            **chat,
+        )
+        outcome = reason(
+            self.ctx.synapse,
+            messages,
+            row.origin,
+            now,
+            tz,
+            user_id=given.user_id,
+            owner=owner,
+            box=given.box,
+            context=given.context,
+            role="fast",
+            chat=kind,
+        )
         if outcome.escalated is None:
             return Thought("fast", why, outcome)
         if noting:  # the planner plans around the week: it sees the tasks due soon too
-            given = replace(given, context=build_context(row, now, tz, given.memories, given.turns, owner,
-                                                         given.calendar))
+            given = replace(
+                given, context=build_context(row, now, tz, given.memories, given.turns, owner, given.calendar)
+            )
         return self.deep_run(row, f"{why}; escalated to deep: {outcome.escalated}", given, now, tz, owner)
 
     def deep_run(self, row: Inbox, why: str, given: Given, now: datetime, tz, owner) -> Thought:
-        messages = build_messages(given.context, row, given.turns, self.config,
-                                  offered=tools.offered(run_kind("deep", row.origin), given.box))
-        outcome = reason(self.ctx.synapse, messages, row.origin, now, tz, user_id=given.user_id, owner=owner,
-                         box=given.box, context=given.context)
+        messages = build_messages(
+            given.context, row, given.turns, self.config, offered=tools.offered(run_kind("deep", row.origin), given.box)
+        )
+        outcome = reason(
+            self.ctx.synapse,
+            messages,
+            row.origin,
+            now,
+            tz,
+            user_id=given.user_id,
+            owner=owner,
+            box=given.box,
+            context=given.context,
+        )
         return Thought("deep", why, outcome)
 
     def finish(self, row: Inbox, thought: Thought, now: datetime, tz) -> None:
@@ -249,8 +302,10 @@ class CortexActor(WilsonActor):
                     self.tell(channel, Deliver(outbox_id, outbox.added(outbox_id)))
                 return
             # the model answered the message after it and still fails on this one: it is this message's own
-            outcome = RunOutcome(reply=KEPT_GIVEN_UP.format(" ".join(row.text.split())[:60]),
-                                 unfinished=f"given up: {outcome.error[:200]}")
+            outcome = RunOutcome(
+                reply=KEPT_GIVEN_UP.format(" ".join(row.text.split())[:60]),
+                unfinished=f"given up: {outcome.error[:200]}",
+            )
         if answered and inbox.release_kept(oldest_only=False):
             self.actor_ref.tell(InboxReady())  # the model answers again: the kept messages follow, oldest first
         if outcome.error and row.origin != "user":
@@ -258,8 +313,9 @@ class CortexActor(WilsonActor):
             fallback = fallback_followup(row, tz)
             if fallback is None:
                 inbox.defer(row.id, outcome.error, owner=self.owner)
-                trace.record(row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync",
-                             now)
+                trace.record(
+                    row.trace_id, "deferred", self.name, f"{outcome.error}; retried at the next daily sync", now
+                )
                 return
             # deadlines keep firing without a model: the follow-up goes out as plain words
             outcome = RunOutcome(surfaced=[(fallback, f"deadline follow-up without a model ({outcome.error})", False)])

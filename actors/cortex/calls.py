@@ -47,9 +47,19 @@ def run_kind(role: str, origin: str, chat: str = "fast") -> str:
     return "user" if origin == "user" else "background"
 
 
-def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_id: str | None = None,
-           owner: str | None = None, box=None, context: dict | None = None, role: str = "deep",
-           chat: str = "fast") -> RunOutcome:
+def reason(
+    synapse,
+    messages: list[dict],
+    origin: str,
+    now: datetime,
+    tz,
+    user_id: str | None = None,
+    owner: str | None = None,
+    box=None,
+    context: dict | None = None,
+    role: str = "deep",
+    chat: str = "fast",
+) -> RunOutcome:
     """`user_id`: whose words a user-started run answers (its `decide` calls speak for them, its reads
     see what they may see); `owner`: the configured owner, who sees everything; `box`: the tools of the
     skills that are on (every installed skill's when None); `role` "fast": routine chat, or a background item
@@ -71,10 +81,15 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
     for round_number in range(MAX_ROUNDS):
         try:
             # `context`: the same facts, structured, for the offline rules (they never read the prompt)
-            result = synapse.chat(role, messages, tools=schemas, origin=origin,
-                                  context={"kind": "cortex", **context} if context is not None else None,
-                                  expect=expectation(role, origin, round_number),
-                                  purpose="reply" if user_run else "background")
+            result = synapse.chat(
+                role,
+                messages,
+                tools=schemas,
+                origin=origin,
+                context={"kind": "cortex", **context} if context is not None else None,
+                expect=expectation(role, origin, round_number),
+                purpose="reply" if user_run else "background",
+            )
         except SynapseError as exc:
             # the planner may still answer; but background work whose budget is spent pauses, not moves up
             if role == "fast" and (user_run or not isinstance(exc, BudgetExhausted)):
@@ -83,14 +98,23 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
             outcome.error = f"{type(exc).__name__}: {exc}"
             return outcome
         asked = next((c for c in result.tool_calls if c.name == "escalate"), None)
-        unoffered = next(filter(None, (tools.unoffered(c.name, c.arguments, offered) for c in result.tool_calls)),
-                         None) if role == "fast" else None
+        unoffered = (
+            next(filter(None, (tools.unoffered(c.name, c.arguments, offered) for c in result.tool_calls)), None)
+            if role == "fast"
+            else None
+        )
         if role == "fast" and (asked or unoffered):
-            outcome.escalated = (str(asked.arguments.get("why") or "asked for the planner")[:200] if asked
-                                 else f"it called {unoffered}")
+            outcome.escalated = (
+                str(asked.arguments.get("why") or "asked for the planner")[:200] if asked else f"it called {unoffered}"
+            )
             return outcome
-        if (role == "fast" and user_run and round_number == 0 and not result.tool_calls
-                and not (result.text or "").strip()):
+        if (
+            role == "fast"
+            and user_run
+            and round_number == 0
+            and not result.tool_calls
+            and not (result.text or "").strip()
+        ):
             # the planner may still have an answer (a background run that says nothing is silent, as it should be)
             outcome.escalated = "the fast model said nothing"
             return outcome
@@ -100,15 +124,30 @@ def reason(synapse, messages: list[dict], origin: str, now: datetime, tz, user_i
         if not result.tool_calls:
             outcome.reply = (result.text or "").strip()
             return outcome
-        messages.append({"role": "assistant", "content": result.text or None, "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-            for c in result.tool_calls]})
-        answers = [handle_call(call.name, call.arguments, outcome, now, tz, origin=origin, user_id=user_id,
-                               owner=owner, box=box)
-                   for call in result.tool_calls]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": result.text or None,
+                "tool_calls": [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                    for c in result.tool_calls
+                ],
+            }
+        )
+        answers = [
+            handle_call(
+                call.name, call.arguments, outcome, now, tz, origin=origin, user_id=user_id, owner=owner, box=box
+            )
+            for call in result.tool_calls
+        ]
         for call, answer in zip(result.tool_calls, answers):
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": json.dumps(answer, ensure_ascii=False, default=str)})
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": json.dumps(answer, ensure_ascii=False, default=str),
+                }
+            )
         if origin != "user" and settled_round(result.tool_calls, answers):
             # nobody waits for words after a background run's decisions: another round would only acknowledge them
             return outcome
@@ -129,12 +168,23 @@ def expectation(role: str, origin: str, round_number: int) -> str | None:
 
 def settled_round(calls, answers) -> bool:
     """A round that only decided (surface, proposals, sync) and met no error leaves the model nothing to read."""
-    return all(tools.kind_of(call.name) in (tools.DECISION, tools.MUTATE) and "error" not in answer
-               for call, answer in zip(calls, answers))
+    return all(
+        tools.kind_of(call.name) in (tools.DECISION, tools.MUTATE) and "error" not in answer
+        for call, answer in zip(calls, answers)
+    )
 
 
-def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin: str = "background",
-                user_id: str | None = None, owner: str | None = None, box=None) -> object:
+def handle_call(
+    name: str,
+    args,
+    outcome: RunOutcome,
+    now: datetime,
+    tz,
+    origin: str = "background",
+    user_id: str | None = None,
+    owner: str | None = None,
+    box=None,
+) -> object:
     """The answer to one tool call. Whatever the model sends, this returns: a clear {"error": ...} for
     anything it cannot use, never an exception that would end the run. `origin` and `user_id` say whose
     run it is: only a run the user started may decide their proposals."""
@@ -163,8 +213,16 @@ def handle_call(name: str, args, outcome: RunOutcome, now: datetime, tz, origin:
         return {"error": f"{name} failed: {problem}"}
 
 
-def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz, viewer: str | None = None,
-            owner: str | None = None, box=None) -> object:
+def _handle(
+    name: str,
+    args: dict,
+    outcome: RunOutcome,
+    now: datetime,
+    tz,
+    viewer: str | None = None,
+    owner: str | None = None,
+    box=None,
+) -> object:
     box = box or tools.toolbox()
     tool = box.get(name)
     kind = tool.kind if tool is not None else None
@@ -206,15 +264,17 @@ def _handle(name: str, args: dict, outcome: RunOutcome, now: datetime, tz, viewe
         return {"status": "will be shown"}
     if name == "request_sync":
         reason = args.get("reason")
-        outcome.sync_requested = (reason[:300] if isinstance(reason, str) and reason.strip() and tools.storable(reason)
-                                  else "cortex asked")
+        outcome.sync_requested = (
+            reason[:300] if isinstance(reason, str) and reason.strip() and tools.storable(reason) else "cortex asked"
+        )
         return {"status": "sync requested"}
     outcome.rejected_calls.append((name[:100], "unknown tool"))
     return {"error": f"unknown tool {name[:100]}"}
 
 
-def propose_call(args: dict, outcome: RunOutcome, now: datetime, tz, origin: str, user_id: str | None,
-                 owner: str | None, box) -> dict:
+def propose_call(
+    args: dict, outcome: RunOutcome, now: datetime, tz, origin: str, user_id: str | None, owner: str | None, box
+) -> dict:
     """Each change of a `propose` call goes the way the same mutation called on its own would: its tool
     validates and describes it, and it becomes an item of the run's one proposal; the answer says per change
     what became of it, and has an "error" when any change was refused, so the model can mend it."""
@@ -231,8 +291,9 @@ def propose_call(args: dict, outcome: RunOutcome, now: datetime, tz, origin: str
             outcome.rejected_calls.append((tools.PROPOSE, problem))
             answers.append({"action": action[:100], "error": problem})
             continue
-        answer = handle_call(action, action_args, outcome, now, tz, origin=origin, user_id=user_id, owner=owner,
-                             box=box)
+        answer = handle_call(
+            action, action_args, outcome, now, tz, origin=origin, user_id=user_id, owner=owner, box=box
+        )
         answer = dict(answer) if isinstance(answer, dict) else {"result": answer}
         answer.pop("note", None)  # said once below
         answers.append({"action": action, **answer})
@@ -293,11 +354,18 @@ def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, use
         if earlier_action == action and overlap == chosen:
             return {"status": "already decided in this run", "proposal": approval.id}
         if overlap:
-            return {"error": f"item(s) {sorted(overlap)} of proposal {approval.id} already have a decision "
-                             f"({earlier_action}) in this run"}
+            return {
+                "error": f"item(s) {sorted(overlap)} of proposal {approval.id} already have a decision "
+                f"({earlier_action}) in this run"
+            }
     outcome.decisions.append((approval.id, action, tuple(items), text))
-    return {"status": "decision recorded", "proposal": approval.id, "action": action, "items": items or "all",
-            "note": "The approval gate applies it and tells the user the result; do not repeat it."}
+    return {
+        "status": "decision recorded",
+        "proposal": approval.id,
+        "action": action,
+        "items": items or "all",
+        "note": "The approval gate applies it and tells the user the result; do not repeat it.",
+    }
 
 
 def present(text: str, label: str | None, allowed: set[str] | None) -> str:
@@ -310,4 +378,6 @@ def present(text: str, label: str | None, allowed: set[str] | None) -> str:
     text = tools.defang(text, allowed)
     if not label:
         return text
-    return f"From {label}:\n{text}" if text.startswith("•") else f"From {label}: {text}"  # a list starts on its own line
+    return (
+        f"From {label}:\n{text}" if text.startswith("•") else f"From {label}: {text}"
+    )  # a list starts on its own line

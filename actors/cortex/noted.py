@@ -58,12 +58,26 @@ def waiting_like(task: dict, now: datetime) -> int | None:
     title = task.get("title")
     if not isinstance(title, str):
         return None
-    waiting = (ApprovalItem.select(ApprovalItem.approval, ApprovalItem.args).join(Approval)
-               .where(Approval.status.in_(OPEN) & (Approval.expires_at > now) & (ApprovalItem.status == "pending")
-                      & (ApprovalItem.tool == "create_task"))
-               .order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
-    return next((item.approval_id for item in waiting if isinstance(item.args, dict)
-                 and tools.similar_titles(str(item.args.get("title") or ""), title)), None)
+    waiting = (
+        ApprovalItem.select(ApprovalItem.approval, ApprovalItem.args)
+        .join(Approval)
+        .where(
+            Approval.status.in_(OPEN)
+            & (Approval.expires_at > now)
+            & (ApprovalItem.status == "pending")
+            & (ApprovalItem.tool == "create_task")
+        )
+        .order_by(ApprovalItem.id.desc())
+        .limit(LOOKED_AT)
+    )
+    return next(
+        (
+            item.approval_id
+            for item in waiting
+            if isinstance(item.args, dict) and tools.similar_titles(str(item.args.get("title") or ""), title)
+        ),
+        None,
+    )
 
 
 def act_on(row: Inbox, now: datetime, tz, owner: str | None, box=None) -> RunOutcome:
@@ -77,9 +91,15 @@ def act_on(row: Inbox, now: datetime, tz, owner: str | None, box=None) -> RunOut
     if isinstance(note.get("task"), dict):
         calls.append((tools.PROPOSE, {"changes": [{"action": "create_task", **note["task"]}]}))
     if note.get("say"):
-        calls.append(("surface", {"text": note["say"],
-                                  "why": f"triage kept it at priority {row.priority} and said what the user needs "
-                                         "to hear"}))
+        calls.append(
+            (
+                "surface",
+                {
+                    "text": note["say"],
+                    "why": f"triage kept it at priority {row.priority} and said what the user needs to hear",
+                },
+            )
+        )
     for name, args in calls:
         answer = handle_call(name, args, outcome, now, tz, origin=row.origin, owner=owner, box=box)
         problem = answer.get("error") if isinstance(answer, dict) else None

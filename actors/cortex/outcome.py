@@ -8,8 +8,16 @@ from datetime import datetime
 
 from actors import attention, tools
 from actors.cortex.calls import RunOutcome, present
-from actors.cortex.prompts import (BROKEN_RUN, COULD_NOT_FINISH, COULD_NOT_FINISH_PARTLY, MODEL_DOWN, NO_ANSWER,
-                                   STALE_MODIFICATION, SYNC_ONLY, UNCHANGED)
+from actors.cortex.prompts import (
+    BROKEN_RUN,
+    COULD_NOT_FINISH,
+    COULD_NOT_FINISH_PARTLY,
+    MODEL_DOWN,
+    NO_ANSWER,
+    STALE_MODIFICATION,
+    SYNC_ONLY,
+    UNCHANGED,
+)
 from actors.proposals import make
 from actors.proposals.rules import OPEN
 from storage import decisions, hot, inbox, outbox, trace
@@ -21,6 +29,7 @@ from storage.models import Approval, ApprovalItem, Inbox, Turn
 class Notify:
     """What a committed run tells whom afterwards: the gate of a new proposal (or one shown again), the channels
     of their rows, the thalamus of a sync the run asked for, and the gate of the user's spoken decisions."""
+
     approval: int | None = None
     again: int | None = None
     deliver: list[tuple[str, int]] = field(default_factory=list)
@@ -37,14 +46,32 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
     label = tools.source_label(row)
     allowed = tools.own_hosts() if (label or outcome.read_untrusted) else None
     if allowed is not None and outcome.proposals:
-        outcome = replace(outcome, proposals=[(name, args, tools.defang(description, allowed))
-                                              for name, args, description in outcome.proposals])
+        outcome = replace(
+            outcome,
+            proposals=[
+                (name, args, tools.defang(description, allowed)) for name, args, description in outcome.proposals
+            ],
+        )
     with database.atomic():
         if outcome.route:  # first: which model role thought about it comes before what it said
             trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
         # the user's turn and the reply's go in together, in one INSERT, once the reply is known
-        turns = [hot.new(Turn, channel=channel, role="user", text=row.text, trace_id=row.trace_id, created_at=now,
-                         topic_id=topic_id, user_id=row.user_id)] if user_run else []
+        turns = (
+            [
+                hot.new(
+                    Turn,
+                    channel=channel,
+                    role="user",
+                    text=row.text,
+                    trace_id=row.trace_id,
+                    created_at=now,
+                    topic_id=topic_id,
+                    user_id=row.user_id,
+                )
+            ]
+            if user_run
+            else []
+        )
         if user_run:
             attention.record_ack(row, now)  # "on it" to a follow-up counts like a ✅, whatever the model says
         if outcome.unfinished:
@@ -65,25 +92,57 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             if not reply:
                 reply = empty_run_reply(outcome)
             if reply:
-                box = outbox.add(channel=channel, text=reply, trace_id=row.trace_id, key=f"reply:{row.id}", at=now,
-                                 payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")})
-                turns.append(hot.new(Turn, channel=channel, role="assistant", text=reply, trace_id=row.trace_id,
-                                     created_at=now, topic_id=topic_id, user_id=row.user_id))
+                box = outbox.add(
+                    channel=channel,
+                    text=reply,
+                    trace_id=row.trace_id,
+                    key=f"reply:{row.id}",
+                    at=now,
+                    payload={"topic_id": topic_id, "reply_to": (row.payload or {}).get("message_ref")},
+                )
+                turns.append(
+                    hot.new(
+                        Turn,
+                        channel=channel,
+                        role="assistant",
+                        text=reply,
+                        trace_id=row.trace_id,
+                        created_at=now,
+                        topic_id=topic_id,
+                        user_id=row.user_id,
+                    )
+                )
                 said = "" if outcome.reply.strip() else " (the model gave no answer of its own)"
                 trace.record(row.trace_id, "replied", "cortex", f"reply on {channel}{said}", now)
                 notify.deliver.append((channel, box.id))
             hot.insert_rows(Turn, turns)
         # quiet hours, the daily cap, bundling and the briefing decide when each one may interrupt
         notify.deliver += attention.surface(
-            row, [(shown, why, urgent) for text, why, urgent in outcome.surfaced
-                  if (shown := present(text, label, allowed))], now,
-            config, quiet_until, channel=channel, base_payload={"topic_id": topic_id, "source": label})
+            row,
+            [
+                (shown, why, urgent)
+                for text, why, urgent in outcome.surfaced
+                if (shown := present(text, label, allowed))
+            ],
+            now,
+            config,
+            quiet_until,
+            channel=channel,
+            base_payload={"topic_id": topic_id, "source": label},
+        )
         if not user_run and not outcome.surfaced and not outcome.proposals:
             reason = outcome.error or outcome.unfinished or "background run ended without surface"
             if outcome.reply:
                 reason += f"; model text kept silent: {outcome.reply[:80]!r}"
-            box = outbox.add(channel="silent", text=outcome.reply or "(nothing)", trace_id=row.trace_id,
-                             key=f"silent:{row.id}", at=now, payload={"why": reason}, surfaced=False)
+            box = outbox.add(
+                channel="silent",
+                text=outcome.reply or "(nothing)",
+                trace_id=row.trace_id,
+                key=f"silent:{row.id}",
+                at=now,
+                payload={"why": reason},
+                surfaced=False,
+            )
             trace.record(row.trace_id, "silent", "cortex", reason, now)
             notify.deliver.append(("silent", box.id))
         for name, problem in outcome.rejected_calls:
@@ -103,17 +162,22 @@ def record_decisions(row: Inbox, outcome: RunOutcome, channel: str, now: datetim
     user_id = str(row.user_id or config.get("core", "owner"))
     made = []
     for approval_id, action, items, text in as_spoken(outcome.decisions, _undecided):
-        decision = decisions.record(approval_id=approval_id, action=action, user_id=user_id, channel=channel,
-                                    text=text, items=items, at=now)
-        trace.record(row.trace_id, "decided", "cortex",
-                     f"proposal {approval_id} {action}" + (f" items {list(items)}" if items else "")
-                     + " in the user's words", now)
+        decision = decisions.record(
+            approval_id=approval_id, action=action, user_id=user_id, channel=channel, text=text, items=items, at=now
+        )
+        trace.record(
+            row.trace_id,
+            "decided",
+            "cortex",
+            f"proposal {approval_id} {action}" + (f" items {list(items)}" if items else "") + " in the user's words",
+            now,
+        )
         made.append(decision.id)
     return made
 
 
 def as_spoken(decided: list[tuple], undecided) -> list[tuple]:
-    """"Skip the insurance one" arrives as a reject of that item and an approve of all the others: it becomes
+    """ "Skip the insurance one" arrives as a reject of that item and an approve of all the others: it becomes
     one confirm (these, and not the others), as the per-item toggles send it, so that the user gets one
     answer and not a "the rest still waits" followed by the rest done. `undecided(approval_id)`: the
     positions still pending."""
@@ -133,8 +197,12 @@ def as_spoken(decided: list[tuple], undecided) -> list[tuple]:
 
 
 def _undecided(approval_id: int) -> list[int]:
-    return [i.position for i in ApprovalItem.select(ApprovalItem.position).where(
-        (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending"))]
+    return [
+        i.position
+        for i in ApprovalItem.select(ApprovalItem.position).where(
+            (ApprovalItem.approval == approval_id) & (ApprovalItem.status == "pending")
+        )
+    ]
 
 
 def kept(error: str | None) -> bool:
@@ -150,13 +218,26 @@ def record_kept(row: Inbox, outcome: RunOutcome, now: datetime, config) -> list[
     with database.atomic():
         if outcome.route:
             trace.record(row.trace_id, "routed", "cortex", outcome.route, now)
-        box = outbox.add(channel=channel, text=MODEL_DOWN, trace_id=row.trace_id, key=f"kept:{row.id}", at=now,
-                         payload={"topic_id": (row.payload or {}).get("topic_id"),
-                                  "reply_to": (row.payload or {}).get("message_ref")})
+        box = outbox.add(
+            channel=channel,
+            text=MODEL_DOWN,
+            trace_id=row.trace_id,
+            key=f"kept:{row.id}",
+            at=now,
+            payload={
+                "topic_id": (row.payload or {}).get("topic_id"),
+                "reply_to": (row.payload or {}).get("message_ref"),
+            },
+        )
         if box.status == "pending":  # told once: a later try that fails again finds it delivered
             deliver.append((channel, box.id))
-        trace.record(row.trace_id, "kept", "cortex", f"{outcome.error[:200]}; the message is kept and answered "
-                                                     "when the model answers again", now)
+        trace.record(
+            row.trace_id,
+            "kept",
+            "cortex",
+            f"{outcome.error[:200]}; the message is kept and answered when the model answers again",
+            now,
+        )
         inbox.keep(row.id, now, outcome.error or "", owner=row.owner)
     return deliver
 
@@ -176,5 +257,4 @@ def empty_run_reply(outcome: RunOutcome) -> str:
 
 def open_original(row: Inbox) -> Approval | None:
     """The still undecided proposal a modify run was asked to change."""
-    return Approval.get_or_none((Approval.id == (row.payload or {}).get("approval_id"))
-                                & Approval.status.in_(OPEN))
+    return Approval.get_or_none((Approval.id == (row.payload or {}).get("approval_id")) & Approval.status.in_(OPEN))

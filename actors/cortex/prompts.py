@@ -15,10 +15,14 @@ You see one stimulus at a time with its context (CONTEXT message). Rules:
 - Deadlines are ISO dates (YYYY-MM-DD).
 """
 
-SYSTEM_PROMPT = _RULES + """- When the user answers one of their pending_proposals in words ("yes", "go ahead", "skip the X one",
+SYSTEM_PROMPT = (
+    _RULES
+    + """- When the user answers one of their pending_proposals in words ("yes", "go ahead", "skip the X one",
   "move X to March"), call `decide` for it; only on their own words in this conversation, never guessed.
   A bare "yes" is not for one marked not_the_last_asked: ask which they mean.
-- """ + tools.UNTRUSTED_RULE
+- """
+    + tools.UNTRUSTED_RULE
+)
 
 # A run with no proposal of the user's waiting has nothing to decide (and is offered no `decide`): every run the
 # user did not start, and the user's own runs while nothing waits (context.build_messages chooses).
@@ -27,11 +31,14 @@ BACKGROUND_PROMPT = _RULES + "- " + tools.UNTRUSTED_RULE
 
 # An item triage found nothing to plan in goes to the fast role with this prompt and the tools of a note
 # (actors/tools: "noting"); a plan hands on to the planner, who has the whole BACKGROUND_PROMPT.
-NOTING_PROMPT = """You are Wilson, a proactive assistant. This item (CONTEXT, then its text) needs at most a note
+NOTING_PROMPT = (
+    """You are Wilson, a proactive assistant. This item (CONTEXT, then its text) needs at most a note
 or one task. Make it with one `propose` call (the user approves it: never say it is done; deadlines YYYY-MM-DD),
 updating a task that covers it rather than making another. `surface(text, why)` only what needs the user now,
 in a few specific words; otherwise end without calling it, and without words. For a plan, call `escalate`.
-- """ + tools.UNTRUSTED_RULE
+- """
+    + tools.UNTRUSTED_RULE
+)
 
 
 # Routine chat goes to the fast role with this prompt and a few read tools; it hands anything else on.
@@ -70,25 +77,35 @@ def chat_prompt(kind: str, deciding: bool) -> str:
     return head + decide + "- " + tools.UNTRUSTED_RULE
 
 
-BUDGET_NOTICE = ("I've used today's budget for background thinking, so that pauses until tomorrow. "
-                 "I'll still answer you and send deadline reminders.")
+BUDGET_NOTICE = (
+    "I've used today's budget for background thinking, so that pauses until tomorrow. "
+    "I'll still answer you and send deadline reminders."
+)
 
 
-STALE_MODIFICATION = ("Proposal {} was already {} before I finished changing it, so I left it that way. "
-                      "Tell me if you still want something changed.")
+STALE_MODIFICATION = (
+    "Proposal {} was already {} before I finished changing it, so I left it that way. "
+    "Tell me if you still want something changed."
+)
 
 
 UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
 MODEL_DOWN = "Sorry, I can't think right now (my language model is not answering). I'll keep your message."
-KEPT_GIVEN_UP = ("Sorry, I still can't answer your message “{}”: my language model answers others but fails on "
-                 "this one. Could you put it another way?")
+KEPT_GIVEN_UP = (
+    "Sorry, I still can't answer your message “{}”: my language model answers others but fails on "
+    "this one. Could you put it another way?"
+)
 
 
-COULD_NOT_FINISH = ("I couldn't finish that: I kept looking things up without getting to an answer, so I stopped. "
-                    "Could you ask again, perhaps one step at a time?")
+COULD_NOT_FINISH = (
+    "I couldn't finish that: I kept looking things up without getting to an answer, so I stopped. "
+    "Could you ask again, perhaps one step at a time?"
+)
 
 
 COULD_NOT_FINISH_PARTLY = "I couldn't finish that, so I stopped; what I had put together so far is below."
 NO_ANSWER = "Sorry, I came up empty on that one and have no answer for you. Could you put it another way?"
 SYNC_ONLY = "I'm taking a fresh look at your calendar and other inputs now."
-BROKEN_RUN = "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"
+BROKEN_RUN = (
+    "Sorry, something went wrong on my side while I was working on that, and I had to stop. Could you say it again?"
+)

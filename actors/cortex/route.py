@@ -27,8 +27,7 @@ def briefing_lines(row: Inbox) -> str:
             counts[summary] = counts.get(summary, 0) + max(1, len(item.get("buffer_ids") or ()))
     if not counts:
         return row.text
-    return "\n".join(
-        f"• {summary}" + (f" ({n} of these)" if n > 1 else "") for summary, n in counts.items())
+    return "\n".join(f"• {summary}" + (f" ({n} of these)" if n > 1 else "") for summary, n in counts.items())
 
 
 def fallback_followup(row: Inbox, tz) -> str | None:
@@ -55,42 +54,63 @@ def fallback_followup(row: Inbox, tz) -> str | None:
 
 
 # Routing ----------------------------------------------------------------------
-_ROUTINE = re.compile(r"(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|cheers|ok|"
-                      r"okay|cool|great|nice|perfect|got it|bye|see you)\b[\s\w,.!?']{0,40}", re.I)
+_ROUTINE = re.compile(
+    r"(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|cheers|ok|"
+    r"okay|cool|great|nice|perfect|got it|bye|see you)\b[\s\w,.!?']{0,40}",
+    re.I,
+)
 
 
-_LOOKUP = re.compile(r"(what|what's|whats|when|when's|where|which|who|do i|did i|am i|is there|are there|"
-                     r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|"
-                     r"remind me (what|when|where|who))\b", re.I)
+_LOOKUP = re.compile(
+    r"(what|what's|whats|when|when's|where|which|who|do i|did i|am i|is there|are there|"
+    r"anything|any news|show( me)?|list|how (many|much|long|busy|far)|"
+    r"remind me (what|when|where|who))\b",
+    re.I,
+)
 
 
 # The user saying how or where they are ("I'm tired today", "heading out, back at 6"), and nothing more: a closed
 # list of states with a short tail of when, matched whole, so that "I'm sick, tell my boss" or "I'm flying to
 # Berlin on Friday" still reach the planner.
-_STATE = (r"(so |very |really |a bit |quite |pretty )?(tired|sick|ill|exhausted|knackered|sleepy|bored|stressed|"
-          r"hungry|fine|ok|okay|good|great|home|back|out|busy|free|awake|up|here|at home|at work|at the office|"
-          r"in the office|working from home)")
-_GOING = (r"(heading out|off to (bed|sleep|work)|going to (bed|sleep)|on my way( home| to work)?|leaving (now|work)|"
-          r"got (home|back|in))")
-_WHEN = (r"(,|and|so)? ?(today|tonight|now|right now|this (morning|afternoon|evening)|all day|for (a bit|a while|"
-         r"an hour|the day)|back (at|in|by|around) \d{1,2}([:.]\d\d)? ?(am|pm|h|hours|minutes|mins)?|"
-         r"back (soon|later)|again|finally|already)")
-_STATUS = re.compile(rf"((i'm|im|i am|i was|i've been|i feel|feeling|just) {_STATE}|(i'm |i am |just )?{_GOING})"
-                     rf"( ?{_WHEN})*[ .!]*", re.I)
+_STATE = (
+    r"(so |very |really |a bit |quite |pretty )?(tired|sick|ill|exhausted|knackered|sleepy|bored|stressed|"
+    r"hungry|fine|ok|okay|good|great|home|back|out|busy|free|awake|up|here|at home|at work|at the office|"
+    r"in the office|working from home)"
+)
+_GOING = (
+    r"(heading out|off to (bed|sleep|work)|going to (bed|sleep)|on my way( home| to work)?|leaving (now|work)|"
+    r"got (home|back|in))"
+)
+_WHEN = (
+    r"(,|and|so)? ?(today|tonight|now|right now|this (morning|afternoon|evening)|all day|for (a bit|a while|"
+    r"an hour|the day)|back (at|in|by|around) \d{1,2}([:.]\d\d)? ?(am|pm|h|hours|minutes|mins)?|"
+    r"back (soon|later)|again|finally|already)"
+)
+_STATUS = re.compile(
+    rf"((i'm|im|i am|i was|i've been|i feel|feeling|just) {_STATE}|(i'm |i am |just )?{_GOING})"
+    rf"( ?{_WHEN})*[ .!]*",
+    re.I,
+)
 
 
 # words that ask for a plan or a change: the deep role with every tool
-_PLANNING = re.compile(r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
-                       r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
-                       r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
-                       r"done with|finished|complete|close|watch|forget)\w*", re.I)
+_PLANNING = re.compile(
+    r"\b(plan|planning|trip|organi[sz]e|prepare|book|schedule|move|add|create|"
+    r"remind me (to|at|on|in|about|tomorrow)|reminder|cancel|delete|remove|change|rename|"
+    r"postpone|snooze|send|reply|write (to|an?|back to)|draft|buy|set up|arrange|help me|"
+    r"done with|finished|complete|close|watch|forget)\w*",
+    re.I,
+)
 
 
 # One note, task or reminder, asked for in so many words ("note to self: buy milk", "remind me to call Mum at 5",
 # "add oat milk to my shopping list"): the fast role with the tools of a note, which hands on what is more.
-_NOTE = re.compile(r"(note to self\b|note\s*[:\-\u2013\u2014]|memo\s*[:\-\u2013\u2014]|"
-                   r"remind me (to|at|on|in|about|tomorrow|tonight|this)\b|"
-                   r"(add|put) .{1,60} (to|on) (my |the )?(shopping |grocery |to-?do |todo )?(list|tasks)\b)", re.I)
+_NOTE = re.compile(
+    r"(note to self\b|note\s*[:\-\u2013\u2014]|memo\s*[:\-\u2013\u2014]|"
+    r"remind me (to|at|on|in|about|tomorrow|tonight|this)\b|"
+    r"(add|put) .{1,60} (to|on) (my |the )?(shopping |grocery |to-?do |todo )?(list|tasks)\b)",
+    re.I,
+)
 # ... unless it is more than one note: a plan, mail or a word to someone, a repeat, a change to what exists,
 # several things (a list, "and"), or a question (a look, which the reads of routine chat answer)
 _MORE_THAN_A_NOTE = re.compile(
@@ -98,7 +118,9 @@ _MORE_THAN_A_NOTE = re.compile(
     r"reschedul\w*|cancel\w*|delet\w*|remov\w*|renam\w*|move|moves|moved|moving|postpon\w*|send\w*|sent|"
     r"repl(y|ies|ied)|writ\w*|wrote|draft\w*|e-?mails?|mail|watch\w*|forget\w*|forgot|tell|told|texts?|texting|"
     r"message\w*|invit\w*|let \w+ know|every|each|daily|weekly|fortnightly|monthly|yearly|annually|hourly|"
-    r"weekdays|weekends|(mon|tues|wednes|thurs|fri|satur|sun)days|and|also|then)\b|[,;?]", re.I)
+    r"weekdays|weekends|(mon|tues|wednes|thurs|fri|satur|sun)days|and|also|then)\b|[,;?]",
+    re.I,
+)
 
 ROUTINE_CHARS = 120
 
@@ -110,9 +132,11 @@ ROUTINE_CHARS = 120
 _THANKS = r"(?:thanks|thank you|thank u|thx|ty|cheers|many thanks|much appreciated)"
 _OK = r"(?:ok|okay|k|cool|great|nice|perfect|lovely|fine|good|alright|got it|sounds good|all good|noted)"
 _WORD = rf"(?:{_OK}|{_THANKS})(?: (?:so much|a lot|again|then))?"
-_GLAD = ("\N{THUMBS UP SIGN}\N{OK HAND SIGN}\N{PERSON WITH FOLDED HANDS}\N{SLIGHTLY SMILING FACE}"
-         "\N{SMILING FACE WITH SMILING EYES}\N{GRINNING FACE}\N{HEAVY BLACK HEART}\N{WHITE HEAVY CHECK MARK}"
-         "\N{PARTY POPPER}\ufe0f")
+_GLAD = (
+    "\N{THUMBS UP SIGN}\N{OK HAND SIGN}\N{PERSON WITH FOLDED HANDS}\N{SLIGHTLY SMILING FACE}"
+    "\N{SMILING FACE WITH SMILING EYES}\N{GRINNING FACE}\N{HEAVY BLACK HEART}\N{WHITE HEAVY CHECK MARK}"
+    "\N{PARTY POPPER}\ufe0f"
+)
 _ACK = re.compile(rf"{_WORD}(?:[\s,.!]+{_WORD})*(?:[\s,.!]|[{_GLAD}]|:-?\)|:D)*", re.I)
 ACK_CHARS = 60
 ACK_REPLIES = {"thanks": "You're welcome!", "ok": "\N{THUMBS UP SIGN}"}
@@ -173,8 +197,12 @@ def _user_route(row: Inbox) -> tuple[str, str]:
 def is_note(row: Inbox) -> bool:
     """A user's message asking for one note, task or reminder and nothing more."""
     text = _text(row)
-    return (row.kind == "message" and len(text) <= ROUTINE_CHARS and bool(_NOTE.match(text))
-            and not _MORE_THAN_A_NOTE.search(text))
+    return (
+        row.kind == "message"
+        and len(text) <= ROUTINE_CHARS
+        and bool(_NOTE.match(text))
+        and not _MORE_THAN_A_NOTE.search(text)
+    )
 
 
 def is_acknowledgement(row: Inbox) -> bool:
@@ -189,7 +217,7 @@ def acknowledged(row: Inbox) -> str:
 
 
 def is_missed_question(row: Inbox) -> bool:
-    """"What did I miss?" (or "any news?", "catch me up") and nothing more. Not "what happened?", which may
+    """ "What did I miss?" (or "any news?", "catch me up") and nothing more. Not "what happened?", which may
     ask about Wilson's own last line ("I couldn't add the reminder.") rather than what came in."""
     text = _text(row)
     return row.kind == "message" and asks_what_was_missed(text) and not re.search(r"\bhappen", text, re.I)
@@ -240,20 +268,33 @@ def judgement_for(row: Inbox, now: datetime, owner: str | None = None, quiet_hol
     if row.kind != "deadline" or not is_int(payload.get("task_id")):
         return ""
     task_id = int(payload["task_id"])
-    waiting = (ApprovalItem.select(ApprovalItem.args).join(Approval)
-               .where(Approval.status.in_(OPEN) & (Approval.expires_at > now)
-                      & (ApprovalItem.status == "pending")).order_by(ApprovalItem.id.desc()).limit(LOOKED_AT))
-    if any(isinstance(i.args, dict) and is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
-           for i in waiting):
+    waiting = (
+        ApprovalItem.select(ApprovalItem.args)
+        .join(Approval)
+        .where(Approval.status.in_(OPEN) & (Approval.expires_at > now) & (ApprovalItem.status == "pending"))
+        .order_by(ApprovalItem.id.desc())
+        .limit(LOOKED_AT)
+    )
+    if any(
+        isinstance(i.args, dict) and is_int(i.args.get("task_id")) and int(i.args["task_id"]) == task_id
+        for i in waiting
+    ):
         return "a change to this task awaits the user's approval"
-    earlier = (TaskFiring.select(TaskFiring.fired_at)
-               .where((TaskFiring.task == task_id) & (TaskFiring.inbox_id.is_null() | (TaskFiring.inbox_id != row.id)))
-               .order_by(TaskFiring.fired_at.desc()).first())
+    earlier = (
+        TaskFiring.select(TaskFiring.fired_at)
+        .where((TaskFiring.task == task_id) & (TaskFiring.inbox_id.is_null() | (TaskFiring.inbox_id != row.id)))
+        .order_by(TaskFiring.fired_at.desc())
+        .first()
+    )
     named = _words(payload.get("title") or row.text)
     if earlier is None or not named:
         return ""
-    said = (Turn.select(Turn.text).where((Turn.role == "user") & (Turn.created_at > earlier.fired_at))
-            .order_by(Turn.id.desc()).limit(LOOKED_AT))
+    said = (
+        Turn.select(Turn.text)
+        .where((Turn.role == "user") & (Turn.created_at > earlier.fired_at))
+        .order_by(Turn.id.desc())
+        .limit(LOOKED_AT)
+    )
     if any(named & _words(turn.text) for turn in said):
         return "the user wrote about it since its last follow-up"
     return ""

@@ -27,8 +27,13 @@ class HippocampusActor(WilsonActor):
     def consolidate(self, now: datetime) -> dict:
         days = float(self.config.get("hippocampus", "prune_days"))
         below = float(self.config.get("hippocampus", "prune_below"))
-        counts = consolidate(now, self.ctx.synapse, prune_after=timedelta(days=days), prune_below=below,
-                             role=str(self.config.get("hippocampus", "role")))
+        counts = consolidate(
+            now,
+            self.ctx.synapse,
+            prune_after=timedelta(days=days),
+            prune_below=below,
+            role=str(self.config.get("hippocampus", "role")),
+        )
         counts["offered"] = self.offer(now)
         return counts
 
@@ -40,11 +45,15 @@ class HippocampusActor(WilsonActor):
             change = offer.change
             try:
                 approval = make.propose_one(
-                    "adopt_learning", {"change": change["key"], "says": change["does"], "on": True,
-                                       "seen": offer.seen[:200]},
-                    owner=str(self.config.get("core", "owner")), channel=self.config.primary_channel,
-                    reason=consent.offer_text(offer.memory, change, offer, self.config.timezone), key=offer.key, now=now,
-                    config=self.config)
+                    "adopt_learning",
+                    {"change": change["key"], "says": change["does"], "on": True, "seen": offer.seen[:200]},
+                    owner=str(self.config.get("core", "owner")),
+                    channel=self.config.primary_channel,
+                    reason=consent.offer_text(offer.memory, change, offer, self.config.timezone),
+                    key=offer.key,
+                    now=now,
+                    config=self.config,
+                )
             except CannotPropose as exc:  # the memory skill turned off: nothing is learned that way either
                 logger.info("learning not offered ({}): {}", change["key"], exc)
                 continue

@@ -10,8 +10,7 @@ from actors.hippocampus.common import _parse_due
 from actors.hippocampus.consent import allowed
 from actors.hippocampus.heeded import MAIL_CHANNELS
 from actors.hippocampus.outcomes import _rates_line, subject_rates
-from actors.hippocampus.rules import (_forms, _late, _unheeded, _unheeded_any, _unwanted, fallback_principle,
-                                      subject_of)
+from actors.hippocampus.rules import _forms, _late, _unheeded, _unheeded_any, _unwanted, fallback_principle, subject_of
 from storage import engram
 from storage.models import Memory
 
@@ -43,14 +42,21 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
             memory = engram.find(kind, text)
             # holding a kind of proposal back makes Wilson say less: only once the user approved it
             if memory is not None and memory.strength >= HOLD_BACK_AT and allowed(memory.text):
-                return {"action": "hold", "memory": memory.id, "text": memory.text,
-                        "because": f"you turned down {unwanted['noun']} {int(memory.strength)} times"}
+                return {
+                    "action": "hold",
+                    "memory": memory.id,
+                    "text": memory.text,
+                    "because": f"you turned down {unwanted['noun']} {int(memory.strength)} times",
+                }
     name = subject_of(title)[0]
     rates = subject_rates(name)
-    if rates and rates.get("rejected", 0) >= HOLD_BACK_AT and not rates.get("approved") \
-            and allowed(unwanted["text"]):
-        return {"action": "hold", "memory": "calibration", "text": _rates_line(name, rates),
-                "because": f"you turned down {unwanted['noun']} {rates['rejected']} times"}
+    if rates and rates.get("rejected", 0) >= HOLD_BACK_AT and not rates.get("approved") and allowed(unwanted["text"]):
+        return {
+            "action": "hold",
+            "memory": "calibration",
+            "text": _rates_line(name, rates),
+            "because": f"you turned down {unwanted['noun']} {rates['rejected']} times",
+        }
     due = _parse_due(args.get("due"))
     if due is None:
         return None
@@ -65,9 +71,13 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
                 return None
             _, habit, _ = subject_of(title)
             dated = len(str(args["due"]).strip()) <= 10  # a date stays a date, a moment a moment
-            return {"action": "earlier", "memory": memory.id, "text": memory.text,
-                    "due": earlier.date().isoformat() if dated else earlier.isoformat(),
-                    "because": f"you usually {_you(habit)} late"}
+            return {
+                "action": "earlier",
+                "memory": memory.id,
+                "text": memory.text,
+                "due": earlier.date().isoformat() if dated else earlier.isoformat(),
+                "because": f"you usually {_you(habit)} late",
+            }
     return None
 
 
@@ -84,14 +94,17 @@ def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
     for text in texts:
         for kind in ("principle", "belief"):
             memory = found.get((kind, engram.make_key(text)))
-            if memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT) \
-                    and allowed(memory.text):  # fewer heads-ups: only once the user approved it
+            if (
+                memory is not None and (kind == "principle" or memory.strength >= HOLD_BACK_AT) and allowed(memory.text)
+            ):  # fewer heads-ups: only once the user approved it
                 return {"memory": memory.id, "text": memory.text}
     return None
 
 
-_IGNORED_SENDER = re.compile(r"^(?:keep in mind: )?user ignores mail from (\S+)$"
-                             r"|^keep mail from (\S+) for the morning briefing$")
+_IGNORED_SENDER = re.compile(
+    r"^(?:keep in mind: )?user ignores mail from (\S+)$"
+    r"|^keep mail from (\S+) for the morning briefing$"
+)
 
 
 def about_one_sender(text: str) -> bool:
@@ -105,8 +118,11 @@ def ignored_senders(at: datetime | None = None) -> dict[str, dict]:
     alive = Memory.invalidated_at.is_null()
     if at is not None:
         alive = (Memory.created_at <= at) & (alive | (Memory.invalidated_at > at))
-    query = Memory.select().where(Memory.kind.in_(("principle", "belief")) & Memory.key.contains("mail from")
-                                  & alive).order_by(Memory.kind.desc(), Memory.id)
+    query = (
+        Memory.select()
+        .where(Memory.kind.in_(("principle", "belief")) & Memory.key.contains("mail from") & alive)
+        .order_by(Memory.kind.desc(), Memory.id)
+    )
     found: dict[str, dict] = {}
     for memory in query:
         match = _IGNORED_SENDER.match(memory.text.strip().lower())
@@ -145,8 +161,10 @@ def sender_hint(senders: dict[str, dict], rows: list) -> str | None:
     if not named:
         return None
     listed = ", ".join(f"{sender} (memory {memory})" for sender, memory in named.items())
-    return (f"Learned: the user lets mail from {listed} pass. Put their mail in the briefing (priority 3) "
-            "or drop it, unless it needs the user today (a child, health, travel trouble, a deadline today).")
+    return (
+        f"Learned: the user lets mail from {listed} pass. Put their mail in the briefing (priority 3) "
+        "or drop it, unless it needs the user today (a child, health, travel trouble, a deadline today)."
+    )
 
 
 def steer(tool: str, args: dict, now: datetime, effects: list, *, background: bool) -> tuple[dict, dict | None, str]:
@@ -160,9 +178,18 @@ def steer(tool: str, args: dict, now: datetime, effects: list, *, background: bo
     if advice["action"] == "hold":
         effects.append(f"{tool} “{args.get('title')}” not proposed: memory {advice['memory']} ({advice['text']})")
         # answered as an error so that the run gets another round in which to ask instead
-        return args, {"error": f"not proposed: {advice['because']} (memory: {advice['text']}). If it still "
-                               "matters, ask the user in one short line instead of proposing it.",
-                      "status": "not proposed", "because": advice["because"]}, ""
-    effects.append(f"{tool} “{args.get('title')}” due {args.get('due')} → {advice['due']}: "
-                   f"memory {advice['memory']} ({advice['text']})")
+        return (
+            args,
+            {
+                "error": f"not proposed: {advice['because']} (memory: {advice['text']}). If it still "
+                "matters, ask the user in one short line instead of proposing it.",
+                "status": "not proposed",
+                "because": advice["because"],
+            },
+            "",
+        )
+    effects.append(
+        f"{tool} “{args.get('title')}” due {args.get('due')} → {advice['due']}: "
+        f"memory {advice['memory']} ({advice['text']})"
+    )
     return dict(args, due=advice["due"]), None, f" (earlier than usual: {advice['because']})"

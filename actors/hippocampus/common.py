@@ -32,7 +32,7 @@ def _parse_due(value) -> datetime | None:
 
 def _thumb(value: str) -> str | None:
     # Skin tones and variation selectors do not change what a thumb means.
-    bare = re.sub("[\U0001F3FB-\U0001F3FF\uFE0F]", "", value or "").strip().lower()
+    bare = re.sub("[\U0001f3fb-\U0001f3ff\ufe0f]", "", value or "").strip().lower()
     if bare in ("👍", "+1", "thumbs_up", "thumbsup", "like"):
         return "up"
     if bare in ("👎", "-1", "thumbs_down", "thumbsdown", "dislike"):

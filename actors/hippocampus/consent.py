@@ -65,17 +65,25 @@ def _shown(ids: list[str]) -> str:
 def offer_text(memory: Memory, change: dict, offer: Offer | None = None, tz=None) -> str:
     times = int(memory.strength) if memory.strength >= 2 else 1
     seen = f" ({', '.join(evidence(memory))})" if evidence(memory) else ""
-    answered = ", while you answered other messages and the tasks were late or left" \
-        if change["key"].startswith("unheeded:") else ""
+    answered = (
+        ", while you answered other messages and the tasks were late or left"
+        if change["key"].startswith("unheeded:")
+        else ""
+    )
     text = f"because {change['because']} on {times} occasion{'s' if times != 1 else ''}{seen}{answered}"
     if offer is not None and offer.declined is not None and offer.new:
         when = offer.declined.decided_at or offer.declined.expires_at
         when = when.astimezone(tz) if tz is not None else when
-        answer = "said no" if offer.declined.status == "rejected" else (
-            "took it back" if offer.declined.status == "approved" else "left it unanswered")
-        text = (f"I asked on {when:%a} {when.day} {when:%b} and you {answer}; since then it happened "
-                f"{len(offer.new)} more time{'s' if len(offer.new) != 1 else ''} ({_shown(offer.new)}), so I ask "
-                f"once more: {text}")
+        answer = (
+            "said no"
+            if offer.declined.status == "rejected"
+            else ("took it back" if offer.declined.status == "approved" else "left it unanswered")
+        )
+        text = (
+            f"I asked on {when:%a} {when.day} {when:%b} and you {answer}; since then it happened "
+            f"{len(offer.new)} more time{'s' if len(offer.new) != 1 else ''} ({_shown(offer.new)}), so I ask "
+            f"once more: {text}"
+        )
     return text
 
 
@@ -114,8 +122,11 @@ def offers(now: datetime, hold_back_at: float) -> list[Offer]:
     since (an unanswered offer is not asked every night, and a "no" is an answer)."""
     found: dict[str, tuple[Memory, dict]] = {}
     seen: dict[str, list[str]] = {}  # change key -> evidence, over every live memory that says it
-    query = (Memory.select().where(Memory.kind.in_(("principle", "belief")) & Memory.invalidated_at.is_null())
-             .order_by(Memory.kind.desc(), Memory.strength.desc(), Memory.id))
+    query = (
+        Memory.select()
+        .where(Memory.kind.in_(("principle", "belief")) & Memory.invalidated_at.is_null())
+        .order_by(Memory.kind.desc(), Memory.strength.desc(), Memory.id)
+    )
     for memory in query:
         change = change_of(memory.text)
         if change is None:

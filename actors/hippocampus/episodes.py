@@ -16,9 +16,17 @@ from wilson.kernel.clock import as_utc
 USER_SAID, SAID_CHARS = "The user said: ", 280  # an episode of the user's words quotes this much of their turn
 
 # Approval (and item) statuses as the outcomes calibration speaks of.
-OUTCOMES = {"approved": "approved", "executed": "approved", "failed": "approved", "calling": "approved",
-            "unknown": "approved", "rejected": "rejected",
-            "superseded": "modified", "expired": "ignored", "partial": "partial"}
+OUTCOMES = {
+    "approved": "approved",
+    "executed": "approved",
+    "failed": "approved",
+    "calling": "approved",
+    "unknown": "approved",
+    "rejected": "rejected",
+    "superseded": "modified",
+    "expired": "ignored",
+    "partial": "partial",
+}
 EARLY_DAYS = 3  # finishing this far ahead of the due counts as early, not merely on time
 
 
@@ -68,19 +76,24 @@ def _first_due(approval: Approval, item: ApprovalItem, title: str) -> tuple[date
 def _approval_episode(approval: Approval, since: datetime, until: datetime) -> dict | None:
     items = list(approval.items.order_by(ApprovalItem.position))
     expired = approval.status == "expired" or (
-        approval.status in OPEN and approval.expires_at is not None and approval.expires_at < until)
+        approval.status in OPEN and approval.expires_at is not None and approval.expires_at < until
+    )
     # A partly decided proposal that expires later: its decided items were an earlier night's episode.
     decided_now = approval.decided_at is not None and since <= approval.decided_at < until
     successors: list[ApprovalItem] = []
     successor_id = approval.superseded_by if approval.status == "superseded" else None
     if successor_id:
-        successors = list(ApprovalItem.select().where(ApprovalItem.approval == successor_id)
-                          .order_by(ApprovalItem.position))
+        successors = list(
+            ApprovalItem.select().where(ApprovalItem.approval == successor_id).order_by(ApprovalItem.position)
+        )
     provenance = [f"approval:{approval.id}"] + ([f"approval:{successor_id}"] if successor_id else [])
     facts, lines = [], []
     for item in items:
-        if approval.status == "superseded" and item.status in ("superseded", "pending") and not _successor_item(
-                item, _item_title(item), successors):
+        if (
+            approval.status == "superseded"
+            and item.status in ("superseded", "pending")
+            and not _successor_item(item, _item_title(item), successors)
+        ):
             continue  # removed in the modification: nothing happened to it worth remembering
         if approval.status == "superseded" and item.status in ("superseded", "pending"):
             outcome = "modified"  # only the items still open when the user asked for a change were modified
@@ -104,8 +117,10 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
             if first is not None and due is not None and first.date() != due.date():
                 days = (due.date() - first.date()).days
                 fact.update(first_due=_day(first), moved_days=days)
-                line += (f" after the user moved its due from {_day(first)} to {_day(due)} "
-                         f"({abs(days)} days {'later' if days > 0 else 'earlier'})")
+                line += (
+                    f" after the user moved its due from {_day(first)} to {_day(due)} "
+                    f"({abs(days)} days {'later' if days > 0 else 'earlier'})"
+                )
             provenance = list(dict.fromkeys(chain + provenance))
         if outcome == "modified":
             other = _successor_item(item, title, successors)
@@ -113,8 +128,10 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
             if other is not None and due is not None and new_due is not None and new_due.date() != due.date():
                 days = (new_due.date() - due.date()).days
                 fact.update(new_due=_day(new_due), asked_days=days)
-                line += (f": due moved from {_day(due)} to {_day(new_due)} "
-                         f"({abs(days)} days {'later' if days > 0 else 'earlier'}) in proposal {successor_id}")
+                line += (
+                    f": due moved from {_day(due)} to {_day(new_due)} "
+                    f"({abs(days)} days {'later' if days > 0 else 'earlier'}) in proposal {successor_id}"
+                )
             elif other is not None:
                 line += f" into proposal {successor_id}"
         facts.append(fact)
@@ -125,9 +142,15 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
     if expired and approval.status != "superseded":
         outcome = "ignored" if all(f["outcome"] == "ignored" for f in facts) else "partial"
     at = approval.decided_at if approval.decided_at and not expired else approval.expires_at
-    return {"id": f"approval:{approval.id}", "source": "approval", "at": _iso(at), "outcome": outcome,
-            "items": facts, "provenance": provenance,
-            "text": f"Proposal {approval.id} was {outcome}: " + "; ".join(lines)}
+    return {
+        "id": f"approval:{approval.id}",
+        "source": "approval",
+        "at": _iso(at),
+        "outcome": outcome,
+        "items": facts,
+        "provenance": provenance,
+        "text": f"Proposal {approval.id} was {outcome}: " + "; ".join(lines),
+    }
 
 
 def _task_timing(task: Task) -> tuple[str, int]:
@@ -147,11 +170,13 @@ def _task_timing(task: Task) -> tuple[str, int]:
 def approval_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """Proposals decided in [since, until), and those that expired unanswered in it (but not the
     episode ids in `skip`)."""
-    decided = ((Approval.decided_at >= since) & (Approval.decided_at < until)
-               & Approval.status.in_(("approved", "rejected", "superseded", "partial")))
+    decided = (
+        (Approval.decided_at >= since)
+        & (Approval.decided_at < until)
+        & Approval.status.in_(("approved", "rejected", "superseded", "partial"))
+    )
     # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
-    ignored = ((Approval.expires_at >= since) & (Approval.expires_at < until)
-               & Approval.status.in_(("expired", *OPEN)))
+    ignored = (Approval.expires_at >= since) & (Approval.expires_at < until) & Approval.status.in_(("expired", *OPEN))
     episodes = []
     for approval in Approval.select().where(decided | ignored).order_by(Approval.id):
         if f"approval:{approval.id}" in skip:
@@ -171,8 +196,14 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
     for task in Task.select().where(done).order_by(Task.completed_at, Task.id):
         if f"task:{task.id}" in skip:
             continue
-        episode = {"id": f"task:{task.id}", "source": "task", "at": _iso(task.completed_at), "title": task.title,
-                   "due": _day(task.due), "provenance": [f"task:{task.id}"]}
+        episode = {
+            "id": f"task:{task.id}",
+            "source": "task",
+            "at": _iso(task.completed_at),
+            "title": task.title,
+            "due": _day(task.due),
+            "provenance": [f"task:{task.id}"],
+        }
         if task.due is None:
             episode.update(timing=None, text=f"Task {task.id} “{task.title}” was done (no due date)")
         else:
@@ -189,9 +220,18 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
         said = Outbox.get_or_none(Outbox.id == fb.outbox_id) if fb.outbox_id else None
         about = f" to “{said.text[:120]}”" if said is not None else ""
         provenance = [f"feedback:{fb.id}"] + ([f"outbox:{fb.outbox_id}"] if fb.outbox_id else [])
-        episodes.append({"id": f"feedback:{fb.id}", "source": "feedback", "at": _iso(fb.at), "value": fb.value,
-                         "sentiment": _thumb(fb.value), "outbox_id": fb.outbox_id, "provenance": provenance,
-                         "text": f"The user reacted {fb.value}{about}"})
+        episodes.append(
+            {
+                "id": f"feedback:{fb.id}",
+                "source": "feedback",
+                "at": _iso(fb.at),
+                "value": fb.value,
+                "sentiment": _thumb(fb.value),
+                "outbox_id": fb.outbox_id,
+                "provenance": provenance,
+                "text": f"The user reacted {fb.value}{about}",
+            }
+        )
 
     episodes += followup_episodes(since, until, skip)
     episodes += mail_episodes(since, until, skip)
@@ -200,6 +240,13 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
     for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
         if f"turn:{turn.id}" in skip:
             continue
-        episodes.append({"id": f"turn:{turn.id}", "source": "turn", "at": _iso(turn.created_at),
-                         "provenance": [f"turn:{turn.id}"], "text": USER_SAID + turn.text[:SAID_CHARS]})
+        episodes.append(
+            {
+                "id": f"turn:{turn.id}",
+                "source": "turn",
+                "at": _iso(turn.created_at),
+                "provenance": [f"turn:{turn.id}"],
+                "text": USER_SAID + turn.text[:SAID_CHARS],
+            }
+        )
     return episodes

@@ -21,8 +21,15 @@ def _heeded(box: Outbox, task: Task) -> bool:
         return True
     if task.status in ("snoozed", "cancelled"):
         return True
-    return Feedback.select().where((Feedback.outbox_id == box.id) & Feedback.kind.in_(("reaction", "ack"))
-                                   & (Feedback.at <= sent + HEED_WITHIN)).exists()
+    return (
+        Feedback.select()
+        .where(
+            (Feedback.outbox_id == box.id)
+            & Feedback.kind.in_(("reaction", "ack"))
+            & (Feedback.at <= sent + HEED_WITHIN)
+        )
+        .exists()
+    )
 
 
 def _windows_of(box: Outbox) -> set[str]:
@@ -32,8 +39,10 @@ def _windows_of(box: Outbox) -> set[str]:
     if members:
         keys = [m.idempotency_key for m in Outbox.select(Outbox.idempotency_key).where(Outbox.id.in_(members))]
     runs = [int(k.split(":")[1]) for k in keys if k.startswith("surface:") and k.split(":")[1].isdigit()]
-    return {str((row.payload or {}).get("window")) for row in Inbox.select(Inbox.payload).where(
-        Inbox.id.in_(runs or [0]) & (Inbox.kind == "deadline"))}
+    return {
+        str((row.payload or {}).get("window"))
+        for row in Inbox.select(Inbox.payload).where(Inbox.id.in_(runs or [0]) & (Inbox.kind == "deadline"))
+    }
 
 
 def _heads_up(box: Outbox) -> bool:
@@ -56,8 +65,11 @@ def _judged_at(box: Outbox, task: Task) -> datetime:
 
 
 def _on_time(task: Task) -> bool:
-    return (task.status == "done" and task.completed_at is not None
-            and (task.due is None or as_utc(task.completed_at) < as_utc(task.due) + timedelta(days=1)))
+    return (
+        task.status == "done"
+        and task.completed_at is not None
+        and (task.due is None or as_utc(task.completed_at) < as_utc(task.due) + timedelta(days=1))
+    )
 
 
 def _answering(box: Outbox) -> bool:
@@ -65,14 +77,23 @@ def _answering(box: Outbox) -> bool:
     reaction within AROUND of it. Silence alone says nothing about a reminder (the user may be away)."""
     sent = as_utc(box.delivered_at)
     window = (sent - AROUND, sent + AROUND)
-    if Turn.select().where((Turn.role == "user") & (Turn.created_at >= window[0])
-                           & (Turn.created_at <= window[1])).exists():
+    if (
+        Turn.select()
+        .where((Turn.role == "user") & (Turn.created_at >= window[0]) & (Turn.created_at <= window[1]))
+        .exists()
+    ):
         return True
-    if DecisionRow.select().where((DecisionRow.created_at >= window[0])
-                                  & (DecisionRow.created_at <= window[1])).exists():
+    if (
+        DecisionRow.select()
+        .where((DecisionRow.created_at >= window[0]) & (DecisionRow.created_at <= window[1]))
+        .exists()
+    ):
         return True
-    return Feedback.select().where((Feedback.at >= window[0]) & (Feedback.at <= window[1])
-                                   & Feedback.kind.in_(("reaction", "ack"))).exists()
+    return (
+        Feedback.select()
+        .where((Feedback.at >= window[0]) & (Feedback.at <= window[1]) & Feedback.kind.in_(("reaction", "ack")))
+        .exists()
+    )
 
 
 def _fact(box: Outbox, task: Task) -> dict | None:
@@ -89,9 +110,12 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
     """Heads-ups about tasks, each judged once, when its task's day has passed (and at least a day after it
     went) within [since, until): acted on, or let pass, per task. A heads-up counts as let pass only when its
     task was then done late or not at all AND the user answered other messages around it."""
-    told = ((Outbox.status == "delivered") & (Outbox.delivered_at >= since - JUDGE_BACK)
-            & (Outbox.delivered_at < until - HEED_WITHIN)
-            & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:")))
+    told = (
+        (Outbox.status == "delivered")
+        & (Outbox.delivered_at >= since - JUDGE_BACK)
+        & (Outbox.delivered_at < until - HEED_WITHIN)
+        & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:"))
+    )
     found = []
     for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
         if f"followup:{box.id}" in skip or not _heads_up(box):
@@ -106,10 +130,17 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
                 facts.append(fact)
         if not facts:
             continue
-        found.append({"id": f"followup:{box.id}", "source": "followup", "at": _iso(box.delivered_at),
-                      "provenance": [f"outbox:{box.id}"], "facts": facts,
-                      "text": "A reminder about " + ", ".join(
-                          f"“{f['title']}” was {'acted on' if f['heeded'] else 'let pass'}" for f in facts)})
+        found.append(
+            {
+                "id": f"followup:{box.id}",
+                "source": "followup",
+                "at": _iso(box.delivered_at),
+                "provenance": [f"outbox:{box.id}"],
+                "facts": facts,
+                "text": "A reminder about "
+                + ", ".join(f"“{f['title']}” was {'acted on' if f['heeded'] else 'let pass'}" for f in facts),
+            }
+        )
     return found
 
 
@@ -123,13 +154,23 @@ def _mail(buffer: dict) -> dict | None:
     sender = str(buffer.get("from") or "").strip().lower()
     if not sender:
         return None
-    return {"sender": sender, "name": str(buffer.get("from_name") or "").strip(),
-            "subject": str(buffer.get("subject") or "").strip(), "buffer_id": buffer.get("buffer_id")}
+    return {
+        "sender": sender,
+        "name": str(buffer.get("from_name") or "").strip(),
+        "subject": str(buffer.get("subject") or "").strip(),
+        "buffer_id": buffer.get("buffer_id"),
+    }
 
 
 def _briefing_mails(rows: list[Inbox]) -> list[dict]:
-    ids = [i for row in rows for item in (row.payload or {}).get("items") or [] if isinstance(item, dict)
-           for i in item.get("buffer_ids") or [] if isinstance(i, int)]
+    ids = [
+        i
+        for row in rows
+        for item in (row.payload or {}).get("items") or []
+        if isinstance(item, dict)
+        for i in item.get("buffer_ids") or []
+        if isinstance(i, int)
+    ]
     found = []
     for buffer in ReceptorBuffer.select().where(ReceptorBuffer.id.in_(ids or [0])).order_by(ReceptorBuffer.id):
         mail = _mail(dict(buffer.payload or {}, channel=buffer.channel, buffer_id=buffer.id))
@@ -145,9 +186,15 @@ def mails_told(box: Outbox) -> tuple[list[dict], list[int]]:
     if key.startswith("briefing:"):
         # the day's briefing carries the words of the briefing runs that name it
         opened = as_utc(box.created_at) - timedelta(days=1)
-        rows = [r for r in Inbox.select().where((Inbox.kind == "briefing") & (Inbox.created_at >= opened)
-                                                & (Inbox.created_at <= as_utc(box.delivered_at)))
-                if (r.payload or {}).get("briefing_outbox") == box.id]
+        rows = [
+            r
+            for r in Inbox.select().where(
+                (Inbox.kind == "briefing")
+                & (Inbox.created_at >= opened)
+                & (Inbox.created_at <= as_utc(box.delivered_at))
+            )
+            if (r.payload or {}).get("briefing_outbox") == box.id
+        ]
         return _briefing_mails(rows), [r.id for r in rows]
     part = key.split(":")[1] if key.startswith("surface:") else ""
     row = Inbox.get_or_none(Inbox.id == int(part)) if part.isdigit() else None
@@ -167,29 +214,36 @@ def _mail_heeded(box: Outbox, mail: dict, rows: list[int]) -> bool:
     def window(column):
         return (column >= sent) & (column <= sent + HEED_WITHIN)
 
-    for fb in Feedback.select().where((Feedback.outbox_id == box.id) & Feedback.kind.in_(("reaction", "ack"))
-                                      & window(Feedback.at)):
+    for fb in Feedback.select().where(
+        (Feedback.outbox_id == box.id) & Feedback.kind.in_(("reaction", "ack")) & window(Feedback.at)
+    ):
         if _thumb(fb.value) != "down":
             return True
     names = [mail["sender"]] + [n for n in (mail["name"], mail["subject"]) if len(n) >= 4]
     said = Turn.select(Turn.text).where((Turn.role == "user") & window(Turn.created_at))
     if any(n.lower() in (turn.text or "").lower() for turn in said for n in names):
         return True
-    decided = Approval.select().where(Approval.inbox_id.in_(rows or [0]) & window(Approval.decided_at)
-                                      & Approval.status.in_(("approved", "partial")))
+    decided = Approval.select().where(
+        Approval.inbox_id.in_(rows or [0]) & window(Approval.decided_at) & Approval.status.in_(("approved", "partial"))
+    )
     if decided.exists():
         return True
     subject = engram.normalise(mail["subject"])
-    return bool(subject) and any(subject in engram.normalise(t.title) for t in Task.select(Task.title).where(
-        window(Task.created_at)))
+    return bool(subject) and any(
+        subject in engram.normalise(t.title) for t in Task.select(Task.title).where(window(Task.created_at))
+    )
 
 
 def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """Mail told to the user in messages delivered in [since, until) shifted back by HEED_WITHIN (each is
     judged once, a day after it reached the user): reacted to or let pass, per sender."""
-    told = ((Outbox.status == "delivered") & (Outbox.surfaced == True)
-            & (Outbox.delivered_at >= since - HEED_WITHIN) & (Outbox.delivered_at < until - HEED_WITHIN)
-            & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("briefing:")))
+    told = (
+        (Outbox.status == "delivered")
+        & (Outbox.surfaced == True)
+        & (Outbox.delivered_at >= since - HEED_WITHIN)
+        & (Outbox.delivered_at < until - HEED_WITHIN)
+        & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("briefing:"))
+    )
     found = []
     for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
         if f"mail:{box.id}" in skip:
@@ -198,9 +252,16 @@ def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset(
         facts = [dict(m, heeded=_mail_heeded(box, m, rows)) for m in mails]
         if not facts:
             continue
-        found.append({"id": f"mail:{box.id}", "source": "mail", "at": _iso(box.delivered_at),
-                      "provenance": [f"outbox:{box.id}"] + [f"buffer:{f['buffer_id']}" for f in facts],
-                      "facts": facts, "text": _episode_text(facts)})
+        found.append(
+            {
+                "id": f"mail:{box.id}",
+                "source": "mail",
+                "at": _iso(box.delivered_at),
+                "provenance": [f"outbox:{box.id}"] + [f"buffer:{f['buffer_id']}" for f in facts],
+                "facts": facts,
+                "text": _episode_text(facts),
+            }
+        )
     return found
 
 
@@ -210,6 +271,7 @@ def _episode_text(facts: list[dict]) -> str:
     for f in facts:
         key = (f["sender"], f["subject"][:80], f["heeded"])
         counts[key] = counts.get(key, 0) + 1
-    return "Mail " + ", ".join(f"from {sender} (“{subject}”{f', {n} mails' if n > 1 else ''}) was "
-                               + ("reacted to" if heeded else "let pass")
-                               for (sender, subject, heeded), n in counts.items())
+    return "Mail " + ", ".join(
+        f"from {sender} (“{subject}”{f', {n} mails' if n > 1 else ''}) was " + ("reacted to" if heeded else "let pass")
+        for (sender, subject, heeded), n in counts.items()
+    )

@@ -14,28 +14,35 @@ from wilson.model.errors import SynapseError
 
 MODEL_EPISODES = 50  # episodes shown to the model; the rule candidates cover the rest
 
-RECORD_TOOL = {"type": "function", "function": {
-    "name": "record_memories",
-    "description": "Record what is worth remembering about the user: the candidates to keep as they are, by "
-                   "number, and new or corrected items, each citing the episode ids it rests on.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "keep": {"type": "array", "items": {"type": "integer"}, "description": "candidate numbers (n)"},
-            "items": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "kind": {"type": "string", "enum": list(LEARNED_KINDS)},
-                    "text": {"type": "string"},
-                    "provenance": {"type": "array", "items": {"type": "string"}},
+RECORD_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "record_memories",
+        "description": "Record what is worth remembering about the user: the candidates to keep as they are, by "
+        "number, and new or corrected items, each citing the episode ids it rests on.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "keep": {"type": "array", "items": {"type": "integer"}, "description": "candidate numbers (n)"},
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "enum": list(LEARNED_KINDS)},
+                            "text": {"type": "string"},
+                            "provenance": {"type": "array", "items": {"type": "string"}},
+                        },
+                        "required": ["kind", "text", "provenance"],
+                        "additionalProperties": False,
+                    },
                 },
-                "required": ["kind", "text", "provenance"],
-                "additionalProperties": False,
-            }}},
-        "required": ["keep", "items"],
-        "additionalProperties": False,
+            },
+            "required": ["keep", "items"],
+            "additionalProperties": False,
+        },
     },
-}}
+}
 
 SYSTEM_PROMPT = (
     "You consolidate a personal assistant's long-term memory overnight. The user message is JSON with the "
@@ -53,12 +60,18 @@ SYSTEM_PROMPT = (
 
 def build_request(now: datetime, candidates: list[dict], episodes: list[dict]) -> list[dict]:
     # what the model answers with; the rest (pattern, principle, contradicts) is the rules' own bookkeeping
-    shown = [{"n": n, **{key: c[key] for key in ("kind", "text", "provenance")}}
-             for n, c in enumerate(candidates, start=1)]
-    content = {"now": _iso(now), "candidates": shown,
-               "episodes": [{"id": e["id"], "text": e["text"]} for e in episodes[:MODEL_EPISODES]]}
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": json.dumps(content, ensure_ascii=False)}]
+    shown = [
+        {"n": n, **{key: c[key] for key in ("kind", "text", "provenance")}} for n, c in enumerate(candidates, start=1)
+    ]
+    content = {
+        "now": _iso(now),
+        "candidates": shown,
+        "episodes": [{"id": e["id"], "text": e["text"]} for e in episodes[:MODEL_EPISODES]],
+    }
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": json.dumps(content, ensure_ascii=False)},
+    ]
 
 
 def parse_items(result, known: set[str], candidates: list[dict] = ()) -> list[dict] | None:
@@ -82,7 +95,9 @@ def parse_items(result, known: set[str], candidates: list[dict] = ()) -> list[di
             except ValueError as exc:
                 logger.warning("consolidation: record_memories arguments are not JSON ({})", exc)
                 continue
-        if not isinstance(args, dict) or not (isinstance(args.get("items"), list) or isinstance(args.get("keep"), list)):
+        if not isinstance(args, dict) or not (
+            isinstance(args.get("items"), list) or isinstance(args.get("keep"), list)
+        ):
             logger.warning("consolidation: record_memories without an items or keep list")
             continue
         keep = args.get("keep") if isinstance(args.get("keep"), list) else []
@@ -122,8 +137,9 @@ def _number(value) -> int:
         return 0
 
 
-def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dict],
-              role: str = "fast") -> tuple[list[dict], str]:
+def ask_model(
+    synapse, now: datetime, candidates: list[dict], episodes: list[dict], role: str = "fast"
+) -> tuple[list[dict], str]:
     """Items to store and who chose them ('model' or 'rules')."""
     fallback = [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]} for c in candidates]
     if synapse is None:
@@ -132,8 +148,14 @@ def ask_model(synapse, now: datetime, candidates: list[dict], episodes: list[dic
     known = {p for e in episodes for p in [e["id"], *e["provenance"]]}
     known |= {p for c in candidates for p in c["provenance"]}
     try:
-        result = synapse.chat(role, build_request(now, candidates, episodes), tools=[RECORD_TOOL],
-                              origin="background", purpose="memory", items=len(candidates))
+        result = synapse.chat(
+            role,
+            build_request(now, candidates, episodes),
+            tools=[RECORD_TOOL],
+            origin="background",
+            purpose="memory",
+            items=len(candidates),
+        )
     except SynapseError as exc:
         logger.warning("consolidation ran without the model: {}: {}", type(exc).__name__, exc)
         return fallback, "rules"

@@ -8,8 +8,7 @@ from datetime import datetime, timedelta
 from actors.hippocampus.common import LEARNED_KINDS, _iso
 from actors.hippocampus.episodes import collect_episodes
 from actors.hippocampus.model import ask_model
-from actors.hippocampus.outcomes import (CALIBRATION_DAYS, SUBJECT_DAYS, _save_calibration, calibration,
-                                         subject_outcomes)
+from actors.hippocampus.outcomes import CALIBRATION_DAYS, SUBJECT_DAYS, _save_calibration, calibration, subject_outcomes
 from actors.hippocampus.rules import UNHEEDED_ABOUT, _unheeded_any, counter_evidence, fallback_principle, interpret
 from storage import engram, kv, trace
 from storage.db import claim_transaction, serialise
@@ -98,9 +97,15 @@ def _generalise(touched: dict[int, object], now: datetime, refuted: list[dict]) 
         return 0
     if engram.retired_by_user("principle", pattern["principle"]):
         return 0
-    beliefs = list(Memory.select().where((Memory.kind == "belief") & Memory.invalidated_at.is_null()
-                                         & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT)))
-                   .order_by(Memory.id))
+    beliefs = list(
+        Memory.select()
+        .where(
+            (Memory.kind == "belief")
+            & Memory.invalidated_at.is_null()
+            & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT))
+        )
+        .order_by(Memory.id)
+    )
     if len(beliefs) < GENERAL_AT:
         return 0
     provenance = [f"memory:{m.id}" for m in beliefs]
@@ -109,8 +114,9 @@ def _generalise(touched: dict[int, object], now: datetime, refuted: list[dict]) 
         return 0
     if existing is not None and set(provenance) <= set(existing.provenance or []):
         return 0  # nothing new tonight: it is not strengthened by the same beliefs again
-    principle = engram.store("principle", pattern["principle"], provenance, now,
-                             weight=1.0 if existing is not None else float(len(beliefs)))
+    principle = engram.store(
+        "principle", pattern["principle"], provenance, now, weight=1.0 if existing is not None else float(len(beliefs))
+    )
     touched[principle.id] = principle
     return int(existing is None)
 
@@ -127,8 +133,14 @@ def _merge_items(items: list[dict]) -> list[dict]:
     return list(merged.values())
 
 
-def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(days=90),
-                prune_below: float = BELIEF_AT, role: str = "fast") -> dict:
+def consolidate(
+    now: datetime,
+    synapse,
+    *,
+    prune_after: timedelta = timedelta(days=90),
+    prune_below: float = BELIEF_AT,
+    role: str = "fast",
+) -> dict:
     """One consolidation run over everything since the last one. Returns its counts.
 
     Reading the night and the model call happen before the write lock is taken; the write
@@ -151,28 +163,47 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
     with claim_transaction():
         serialise("consolidate")  # two processes' runs: the second finds the window done and stops
         if last_run() != since:
-            return {"episodes": 0, "candidates": 0, "stored": 0, "beliefs": 0, "principles": 0,
-                    "invalidated": 0, "pruned": 0, "by": "another process"}
+            return {
+                "episodes": 0,
+                "candidates": 0,
+                "stored": 0,
+                "beliefs": 0,
+                "principles": 0,
+                "invalidated": 0,
+                "pruned": 0,
+                "by": "another process",
+            }
         # Rows committed while the model was thinking are in the window too; they get
         # the rules' reading tonight rather than being skipped by the cursor for good.
         arrived = collect_episodes(since, until, skip=frozenset(e["id"] for e in episodes))
         if arrived:
             episodes += arrived
             stored_episodes = engram.prepare_batch("episode", [(ep["text"], ep["provenance"]) for ep in episodes])
-            items += [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]}
-                      for c in interpret(arrived)]
+            items += [{"kind": c["kind"], "text": c["text"], "provenance": c["provenance"]} for c in interpret(arrived)]
             chosen_by = "rules" if chosen_by == "nobody" else chosen_by
             candidates, refuted = interpret(episodes), counter_evidence(episodes)
         items = _merge_items(items)
-        counts = {"episodes": len(episodes), "candidates": len(candidates), "stored": 0, "beliefs": 0,
-                  "principles": 0, "invalidated": 0, "pruned": 0, "by": chosen_by}
+        counts = {
+            "episodes": len(episodes),
+            "candidates": len(candidates),
+            "stored": 0,
+            "beliefs": 0,
+            "principles": 0,
+            "invalidated": 0,
+            "pruned": 0,
+            "by": chosen_by,
+        }
 
         engram.write_batch(stored_episodes, now)
         tonight = {engram.make_key(i["text"]) for i in items} | {engram.make_key(c["text"]) for c in candidates}
-        refutations = [(c["contradicts"], f"contradicted by {', '.join(c['provenance'])}: {c['text']}")
-                       for c in candidates if c["contradicts"]]
-        refutations += [(r["contradicts"], f"contradicted by {', '.join(r['provenance'])}: {r['because']}")
-                        for r in refuted]
+        refutations = [
+            (c["contradicts"], f"contradicted by {', '.join(c['provenance'])}: {c['text']}")
+            for c in candidates
+            if c["contradicts"]
+        ]
+        refutations += [
+            (r["contradicts"], f"contradicted by {', '.join(r['provenance'])}: {r['because']}") for r in refuted
+        ]
         counts["invalidated"] = _invalidate_all(refutations, tonight, now)
         touched: dict[int, object] = {}
         for item in items:
@@ -184,15 +215,25 @@ def consolidate(now: datetime, synapse, *, prune_after: timedelta = timedelta(da
         counts["principles"] += _generalise(touched, now, refuted)
         # Raw episodes fade after prune_after; a weak interpretation is kept four times as long,
         # so what a season taught (a trip's lessons) is still there when the next one comes round.
-        counts["pruned"] = (engram.prune(now, prune_below, prune_after, kinds=("episode",))
-                            + engram.prune(now, prune_below, prune_after * 4, kinds=("interpretation",)))
+        counts["pruned"] = engram.prune(now, prune_below, prune_after, kinds=("episode",)) + engram.prune(
+            now, prune_below, prune_after * 4, kinds=("interpretation",)
+        )
         _save_calibration(figures)
         _set_cursor(until, now)
-        summary = ("nothing new" if not episodes else
-                   f"{counts['episodes']} episodes, {counts['stored']} memories ({chosen_by}), "
-                   f"{counts['beliefs']} new beliefs, {counts['principles']} new principles, "
-                   f"{counts['invalidated']} invalidated, {counts['pruned']} pruned")
-        trace.record(trace.new_trace_id(), "consolidated", "hippocampus", summary, now,
-                     data={**counts, "since": _iso(since), "until": _iso(until)})
+        summary = (
+            "nothing new"
+            if not episodes
+            else f"{counts['episodes']} episodes, {counts['stored']} memories ({chosen_by}), "
+            f"{counts['beliefs']} new beliefs, {counts['principles']} new principles, "
+            f"{counts['invalidated']} invalidated, {counts['pruned']} pruned"
+        )
+        trace.record(
+            trace.new_trace_id(),
+            "consolidated",
+            "hippocampus",
+            summary,
+            now,
+            data={**counts, "since": _iso(since), "until": _iso(until)},
+        )
     faults.point("hippocampus:after-consolidate-commit")  # memories and cursor are one commit: a rerun finds it done
     return counts

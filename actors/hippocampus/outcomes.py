@@ -27,15 +27,17 @@ def calibration(since: datetime, until: datetime | None = None) -> dict:
         proposals[episode["outcome"]] = proposals.get(episode["outcome"], 0) + 1
     answered = proposals["approved"] + proposals["rejected"] + proposals["modified"] + proposals["partial"]
     total = answered + proposals["ignored"]
-    surfaced = (Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since,
-                                      Outbox.created_at < until).count())
+    surfaced = (
+        Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since, Outbox.created_at < until).count()
+    )
     reactions = {"up": 0, "down": 0, "other": 0}
     rows = Feedback.select().where(Feedback.kind == "reaction", Feedback.at >= since, Feedback.at < until)
     for fb in rows:
         reactions[_thumb(fb.value) or "other"] += 1
     rated = reactions["up"] + reactions["down"]
     return {
-        "since": _iso(since), "until": _iso(until) if until < FAR_FUTURE else None,
+        "since": _iso(since),
+        "until": _iso(until) if until < FAR_FUTURE else None,
         "proposals": proposals,
         "approval_rate": round(proposals["approved"] / total, 3) if total else None,
         "answer_rate": round(answered / total, 3) if total else None,
@@ -75,5 +77,7 @@ def _save_calibration(figures: dict) -> None:
 def _rates_line(name: str, rates: dict) -> str:
     noun = next((n for s, _, _, n in SUBJECTS if s == name), name.removeprefix("title:"))
     total = sum(rates.values())
-    return (f"proposals of {noun}: {rates.get('approved', 0)} approved, {rates.get('rejected', 0)} turned down, "
-            f"{rates.get('ignored', 0)} unanswered of {total}")
+    return (
+        f"proposals of {noun}: {rates.get('approved', 0)} approved, {rates.get('rejected', 0)} turned down, "
+        f"{rates.get('ignored', 0)} unanswered of {total}"
+    )

@@ -17,8 +17,11 @@ from storage.models import Task, Topic
 # Kinds of events and what is worth recalling about each: a trip recalls what the user does
 # about flights and hotels before the plan is made, not only at the flight reminder.
 EVENT_KINDS = (
-    ("trip", ("trip", "travel", "flight", "fly", "holiday", "vacation", "journey", "hotel", "visit", "airport"),
-     "trip travel flights hotels packing passport"),
+    (
+        "trip",
+        ("trip", "travel", "flight", "fly", "holiday", "vacation", "journey", "hotel", "visit", "airport"),
+        "trip travel flights hotels packing passport",
+    ),
     ("exam", ("exam", "test", "revision", "study", "course", "thesis"), "exam study revision"),
     ("bill", ("bill", "invoice", "rent", "payment", "tax", "subscription"), "bills payment taxes invoice"),
     ("birthday", ("birthday", "anniversary", "party", "wedding"), "birthday gifts party"),
@@ -28,8 +31,9 @@ EVENT_KINDS = (
 ADDRESS = re.compile(r"[^\s<>()\[\],;:\"']+@[^\s<>()\[\],;:\"']+")
 CONTEXT_MEMORIES = 8
 EPISODE_WORDS = 2  # words an episode must share with the stimulus (fewer when the stimulus has fewer)
-CHANCE_WORDS = frozenset("about should would could just also some any more very really please thanks thank "
-                         "hi hello like get got".split())
+CHANCE_WORDS = frozenset(
+    "about should would could just also some any more very really please thanks thank hi hello like get got".split()
+)
 PROFILE_SIZE = 3
 LEARNED_RECALL = ("principle", "belief", "interpretation")
 
@@ -44,8 +48,9 @@ def event_kinds(*texts: str) -> list[str]:
     return [name for name, forms in KIND_FORMS if not words.isdisjoint(forms)]
 
 
-def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES,
-                      weights: recall.Weights | None = None) -> list[dict]:
+def relevant_memories(
+    context: dict, now: datetime, *, limit: int = CONTEXT_MEMORIES, weights: recall.Weights | None = None
+) -> list[dict]:
     """What Wilson has learned that bears on a situation, for any planner (the cortex's context, the
     offline rules). `context` keys, all optional: text (the stimulus), topic (its title), titles (task or
     event titles), kind (an event kind; found from the texts when absent), people, places, writers (the
@@ -88,7 +93,9 @@ def relevant_memories(context: dict, now: datetime, *, limit: int = CONTEXT_MEMO
             found.setdefault(memory.id, _memory_view(memory, why))
     addresses = [p for p in context.get("people") or [] if "@" in str(p)] + list(context.get("writers") or [])
     for address in dict.fromkeys(str(p).strip().lower() for p in addresses):
-        for memory in engram.mentioning_address(address, LEARNED_RECALL, limit, at=now):  # a habit with this sender's mail
+        for memory in engram.mentioning_address(
+            address, LEARNED_RECALL, limit, at=now
+        ):  # a habit with this sender's mail
             found.setdefault(memory.id, _memory_view(memory, f"person: {address}"))
     writers = {str(w).strip().lower() for w in context.get("writers") or []}
     ranked = sorted(found.values(), key=lambda m: (m["kind"] not in ("principle", "belief"), -m["strength"]))
@@ -127,8 +134,12 @@ def about_other_senders(text: str, writers: set[str]) -> bool:
 
 
 # What each kind of event usually brings to propose: its calibration is shown when one is planned.
-EVENT_SUBJECTS = {"trip": ("flights", "hotels", "packing"), "bill": ("bills", "taxes"),
-                  "documents": ("documents",), "birthday": ("gifts",)}
+EVENT_SUBJECTS = {
+    "trip": ("flights", "hotels", "packing"),
+    "bill": ("bills", "taxes"),
+    "documents": ("documents",),
+    "birthday": ("gifts",),
+}
 
 
 def _stems(text: str) -> set[str]:
@@ -142,7 +153,7 @@ def _stem(word: str) -> str:
         word = word[:-2] if word.endswith(("ches", "shes", "xes", "sses")) else word[:-1]
     for suffix in ("ing", "ed", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[:-len(suffix)]
+            return word[: -len(suffix)]
     return word
 
 
@@ -156,8 +167,15 @@ def calibration_lines(context: dict) -> list[dict]:
     for name in dict.fromkeys(names):
         rates = subject_rates(name)
         if rates and sum(rates.values()) >= 2:
-            lines.append({"id": None, "kind": "calibration", "text": _rates_line(name, rates), "strength": 0.0,
-                          "why": f"calibration: {name}"})
+            lines.append(
+                {
+                    "id": None,
+                    "kind": "calibration",
+                    "text": _rates_line(name, rates),
+                    "strength": 0.0,
+                    "why": f"calibration: {name}",
+                }
+            )
     return lines
 
 
@@ -185,8 +203,14 @@ def situation_of(row, topic_title: str | None = None, task_title: str | None = N
     topic = topic_title or (payload.get("topic") if isinstance(payload.get("topic"), str) else None)
     # every mail's sender, however many the batch holds: their habits are theirs (relevant_memories)
     writers = [p["from"] for p in parts if p.get("channel") == "email" and "@" in str(p.get("from") or "")]
-    return {"text": row.text or "", "topic": topic or "", "titles": list(dict.fromkeys(titles)),
-            "people": people[:5], "places": places[:5], "writers": list(dict.fromkeys(writers))}
+    return {
+        "text": row.text or "",
+        "topic": topic or "",
+        "titles": list(dict.fromkeys(titles)),
+        "people": people[:5],
+        "places": places[:5],
+        "writers": list(dict.fromkeys(writers)),
+    }
 
 
 def memories_for(row, now: datetime, config=None) -> list[dict]:
@@ -205,5 +229,7 @@ def memories_for(row, now: datetime, config=None) -> list[dict]:
                 topic_title = topic.title if topic is not None else None
     situation = situation_of(row, topic_title, task_title)
     weights = recall.Weights.from_config(config)
-    return [{"id": m["id"], "kind": m["kind"], "text": m["text"], "why": m["why"]}
-            for m in relevant_memories(situation, now, weights=weights)]
+    return [
+        {"id": m["id"], "kind": m["kind"], "text": m["text"], "why": m["why"]}
+        for m in relevant_memories(situation, now, weights=weights)
+    ]

@@ -47,25 +47,39 @@ def _unwanted(title: str) -> dict:
     """A kind of proposal the user turned down: a known subject (every trip's packing list), else the title."""
     name, _, noun = subject_of(title)
     if not name.startswith("title:"):
-        return {"pattern": f"rejected:{name}", "text": f"user does not want {noun} proposed",
-                "principle": f"Do not propose {noun}", "noun": noun}
+        return {
+            "pattern": f"rejected:{name}",
+            "text": f"user does not want {noun} proposed",
+            "principle": f"Do not propose {noun}",
+            "noun": noun,
+        }
     title = title.strip()
-    return {"pattern": f"rejected:{engram.normalise(title)}", "text": f"user does not want tasks like '{title}'",
-            "principle": f"Do not propose tasks like '{title}'", "noun": f"tasks like '{title}'"}
+    return {
+        "pattern": f"rejected:{engram.normalise(title)}",
+        "text": f"user does not want tasks like '{title}'",
+        "principle": f"Do not propose tasks like '{title}'",
+        "noun": f"tasks like '{title}'",
+    }
 
 
 def _unanswered(title: str) -> dict:
     name, _, noun = subject_of(title)
     about = noun if not name.startswith("title:") else f"'{title.strip()}'"
-    return {"pattern": f"ignored:{name}", "text": f"proposals about {about} go unanswered",
-            "principle": f"Ask about {about} differently: proposals about it go unanswered"}
+    return {
+        "pattern": f"ignored:{name}",
+        "text": f"proposals about {about} go unanswered",
+        "principle": f"Ask about {about} differently: proposals about it go unanswered",
+    }
 
 
 def _unheeded(title: str) -> dict:
     name, _, noun = subject_of(title)
     about = noun if not name.startswith("title:") else f"'{title.strip()}'"
-    return {"pattern": f"unheeded:{name}", "text": f"user lets early reminders about {about} pass",
-            "principle": f"Remind about {about} only when it is due"}
+    return {
+        "pattern": f"unheeded:{name}",
+        "text": f"user lets early reminders about {about} pass",
+        "principle": f"Remind about {about} only when it is due",
+    }
 
 
 UNHEEDED_ABOUT = "user lets early reminders about "  # how every _unheeded text begins
@@ -73,14 +87,20 @@ UNHEEDED_ABOUT = "user lets early reminders about "  # how every _unheeded text 
 
 def _unheeded_any() -> dict:
     """Early reminders let pass about several kinds of task: a habit of the user's, not of one kind."""
-    return {"pattern": "unheeded:any", "text": "user lets early reminders pass, whatever they are about",
-            "principle": "Remind about tasks only when they are due"}
+    return {
+        "pattern": "unheeded:any",
+        "text": "user lets early reminders pass, whatever they are about",
+        "principle": "Remind about tasks only when they are due",
+    }
 
 
 def _let_pass(sender: str) -> dict:
     sender = sender.strip().lower()
-    return {"pattern": f"mail:{sender}", "text": f"user ignores mail from {sender}",
-            "principle": f"Keep mail from {sender} for the morning briefing"}
+    return {
+        "pattern": f"mail:{sender}",
+        "text": f"user ignores mail from {sender}",
+        "principle": f"Keep mail from {sender} for the morning briefing",
+    }
 
 
 def _forms(pattern: dict) -> list[str]:
@@ -133,8 +153,9 @@ def _sender_provenance(ep: dict, sender: str, heeded: bool) -> list[str]:
     """A mail episode's evidence about one sender: the message that told it, and that sender's mails the user
     let pass (or, with `heeded`, reacted to) only: a briefing tells many senders' mail, and what the user made
     of one mail says nothing of the others."""
-    return ([p for p in ep["provenance"] if not p.startswith("buffer:")]
-            + [f"buffer:{f['buffer_id']}" for f in ep["facts"] if f["sender"] == sender and f["heeded"] == heeded])
+    return [p for p in ep["provenance"] if not p.startswith("buffer:")] + [
+        f"buffer:{f['buffer_id']}" for f in ep["facts"] if f["sender"] == sender and f["heeded"] == heeded
+    ]
 
 
 def interpret(episodes: list[dict]) -> list[dict]:
@@ -148,9 +169,14 @@ def interpret(episodes: list[dict]) -> list[dict]:
         key = engram.make_key(pattern["text"])
         candidate = by_text.get(key)
         if candidate is None:
-            candidate = by_text[key] = {"kind": "interpretation", "text": pattern["text"], "provenance": [],
-                                        "pattern": pattern["pattern"], "principle": pattern["principle"],
-                                        "contradicts": _forms(opposite) if opposite else []}
+            candidate = by_text[key] = {
+                "kind": "interpretation",
+                "text": pattern["text"],
+                "provenance": [],
+                "pattern": pattern["pattern"],
+                "principle": pattern["principle"],
+                "contradicts": _forms(opposite) if opposite else [],
+            }
         candidate["provenance"] += [p for p in provenance if p not in candidate["provenance"]]
     return list(by_text.values())
 
@@ -161,15 +187,25 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
     found = []
     for ep in episodes:
         if ep.get("source") == "followup":
-            found += [{"contradicts": _forms(_unheeded(f["title"])) + _forms(_unheeded_any()),
-                       "provenance": ep["provenance"], "because": f"{ep['id']}: a reminder about {f['title']} acted on"}
-                      for f in ep["facts"] if f["heeded"]]
+            found += [
+                {
+                    "contradicts": _forms(_unheeded(f["title"])) + _forms(_unheeded_any()),
+                    "provenance": ep["provenance"],
+                    "because": f"{ep['id']}: a reminder about {f['title']} acted on",
+                }
+                for f in ep["facts"]
+                if f["heeded"]
+            ]
             continue
         if ep.get("source") == "mail":
-            found += [{"contradicts": _forms(_let_pass(sender)),
-                       "provenance": _sender_provenance(ep, sender, heeded=True),
-                       "because": f"{ep['id']}: mail from {sender} reacted to"}
-                      for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if f["heeded"])]
+            found += [
+                {
+                    "contradicts": _forms(_let_pass(sender)),
+                    "provenance": _sender_provenance(ep, sender, heeded=True),
+                    "because": f"{ep['id']}: mail from {sender} reacted to",
+                }
+                for sender in dict.fromkeys(f["sender"] for f in ep["facts"] if f["heeded"])
+            ]
             continue
         if ep.get("source") != "approval":
             continue
@@ -180,6 +216,11 @@ def counter_evidence(episodes: list[dict]) -> list[dict]:
             texts = _forms(_unanswered(title))
             if fact["outcome"] == "approved":
                 texts += _forms(_unwanted(title))
-            found.append({"contradicts": texts, "provenance": ep["provenance"],
-                          "because": f"{ep['id']}: {title} {fact['outcome']}"})
+            found.append(
+                {
+                    "contradicts": texts,
+                    "provenance": ep["provenance"],
+                    "because": f"{ep['id']}: {title} {fact['outcome']}",
+                }
+            )
     return found

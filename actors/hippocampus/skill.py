@@ -33,8 +33,12 @@ def forget(memory_id: int, at: datetime, reason: str = "the user said it is wron
             current = pending.pop(0)
             if current.id in retired:
                 continue
-            if engram.invalidate(current.id, at, f"{engram.RETIRED_BY_USER}: {reason}"
-                                 + (f" (learned from memory {memory_id})" if current.id != memory_id else "")):
+            if engram.invalidate(
+                current.id,
+                at,
+                f"{engram.RETIRED_BY_USER}: {reason}"
+                + (f" (learned from memory {memory_id})" if current.id != memory_id else ""),
+            ):
                 retired.append(current.id)
                 pending += engram.derived_from([current.id])
     return retired
@@ -51,12 +55,20 @@ def describe_forget(memory_id: int) -> str:
 def _skill():
     class ForgetMemory(Tool):
         name = "forget_memory"
-        description = ("Propose forgetting something Wilson learned about the user (a memory id from "
-                       "`memories` or list_memories) when the user says it is wrong. What was learned from it "
-                       "goes too; the same evidence will not bring it back.")
-        parameters = {"type": "object", "required": ["memory"], "additionalProperties": False,
-                      "properties": {"memory": {"type": "integer"},
-                                     "reason": {"type": "string", "description": "the user's words"}}}
+        description = (
+            "Propose forgetting something Wilson learned about the user (a memory id from "
+            "`memories` or list_memories) when the user says it is wrong. What was learned from it "
+            "goes too; the same evidence will not bring it back."
+        )
+        parameters = {
+            "type": "object",
+            "required": ["memory"],
+            "additionalProperties": False,
+            "properties": {
+                "memory": {"type": "integer"},
+                "reason": {"type": "string", "description": "the user's words"},
+            },
+        }
         user_only = True  # only the user can say a belief about them is wrong
         limits = {"reason": 300}
 
@@ -83,14 +95,23 @@ def _skill():
 
     class AdoptLearning(Tool):
         name = "adopt_learning"
-        description = ("Let a learned pattern make Wilson say less (fewer or later reminders, a kind of proposal "
-                       "held back, a sender's mail kept for the briefing), or stop it doing so.")
-        parameters = {"type": "object", "required": ["change", "says"], "additionalProperties": False,
-                      "properties": {"change": {"type": "string"}, "says": {"type": "string"},
-                                     "on": {"type": "boolean"},
-                                     # the evidence it was offered on: a declined offer is asked again only
-                                     # with as much new evidence again (consent.py)
-                                     "seen": {"type": "array", "items": {"type": "string"}}}}
+        description = (
+            "Let a learned pattern make Wilson say less (fewer or later reminders, a kind of proposal "
+            "held back, a sender's mail kept for the briefing), or stop it doing so."
+        )
+        parameters = {
+            "type": "object",
+            "required": ["change", "says"],
+            "additionalProperties": False,
+            "properties": {
+                "change": {"type": "string"},
+                "says": {"type": "string"},
+                "on": {"type": "boolean"},
+                # the evidence it was offered on: a declined offer is asked again only
+                # with as much new evidence again (consent.py)
+                "seen": {"type": "array", "items": {"type": "string"}},
+            },
+        }
         undo_only = True  # offered by the night's learning (consent.py) and by an undo, never by a model
         limits = {"change": 200, "says": 300}
 
@@ -122,16 +143,27 @@ def _skill():
     return Skill(
         description="Memory: what Wilson learned about you, listed and corrected; how recall ranks it.",
         tools=(ForgetMemory, ListMemories, AdoptLearning),
-        config=Section(defaults={"weight_text": weights.text, "weight_importance": weights.importance,
-                                 "weight_recency": weights.recency, "half_life_days": weights.half_life_days,
-                                 "weight_diversity": weights.diversity, "weight_semantic": weights.semantic},
-                       schema={"weight_text": ("number", "how much matching words count in recall"),
-                               "weight_importance": ("number", "how much a memory's rung and strength count"),
-                               "weight_recency": ("number", "how much a recent memory counts"),
-                               "half_life_days": ("positive", "days after which recency counts half"),
-                               "weight_diversity": ("number", "how much recall passes over a memory that repeats "
-                                                                "one already chosen (off: 0)"),
-                               "weight_semantic": ("number", "how much an embedding hook counts (off: 0)")}),
+        config=Section(
+            defaults={
+                "weight_text": weights.text,
+                "weight_importance": weights.importance,
+                "weight_recency": weights.recency,
+                "half_life_days": weights.half_life_days,
+                "weight_diversity": weights.diversity,
+                "weight_semantic": weights.semantic,
+            },
+            schema={
+                "weight_text": ("number", "how much matching words count in recall"),
+                "weight_importance": ("number", "how much a memory's rung and strength count"),
+                "weight_recency": ("number", "how much a recent memory counts"),
+                "half_life_days": ("positive", "days after which recency counts half"),
+                "weight_diversity": (
+                    "number",
+                    "how much recall passes over a memory that repeats one already chosen (off: 0)",
+                ),
+                "weight_semantic": ("number", "how much an embedding hook counts (off: 0)"),
+            },
+        ),
         prompt="- When the user says something Wilson believes about them is wrong, propose forget_memory for it.",
     )
 

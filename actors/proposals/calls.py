@@ -21,8 +21,10 @@ from storage.db import database
 from storage.models import ApprovalItem
 from wilson.kernel import faults
 
-STOPPED = ("I'm not sure this happened: Wilson stopped while it was being done, so I won't repeat it on my own. "
-           "Please check yourself:\n? {}")
+STOPPED = (
+    "I'm not sure this happened: Wilson stopped while it was being done, so I won't repeat it on my own. "
+    "Please check yourself:\n? {}"
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,9 @@ def call(item_id: int, channel: str, now: datetime, config, owner: str | None = 
         return None
     faults.point("approval:after-calling-commit")  # the approval is committed, the server not yet called
     try:
-        result, _ = tools.execute_approved(item, item.approval.approver, now, config.timezone, {}, owner=owner,
-                                           config=config, claimed_as="calling")
+        result, _ = tools.execute_approved(
+            item, item.approval.approver, now, config.timezone, {}, owner=owner, config=config, claimed_as="calling"
+        )
     except Exception as exc:  # a refusal, or a call that reached the server and got no answer
         unknown = bool(getattr(exc, "outcome_unknown", False))
         status, result = ("unknown" if unknown else "failed"), {"error": str(exc)}
@@ -56,15 +59,29 @@ def call(item_id: int, channel: str, now: datetime, config, owner: str | None = 
 
 def settle(item: ApprovalItem, status: str, result: dict, text: str, channel: str, now: datetime) -> Told | None:
     with database.atomic():
-        moved = ApprovalItem.update(status=status, result=result, executed_at=now).where(
-            (ApprovalItem.id == item.id) & (ApprovalItem.status == "calling")).execute()
+        moved = (
+            ApprovalItem.update(status=status, result=result, executed_at=now)
+            .where((ApprovalItem.id == item.id) & (ApprovalItem.status == "calling"))
+            .execute()
+        )
         if not moved:
             return None
         trace_id = item.approval.trace_id
-        box = outbox.add(channel=channel, text=text, trace_id=trace_id, at=now, key=f"call:{item.id}",
-                         payload={"decision": {"approval_id": item.approval_id, "item": item.position}})
-        trace.record(trace_id, status, "approval", f"proposal {item.approval_id} item {item.position}: "
-                                                   f"{text.splitlines()[0]}", now)
+        box = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=trace_id,
+            at=now,
+            key=f"call:{item.id}",
+            payload={"decision": {"approval_id": item.approval_id, "item": item.position}},
+        )
+        trace.record(
+            trace_id,
+            status,
+            "approval",
+            f"proposal {item.approval_id} item {item.position}: {text.splitlines()[0]}",
+            now,
+        )
     return Told(channel, box.id)
 
 
@@ -90,8 +107,14 @@ def interrupted(now: datetime) -> list[Told]:
     for item in ApprovalItem.select().where(ApprovalItem.status == "calling"):
         if item.id in busy:
             continue
-        done = settle(item, "unknown", {"error": "Wilson stopped during the call"},
-                      STOPPED.format(headline(item.description)), item.approval.channel, now)
+        done = settle(
+            item,
+            "unknown",
+            {"error": "Wilson stopped during the call"},
+            STOPPED.format(headline(item.description)),
+            item.approval.channel,
+            now,
+        )
         if done is not None:
             told.append(done)
     return told

@@ -21,9 +21,11 @@ SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the run
 def briefed_before(approval_ids: list[int], since: datetime) -> set[int]:
     """Of these proposals, those a briefing already sent (or being sent) since `since` listed."""
     listed: set[int] = set()
-    for box in Outbox.select(Outbox.payload).where(Outbox.idempotency_key.startswith("briefing:")
-                                                   & (Outbox.created_at >= since)
-                                                   & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))):
+    for box in Outbox.select(Outbox.payload).where(
+        Outbox.idempotency_key.startswith("briefing:")
+        & (Outbox.created_at >= since)
+        & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))
+    ):
         listed.update(int(i) for i in (box.payload or {}).get("proposals") or [])
     return listed & set(approval_ids)
 
@@ -36,8 +38,9 @@ def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
     """When the morning briefing goes out, if it does so as the quiet hours end (give or take)."""
     if not attention.briefing_enabled(config):
         return None
-    sched = Schedule.get_or_none((Schedule.name == "briefing") & (Schedule.kind == "builtin")
-                                 & (Schedule.enabled == True))
+    sched = Schedule.get_or_none(
+        (Schedule.name == "briefing") & (Schedule.kind == "builtin") & (Schedule.enabled == True)
+    )
     if sched is None or sched.next_fire_at is None:
         return None
     at = as_utc(sched.next_fire_at)
@@ -50,10 +53,16 @@ def orphaned(now: datetime) -> list[int]:
     # the tick asks every scan: one query that is nearly always empty (a proposal shown on its own,
     # the common case, has its outbox row and is not looked at again)
     own_row = Outbox.select(Outbox.id).where(
-        Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text")))
-    kept = list(Approval.select().where(Approval.status.in_(OPEN)
-                                        & Approval.presented_at.is_null(False) & (Approval.expires_at > now)
-                                        & ~fn.EXISTS(own_row)))
+        Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text"))
+    )
+    kept = list(
+        Approval.select().where(
+            Approval.status.in_(OPEN)
+            & Approval.presented_at.is_null(False)
+            & (Approval.expires_at > now)
+            & ~fn.EXISTS(own_row)
+        )
+    )
     if not kept:
         return []
     ids = [a.id for a in kept]
@@ -63,8 +72,15 @@ def orphaned(now: datetime) -> list[int]:
         if approval.id in told or carries(approval, Inbox.get_or_none(Inbox.id == approval.inbox_id)) is not None:
             continue
         since = as_utc(approval.presented_at)
-        passed_by = Outbox.select().where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.created_at >= since)
-                                          & (Outbox.status != attention.COMPOSE)).exists()
+        passed_by = (
+            Outbox.select()
+            .where(
+                Outbox.idempotency_key.startswith("briefing:")
+                & (Outbox.created_at >= since)
+                & (Outbox.status != attention.COMPOSE)
+            )
+            .exists()
+        )
         if passed_by or since <= as_utc(now) - ORPHAN_AFTER:
             found.append(approval.id)
     return found
@@ -75,12 +91,17 @@ def carries(approval: Approval, source: Inbox | None) -> Outbox | None:
     run that made it, or one already sent that lists it. None when the proposal is the gate's to show."""
     if source is None or source.origin == "user" or source.priority <= 1:
         return None  # asked for, or urgent: shown on its own, now
-    for box in Outbox.select().where(Outbox.idempotency_key.startswith("briefing:")
-                                     & (Outbox.created_at >= as_utc(approval.created_at) - SETTLE_AFTER)):
+    for box in Outbox.select().where(
+        Outbox.idempotency_key.startswith("briefing:")
+        & (Outbox.created_at >= as_utc(approval.created_at) - SETTLE_AFTER)
+    ):
         payload = box.payload or {}
         if box.status == attention.COMPOSE and source.id in (payload.get("awaits") or []):
             return box
-        if box.status != attention.COMPOSE and source.id in (payload.get("awaits") or []) \
-                and approval.id in (payload.get("proposals") or []):
+        if (
+            box.status != attention.COMPOSE
+            and source.id in (payload.get("awaits") or [])
+            and approval.id in (payload.get("proposals") or [])
+        ):
             return box
     return None

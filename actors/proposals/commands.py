@@ -25,11 +25,18 @@ from wilson.kernel.messages import Decision
 from wilson.kernel.timeparse import date_or_datetime
 
 COMMAND = "do"  # a decision row's action: its text is the command
-VERBS = {"done": "complete_task", "snooze": "snooze_task", "drop": "cancel_task", "stop": "cancel_reminder",
-         "move": "update_task"}
+VERBS = {
+    "done": "complete_task",
+    "snooze": "snooze_task",
+    "drop": "cancel_task",
+    "stop": "cancel_reminder",
+    "move": "update_task",
+}
 DEFAULT_SNOOZE = "1d"
-_WORDS = re.compile(r"(?i)^\s*/?(done|snooze|drop|stop|move)\s+#?(\d{1,9})(?:\s+(?:for\s+|until\s+|to\s+)?(\S+))?"
-                    r"\s*[.!]?\s*$")
+_WORDS = re.compile(
+    r"(?i)^\s*/?(done|snooze|drop|stop|move)\s+#?(\d{1,9})(?:\s+(?:for\s+|until\s+|to\s+)?(\S+))?"
+    r"\s*[.!]?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -65,14 +72,16 @@ def until(when: str | None, now: datetime, tz) -> str:
         try:
             moment = date_or_datetime(when)
         except ValueError:
-            raise ValueError(f"“{when[:20]}” is not a time I can read: try 2d, 12h or a date "
-                             "like 2027-03-01") from None
+            raise ValueError(f"“{when[:20]}” is not a time I can read: try 2d, 12h or a date like 2027-03-01") from None
         return moment.isoformat()
     if span < timedelta(minutes=1):
         raise ValueError("give it at least a minute, e.g. snooze 3 2h")
-    end = (now.astimezone(tz) + span)
-    return (end.date().isoformat() if span >= timedelta(days=1) and span.total_seconds() % 86400 == 0
-            else end.replace(microsecond=0).isoformat())
+    end = now.astimezone(tz) + span
+    return (
+        end.date().isoformat()
+        if span >= timedelta(days=1) and span.total_seconds() % 86400 == 0
+        else end.replace(microsecond=0).isoformat()
+    )
 
 
 def change(command: Command, now: datetime, tz) -> tuple[str, dict]:
@@ -90,8 +99,10 @@ def change(command: Command, now: datetime, tz) -> tuple[str, dict]:
 def _missing(command: Command) -> str | None:
     """A plainer answer than the tool's for a number that names nothing of the kind."""
     if command.verb == "stop":
-        if Schedule.get_or_none((Schedule.id == command.target) & user_reminders()
-                                & (Schedule.enabled == True)) is None:
+        if (
+            Schedule.get_or_none((Schedule.id == command.target) & user_reminders() & (Schedule.enabled == True))
+            is None
+        ):
             return f"I have no reminder {command.target} (`reminders` lists them)."
         return None
     task = Task.get_or_none(Task.id == command.target)
@@ -104,14 +115,16 @@ def _missing(command: Command) -> str | None:
     return None
 
 
-def run(decision: Decision, now: datetime, config, owner: str | None, plan_task) -> tuple[Approval | None,
-                                                                                         DecisionResult]:
+def run(
+    decision: Decision, now: datetime, config, owner: str | None, plan_task
+) -> tuple[Approval | None, DecisionResult]:
     """Take the user's command as their approval: a proposal made by code, approved at once, exactly once
     (the decision row is claimed in this transaction). Returns (that proposal, the receipt)."""
     command = parse(decision.text)
     if command is None:
-        return None, DecisionResult("I can't read that command: try done 3, snooze 3 2d, move 3 2027-03-01, drop 3 "
-                                    "or stop 4.")
+        return None, DecisionResult(
+            "I can't read that command: try done 3, snooze 3 2d, move 3 2027-03-01, drop 3 or stop 4."
+        )
     tz = config.timezone
     problem = _missing(command)
     try:
@@ -124,15 +137,31 @@ def run(decision: Decision, now: datetime, config, owner: str | None, plan_task)
         return None, DecisionResult(problem[:1].upper() + problem[1:])
     approver = str(decision.user_id)
     approval = Approval.create(
-        trace_id=trace.new_trace_id(), approver=approver, channel=decision.channel,
-        summary=command.text, nonce=secrets.token_hex(4), created_at=now, presented_at=now,
-        expires_at=now + timedelta(minutes=1), idempotency_key=f"command:{secrets.token_hex(8)}",
-        reason=clipped(f"because you said “{command.text}”"))
-    ApprovalItem.create(approval=approval, position=1, tool=tool, args=args,
-                        description=tools.describe_item(tool, args, tz, approver, owner, box=box))
-    trace.record(approval.trace_id, "command", "approval",
-                 f"“{command.text}” from {decision.channel}: your own command, taken as your approval "
-                 f"(proposal {approval.id})", now)
+        trace_id=trace.new_trace_id(),
+        approver=approver,
+        channel=decision.channel,
+        summary=command.text,
+        nonce=secrets.token_hex(4),
+        created_at=now,
+        presented_at=now,
+        expires_at=now + timedelta(minutes=1),
+        idempotency_key=f"command:{secrets.token_hex(8)}",
+        reason=clipped(f"because you said “{command.text}”"),
+    )
+    ApprovalItem.create(
+        approval=approval,
+        position=1,
+        tool=tool,
+        args=args,
+        description=tools.describe_item(tool, args, tz, approver, owner, box=box),
+    )
+    trace.record(
+        approval.trace_id,
+        "command",
+        "approval",
+        f"“{command.text}” from {decision.channel}: your own command, taken as your approval (proposal {approval.id})",
+        now,
+    )
     return approval, approve(approval, (), now, tz, plan_task, owner=config.get("core", "owner"), config=config)
 
 
@@ -144,9 +173,18 @@ def follow_up_buttons(task_ids) -> list[dict]:
         if isinstance(task_id, int) and not isinstance(task_id, bool):
             task = Task.get_or_none(Task.id == task_id)
             if task is not None and task.status in ("open", "snoozed"):
-                out.append({"task_id": task_id, "title": task.title,
-                            "commands": [f"done {task_id}", f"snooze {task_id} {DEFAULT_SNOOZE}", f"drop {task_id}",
-                                         f"help {task_id}"]})
+                out.append(
+                    {
+                        "task_id": task_id,
+                        "title": task.title,
+                        "commands": [
+                            f"done {task_id}",
+                            f"snooze {task_id} {DEFAULT_SNOOZE}",
+                            f"drop {task_id}",
+                            f"help {task_id}",
+                        ],
+                    }
+                )
     return out
 
 

@@ -61,22 +61,34 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
     if topic_id is None and original is not None:
         topic_id = original.topic_id  # a replacement stays where the original was
     # a replacement keeps the reason the plan was made for; the user's change shows in `changes`
-    reason = (original.reason if original is not None and original.reason
-              else reason_for(row, now, config.timezone))
+    reason = original.reason if original is not None and original.reason else reason_for(row, now, config.timezone)
     if offline and not (original is not None and original.reason):
         reason = with_rule(row, reason, offline, now, config.timezone)
     reason = clipped(reason)
     changes = ""
     if original is not None:
         replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
-        changes = changes_between([(i.tool, i.args, i.description) for i in replaced], items,
-                                  config.timezone) or "nothing: the same items as before"
+        changes = (
+            changes_between([(i.tool, i.args, i.description) for i in replaced], items, config.timezone)
+            or "nothing: the same items as before"
+        )
     lapses = expires(now, tools.moot_at([(name, args) for name, args, _ in items], config.timezone), config)
     approval = Approval.create(
-        trace_id=row.trace_id, approver=approver_for(row, original, config), channel=channel,
-        summary=row.text[:200], nonce=secrets.token_hex(4), inbox_id=row.id, supersedes=supersedes,
-        topic_id=topic_id, created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
-        changes=changes, remind_at=nudge_at(now, lapses, config))
+        trace_id=row.trace_id,
+        approver=approver_for(row, original, config),
+        channel=channel,
+        summary=row.text[:200],
+        nonce=secrets.token_hex(4),
+        inbox_id=row.id,
+        supersedes=supersedes,
+        topic_id=topic_id,
+        created_at=now,
+        expires_at=lapses,
+        idempotency_key=key,
+        reason=reason,
+        changes=changes,
+        remind_at=nudge_at(now, lapses, config),
+    )
     for position, (name, args, description) in enumerate(items, start=1):
         ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
     if supersedes:
@@ -89,28 +101,52 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
 def take_over(supersedes: int, trace_id: str, now: datetime) -> bool:
     """Take the proposal a modification replaces out of the open states (its pending items with it); False
     when the user decided it meanwhile. Taking it first is what makes a late press on it lose the race."""
-    taken = Approval.update(status="superseded", decided_at=now).where(
-        (Approval.id == supersedes) & (Approval.status.in_(OPEN))).execute()
+    taken = (
+        Approval.update(status="superseded", decided_at=now)
+        .where((Approval.id == supersedes) & (Approval.status.in_(OPEN)))
+        .execute()
+    )
     if not taken:
         trace.record(trace_id, "dropped", "cortex", f"proposal {supersedes} was decided meanwhile", now)
         return False
     ApprovalItem.update(status="superseded").where(
-        (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")).execute()
+        (ApprovalItem.approval == supersedes) & (ApprovalItem.status == "pending")
+    ).execute()
     return True
 
 
-def propose_one(tool: str, args: dict, *, owner: str, channel: str, reason: str, key: str, now: datetime,
-                config, shown: bool = False) -> Approval:
+def propose_one(
+    tool: str,
+    args: dict,
+    *,
+    owner: str,
+    channel: str,
+    reason: str,
+    key: str,
+    now: datetime,
+    config,
+    shown: bool = False,
+) -> Approval:
     """A proposal of one tool that the user asked for by a command of their own (a form on the dashboard,
     `forget N` at the terminal): shown and decided like any other, exactly once per `key`. The caller
     tells the gate (ProposalCreated) after this commits. `shown`: the user's press was the question and
     its answer (a Done button), so there is nothing to present; the caller records the approval with it."""
-    return propose_items([(tool, args)], owner=owner, channel=channel, reason=reason, key=key, now=now,
-                         config=config, shown=shown)
+    return propose_items(
+        [(tool, args)], owner=owner, channel=channel, reason=reason, key=key, now=now, config=config, shown=shown
+    )
 
 
-def propose_items(calls: list[tuple[str, dict]], *, owner: str, channel: str, reason: str, key: str, now: datetime,
-                  config, shown: bool = False) -> Approval:
+def propose_items(
+    calls: list[tuple[str, dict]],
+    *,
+    owner: str,
+    channel: str,
+    reason: str,
+    key: str,
+    now: datetime,
+    config,
+    shown: bool = False,
+) -> Approval:
     """As propose_one, for several changes the user handed over at once (the events of an invitation): one
     proposal, one item each, decided together or one by one."""
     box = tools.toolbox(config)
@@ -126,14 +162,27 @@ def propose_items(calls: list[tuple[str, dict]], *, owner: str, channel: str, re
             return made
         trace_id = trace.new_trace_id()
         lapses = expires(now, tools.moot_at(calls, config.timezone), config)
-        approval = Approval.create(trace_id=trace_id, approver=owner, channel=channel, summary=reason[:200],
-                                   nonce=secrets.token_hex(4), created_at=now, expires_at=lapses,
-                                   idempotency_key=key, reason=clipped(reason),
-                                   remind_at=None if shown else nudge_at(now, lapses, config),
-                                   presented_at=now if shown else None)
+        approval = Approval.create(
+            trace_id=trace_id,
+            approver=owner,
+            channel=channel,
+            summary=reason[:200],
+            nonce=secrets.token_hex(4),
+            created_at=now,
+            expires_at=lapses,
+            idempotency_key=key,
+            reason=clipped(reason),
+            remind_at=None if shown else nudge_at(now, lapses, config),
+            presented_at=now if shown else None,
+        )
         for position, (tool, args) in enumerate(calls, start=1):
-            ApprovalItem.create(approval=approval, position=position, tool=tool, args=args,
-                                description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box))
+            ApprovalItem.create(
+                approval=approval,
+                position=position,
+                tool=tool,
+                args=args,
+                description=tools.describe_item(tool, args, config.timezone, owner, owner, box=box),
+            )
         trace.record(trace_id, "proposed", channel, f"proposal {approval.id}: {reason}", now)
     return approval
 
@@ -143,52 +192,97 @@ def release_kept(now: datetime) -> list[int]:
     orphans = carried.orphaned(now)
     for approval_id in orphans:
         with database.atomic():
-            if Approval.update(presented_at=None).where((Approval.id == approval_id)
-                                                        & Approval.presented_at.is_null(False)).execute():
-                trace.record(Approval.get_by_id(approval_id).trace_id, "released", "approval",
-                             f"proposal {approval_id}: no briefing told it; shown on its own", now)
+            if (
+                Approval.update(presented_at=None)
+                .where((Approval.id == approval_id) & Approval.presented_at.is_null(False))
+                .execute()
+            ):
+                trace.record(
+                    Approval.get_by_id(approval_id).trace_id,
+                    "released",
+                    "approval",
+                    f"proposal {approval_id}: no briefing told it; shown on its own",
+                    now,
+                )
     return orphans
 
 
-def copy_proposal(original: Approval, items: list[ApprovalItem], now: datetime, config, *, key: str,
-                  reason: str) -> Approval:
+def copy_proposal(
+    original: Approval, items: list[ApprovalItem], now: datetime, config, *, key: str, reason: str
+) -> Approval:
     """A new proposal with some of an old one's items, in the caller's transaction; it supersedes the old one."""
     lapses = expires(now, tools.moot_at([(i.tool, i.args) for i in items], config.timezone), config)
     again = Approval.create(
-        trace_id=original.trace_id, approver=original.approver, channel=original.channel, summary=original.summary,
-        nonce=secrets.token_hex(4), inbox_id=original.inbox_id, supersedes=original.id, topic_id=original.topic_id,
-        created_at=now, expires_at=lapses, idempotency_key=key, reason=reason,
-        remind_at=nudge_at(now, lapses, config))
+        trace_id=original.trace_id,
+        approver=original.approver,
+        channel=original.channel,
+        summary=original.summary,
+        nonce=secrets.token_hex(4),
+        inbox_id=original.inbox_id,
+        supersedes=original.id,
+        topic_id=original.topic_id,
+        created_at=now,
+        expires_at=lapses,
+        idempotency_key=key,
+        reason=reason,
+        remind_at=nudge_at(now, lapses, config),
+    )
     for position, item in enumerate(items, start=1):
-        ApprovalItem.create(approval=again, position=position, tool=item.tool, args=item.args,
-                            description=item.description)
+        ApprovalItem.create(
+            approval=again, position=position, tool=item.tool, args=item.args, description=item.description
+        )
     Approval.update(superseded_by=again.id).where(Approval.id == original.id).execute()
     return again
 
 
-def propose_undo(original: Approval, changes: list[tuple[str, dict]], now: datetime, config, *, key: str,
-                 owner: str | None, channel: str) -> Approval:
+def propose_undo(
+    original: Approval,
+    changes: list[tuple[str, dict]],
+    now: datetime,
+    config,
+    *,
+    key: str,
+    owner: str | None,
+    channel: str,
+) -> Approval:
     """A new proposal of the changes that undo `original` (actors/proposals/undo.py), in the caller's
     transaction: decided by the same person, shown on the channel the undo was asked on."""
     box = tools.toolbox(config)
     lapses = expires(now, tools.moot_at(changes, config.timezone, box), config)
     made = Approval.create(
-        trace_id=original.trace_id, approver=original.approver, channel=channel,
-        summary=f"undo proposal {original.id}", nonce=secrets.token_hex(4), topic_id=original.topic_id,
-        created_at=now, expires_at=lapses, idempotency_key=key,
+        trace_id=original.trace_id,
+        approver=original.approver,
+        channel=channel,
+        summary=f"undo proposal {original.id}",
+        nonce=secrets.token_hex(4),
+        topic_id=original.topic_id,
+        created_at=now,
+        expires_at=lapses,
+        idempotency_key=key,
         reason=f"because you asked to undo proposal {original.id}",
-        remind_at=nudge_at(now, lapses, config))
+        remind_at=nudge_at(now, lapses, config),
+    )
     for position, (name, args) in enumerate(changes, start=1):
-        ApprovalItem.create(approval=made, position=position, tool=name, args=args,
-                            description=tools.describe_item(name, args, config.timezone, original.approver, owner,
-                                                            box=box))
-    trace.record(original.trace_id, "proposed", "approval",
-                 f"proposal {made.id} undoes proposal {original.id} ({len(changes)} item(s))", now)
+        ApprovalItem.create(
+            approval=made,
+            position=position,
+            tool=name,
+            args=args,
+            description=tools.describe_item(name, args, config.timezone, original.approver, owner, box=box),
+        )
+    trace.record(
+        original.trace_id,
+        "proposed",
+        "approval",
+        f"proposal {made.id} undoes proposal {original.id} ({len(changes)} item(s))",
+        now,
+    )
     return made
 
 
-def present(approval_id: int, again_for: int | None, now: datetime, config,
-            actor: str = "approval") -> tuple[str, Outbox, datetime | None] | None:
+def present(
+    approval_id: int, again_for: int | None, now: datetime, config, actor: str = "approval"
+) -> tuple[str, Outbox, datetime | None] | None:
     """Show an open proposal once, in one transaction: a message in the outbox (held through quiet hours when
     nobody asked for it), or its place in a morning briefing. Returns (channel, outbox row, held until) for
     the gate to deliver, or None when nothing is to be sent now. `again_for`: shown again on request."""
@@ -196,18 +290,35 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
         approval = find(approval_id)
         if approval is None or approval.status not in OPEN:
             return None
-        if again_for is None and not Approval.update(presented_at=now).where(
-                (Approval.id == approval.id) & Approval.presented_at.is_null()).execute():
+        if (
+            again_for is None
+            and not Approval.update(presented_at=now)
+            .where((Approval.id == approval.id) & Approval.presented_at.is_null())
+            .execute()
+        ):
             return None  # shown already (a second nudge, or another process' gate): never twice
-        payload = {"approval": {"id": approval.id, "nonce": approval.nonce, "actions": actions_for(approval),
-                                "items": [{"position": i.position, "description": i.description}
-                                          for i in approval.items.order_by(ApprovalItem.position)]},
-                   "topic_id": approval.topic_id}
+        payload = {
+            "approval": {
+                "id": approval.id,
+                "nonce": approval.nonce,
+                "actions": actions_for(approval),
+                "items": [
+                    {"position": i.position, "description": i.description}
+                    for i in approval.items.order_by(ApprovalItem.position)
+                ],
+            },
+            "topic_id": approval.topic_id,
+        }
         source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
         carrier = carried.carries(approval, source) if again_for is None else None
         if carrier is not None:  # one of this morning's plans: told in full inside the briefing
-            trace.record(approval.trace_id, "presented", actor,
-                         f"proposal {approval.id} in the morning briefing (outbox {carrier.id})", now)
+            trace.record(
+                approval.trace_id,
+                "presented",
+                actor,
+                f"proposal {approval.id} in the morning briefing (outbox {carrier.id})",
+                now,
+            )
             return None
         # A proposal the user did not ask for waits out the night like any other non-urgent message, and so does
         # an urgent one for calendar events that start after the night (tomorrow's 16:00 dentist, ranked urgent
@@ -221,16 +332,31 @@ def present(approval_id: int, again_for: int | None, now: datetime, config,
             held = mute.hold_until(config, now)  # what the night learned waits for the morning like the rest
         morning = carried.briefing_after_quiet(held, config) if held is not None and again_for is None else None
         if morning is not None:  # the night's plans are told in full in the briefing that ends it
-            trace.record(approval.trace_id, "presented", actor,
-                         f"proposal {approval.id} kept for the morning briefing at {morning:%Y-%m-%d %H:%M} UTC",
-                         now)
+            trace.record(
+                approval.trace_id,
+                "presented",
+                actor,
+                f"proposal {approval.id} kept for the morning briefing at {morning:%Y-%m-%d %H:%M} UTC",
+                now,
+            )
             return None
-        box = outbox.add(channel=approval.channel, text=render(approval, config.timezone),
-                         trace_id=approval.trace_id, at=now, payload=payload,
-                         key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
-                         deliver_after=held)
-        trace.record(approval.trace_id, "presented", actor, f"proposal {approval.id} on {approval.channel}"
-                     + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""), now)
+        box = outbox.add(
+            channel=approval.channel,
+            text=render(approval, config.timezone),
+            trace_id=approval.trace_id,
+            at=now,
+            payload=payload,
+            key=f"proposal:{approval.id}" + (f":again:{again_for}" if again_for else ""),
+            deliver_after=held,
+        )
+        trace.record(
+            approval.trace_id,
+            "presented",
+            actor,
+            f"proposal {approval.id} on {approval.channel}"
+            + (f", held for quiet hours until {held:%Y-%m-%d %H:%M} UTC" if held else ""),
+            now,
+        )
     return approval.channel, box, held
 
 
@@ -252,4 +378,5 @@ def record_message_ref(approval_id: int, chat_id, message_id) -> None:
     """Which message shows a proposal (in the caller's transaction), so its outcome can edit that message and
     a reminder or notice can answer it."""
     Approval.update(message_ref={"chat_id": chat_id, "message_id": message_id}).where(
-        Approval.id == approval_id).execute()
+        Approval.id == approval_id
+    ).execute()

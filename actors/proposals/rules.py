@@ -79,18 +79,28 @@ def due_moment() -> datetime | None:
     """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
     owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
     candidates = []
-    remind = (Approval.select(Approval.remind_at)
-              .where(Approval.status.in_(OPEN) & Approval.reminded_at.is_null() & Approval.remind_at.is_null(False)
-                     & Approval.presented_at.is_null(False))
-              .order_by(Approval.remind_at).first())
+    remind = (
+        Approval.select(Approval.remind_at)
+        .where(
+            Approval.status.in_(OPEN)
+            & Approval.reminded_at.is_null()
+            & Approval.remind_at.is_null(False)
+            & Approval.presented_at.is_null(False)
+        )
+        .order_by(Approval.remind_at)
+        .first()
+    )
     if remind is not None:
         candidates.append(remind.remind_at)
     expire = Approval.select(Approval.expires_at).where(Approval.status.in_(OPEN)).order_by(Approval.expires_at).first()
     if expire is not None:
         candidates.append(expire.expires_at)
-    owed = (Approval.select(Approval.expires_at).where((Approval.status == "expired")
-                                                       & Approval.expired_notice_at.is_null())
-            .order_by(Approval.expires_at).first())
+    owed = (
+        Approval.select(Approval.expires_at)
+        .where((Approval.status == "expired") & Approval.expired_notice_at.is_null())
+        .order_by(Approval.expires_at)
+        .first()
+    )
     if owed is not None:
         candidates.append(owed.expires_at)
     return min(candidates, default=None)
@@ -104,10 +114,14 @@ def briefed(approval: Approval, since: datetime, now: datetime) -> bool:
     """Whether a morning briefing since `since` listed this proposal as waiting (the briefing then is its
     reminder). The briefing names each waiting proposal as "Proposal N:" (actors/briefing.py)."""
     mention = re.compile(rf"\bProposal {approval.id}:")
-    rows = (Outbox.select(Outbox.text, Outbox.payload)
-            .where((Outbox.created_at >= since) & (Outbox.created_at <= now)
-                   & Outbox.idempotency_key.startswith("briefing:"))
-            .order_by(Outbox.id.desc()).limit(10))
+    rows = (
+        Outbox.select(Outbox.text, Outbox.payload)
+        .where(
+            (Outbox.created_at >= since) & (Outbox.created_at <= now) & Outbox.idempotency_key.startswith("briefing:")
+        )
+        .order_by(Outbox.id.desc())
+        .limit(10)
+    )
     return any(mention.search(row.text or "") for row in rows)
 
 
@@ -182,8 +196,9 @@ def not_theirs(decision: Decision, approval: Approval | None, owner: str | None,
     return None
 
 
-def why_not(decision: Decision, approval: Approval | None, now: datetime, tz=None,
-            owner: str | None = None) -> tuple[str | None, bool]:
+def why_not(
+    decision: Decision, approval: Approval | None, now: datetime, tz=None, owner: str | None = None
+) -> tuple[str | None, bool]:
     """Why this decision cannot be taken (None when it can), and whether that is because the proposal's
     time is up (an open one whose expiry has passed is then due to be marked expired)."""
     problem = not_theirs(decision, approval, owner, "decide on it")
@@ -194,16 +209,21 @@ def why_not(decision: Decision, approval: Approval | None, now: datetime, tz=Non
     if approval.status in ("approved", "rejected"):
         return f"Already done: proposal {approval.id} was {approval.status}.", False
     if approval.status == "expired" and approval.superseded_by:
-        return (f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; "
-                "please use that one."), False
+        return (
+            f"Proposal {approval.id} expired and came back as proposal {approval.superseded_by}; please use that one."
+        ), False
     if approval.status == "expired" or (approval.status in OPEN and approval.expires_at <= now):
         expired = approval.expires_at.astimezone(tz) if tz else approval.expires_at
-        return (f"Proposal {approval.id} expired on {expired:%d %b %H:%M}{'' if tz else ' UTC'}, so I changed "
-                f"nothing. Ask me again if you still want it, or say “revive {approval.id}” to bring it back."), True
+        return (
+            f"Proposal {approval.id} expired on {expired:%d %b %H:%M}{'' if tz else ' UTC'}, so I changed "
+            f"nothing. Ask me again if you still want it, or say “revive {approval.id}” to bring it back."
+        ), True
     return None, False
 
 
-def check(decision: Decision, approval: Approval | None, now: datetime, tz=None, owner: str | None = None) -> str | None:
+def check(
+    decision: Decision, approval: Approval | None, now: datetime, tz=None, owner: str | None = None
+) -> str | None:
     """Why this decision cannot be taken, or None when it can (`tz`: the user's, for the times it names;
     `owner`: someone who may decide for everyone). Reads only: a channel may ask it on its own thread;
     the gate marks a lapsed proposal expired when the decision reaches it (decide.refuse)."""
@@ -247,4 +267,3 @@ def find(approval_id: int) -> Approval | None:
     if not 0 < approval_id <= MAX_ID:
         return None
     return Approval.get_or_none(Approval.id == approval_id)
-

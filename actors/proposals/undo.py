@@ -21,8 +21,7 @@ UNDOES = "undoes"  # beside an undo item's arguments: the ids of the items it pu
 
 TASK_CHANGES = ("update_task", "snooze_task", "cancel_task", "complete_task", "restore_task")
 TOPIC_CHANGES = ("rename_topic", "update_topic", "close_topic", "restore_topic")
-FOR_GOOD = {"send_email": "a sent mail can't be called back",
-            "forget_memory": "a forgotten memory stays forgotten"}
+FOR_GOOD = {"send_email": "a sent mail can't be called back", "forget_memory": "a forgotten memory stays forgotten"}
 NOT_KEPT = "I didn't keep what it replaced"
 
 
@@ -98,8 +97,11 @@ def inverse(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
     if item.tool == "adopt_learning" and result.get("change"):  # a behaviour change approved: taken back
         if result.get("on") == result.get("was_on"):
             return "it was so already"
-        return "adopt_learning", {"change": result["change"], "says": result.get("says") or result["change"],
-                                  "on": not result.get("on")}
+        return "adopt_learning", {
+            "change": result["change"],
+            "says": result.get("says") or result["change"],
+            "on": not result.get("on"),
+        }
     if item.tool == "unwatch" and result.get("stopped"):
         return "watch", {"url": result["stopped"], **({"every": result["every"]} if result.get("every") else {})}
     return "I can't undo this kind of change"
@@ -111,8 +113,13 @@ def inverse_or_why(item: ApprovalItem, now: datetime) -> tuple[str, dict] | str:
     try:
         return inverse(item, now)
     except Exception as exc:  # noqa: BLE001
-        logger.warning("item {} of proposal {}: its record cannot be read for an undo: {}: {}", item.id,
-                       item.approval_id, type(exc).__name__, exc)
+        logger.warning(
+            "item {} of proposal {}: its record cannot be read for an undo: {}: {}",
+            item.id,
+            item.approval_id,
+            type(exc).__name__,
+            exc,
+        )
         return "I can't read what it recorded"
 
 
@@ -127,8 +134,10 @@ def _within_closed_topics(changes: list[tuple[str, dict]]) -> list[tuple[str, di
     closing = {args["topic_id"]: args for name, args in changes if name == "close_topic"}
     if not closing:
         return changes
-    inside = {t.id: t.topic_id for t in Task.select(Task.id, Task.topic).where(Task.topic.in_(list(closing))
-                                                                                & (Task.status == "open"))}
+    inside = {
+        t.id: t.topic_id
+        for t in Task.select(Task.id, Task.topic).where(Task.topic.in_(list(closing)) & (Task.status == "open"))
+    }
     kept = []
     for name, args in changes:
         if name == "cancel_task" and args["task_id"] in inside:
@@ -147,11 +156,17 @@ def _undoes(item: ApprovalItem) -> list[int]:
 def latest_approved(user_id: str, owner: str | None) -> Approval | None:
     """The last proposal this person approved that changed something: their own first (an owner who decides
     for everyone means their own change by "undo", not a friend's)."""
-    done = list(Approval.select().join(ApprovalItem).where(Approval.status.in_(("approved", "partial"))
-                                                           & (ApprovalItem.status == "executed"))
-                .order_by(Approval.decided_at.desc(), Approval.id.desc()).distinct().limit(50))
-    return (next((a for a in done if str(a.approver) == str(user_id)), None)
-            or next((a for a in done if may_decide(user_id, a, owner)), None))
+    done = list(
+        Approval.select()
+        .join(ApprovalItem)
+        .where(Approval.status.in_(("approved", "partial")) & (ApprovalItem.status == "executed"))
+        .order_by(Approval.decided_at.desc(), Approval.id.desc())
+        .distinct()
+        .limit(50)
+    )
+    return next((a for a in done if str(a.approver) == str(user_id)), None) or next(
+        (a for a in done if may_decide(user_id, a, owner)), None
+    )
 
 
 def _standing(approval: Approval) -> Approval:
@@ -180,13 +195,15 @@ def _undo_key(approval_id: int) -> tuple[str, list[Approval]]:
     """The key of a new undo of this proposal (`rules.undoes` reads it), and the undos asked for before (one
     may have been turned down)."""
     first = f"undo:{approval_id}"
-    earlier = list(Approval.select().where((Approval.idempotency_key == first)
-                                           | Approval.idempotency_key.startswith(first + ":")).order_by(Approval.id))
+    earlier = list(
+        Approval.select()
+        .where((Approval.idempotency_key == first) | Approval.idempotency_key.startswith(first + ":"))
+        .order_by(Approval.id)
+    )
     return (f"{first}:{len(earlier) + 1}" if earlier else first), earlier
 
 
-def undo(decision: Decision, approval: Approval | None, now: datetime, config,
-         owner: str | None) -> DecisionResult:
+def undo(decision: Decision, approval: Approval | None, now: datetime, config, owner: str | None) -> DecisionResult:
     """Propose putting back what an approved proposal changed (its executed items, last first)."""
     if decision.approval_id == LATEST:
         approval = latest_approved(decision.user_id, owner)
@@ -217,8 +234,11 @@ def undo(decision: Decision, approval: Approval | None, now: datetime, config,
     changes, kept = [], []
     for item in done:
         undoing = inverse_or_why(item, now)
-        problem = undoing if isinstance(undoing, str) else tools.validate_mutation(
-            undoing[0], undoing[1], tz, approval.approver, owner, now, box=box)
+        problem = (
+            undoing
+            if isinstance(undoing, str)
+            else tools.validate_mutation(undoing[0], undoing[1], tz, approval.approver, owner, now, box=box)
+        )
         if problem:
             kept.append(f"• {headline(item.description)} ({problem})")
         else:

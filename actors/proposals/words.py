@@ -12,8 +12,10 @@ from storage.models import Approval, ApprovalItem, Inbox
 from wilson.kernel.timeparse import aware_or_none, last_day
 
 
-UNDO_WORDS = re.compile(r"(?i)^\s*(?:please\s+)?undo(?:\s+(?:that|it|this|the last one|(?:proposal\s+)?#?(\d{1,16})))?"
-                        r"(?:\s+please)?\s*[.!]?\s*$")
+UNDO_WORDS = re.compile(
+    r"(?i)^\s*(?:please\s+)?undo(?:\s+(?:that|it|this|the last one|(?:proposal\s+)?#?(\d{1,16})))?"
+    r"(?:\s+please)?\s*[.!]?\s*$"
+)
 
 
 def undo_named(text: str) -> int | None:
@@ -69,8 +71,11 @@ def _calendar_reason(buffer: dict, tz, now: datetime) -> str:
     if change == "cancelled":
         return f"because “{title}”{when} was cancelled in your calendar"
     if change == "changed":
-        return f"because “{title}” changed in your calendar, now{when}" if when else \
-            f"because “{title}” changed in your calendar"
+        return (
+            f"because “{title}” changed in your calendar, now{when}"
+            if when
+            else f"because “{title}” changed in your calendar"
+        )
     return f"because “{title}” is in your calendar{when}"
 
 
@@ -85,8 +90,11 @@ def reason_for(row: Inbox | None, now: datetime, tz, quote: int = 80) -> str:
         return f"because you asked: “{one_line(row.text, quote)}”"
     if row.kind == "deadline" and payload.get("title"):
         due = aware_or_none(payload.get("due"))
-        when = f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}" \
-            if due else " has a deadline"
+        when = (
+            f" {'was' if due and due <= now else 'is'} due {_day(due, tz, now, not payload.get('due_is_date'))}"
+            if due
+            else " has a deadline"
+        )
         return f"because “{one_line(payload['title'], 60)}”{when}"
     if row.kind == "topic_end" and payload.get("title"):
         ends = aware_or_none(payload.get("ends"))
@@ -111,8 +119,11 @@ def reason_for(row: Inbox | None, now: datetime, tz, quote: int = 80) -> str:
             line = f"because you sent me “{one_line(first['title'], 60)}”{when}"
         else:
             line = f"because of {tools.source_label(row)}"
-        return line if len(buffers) == 1 or first.get("channel") != "calendar" else \
-            f"{line} (and {len(buffers) - 1} more change{'s' if len(buffers) > 2 else ''})"
+        return (
+            line
+            if len(buffers) == 1 or first.get("channel") != "calendar"
+            else f"{line} (and {len(buffers) - 1} more change{'s' if len(buffers) > 2 else ''})"
+        )
     if row.kind == "briefing":
         summaries = [i.get("summary") for i in payload.get("items") or [] if isinstance(i, dict) and i.get("summary")]
         what = f": “{one_line(summaries[0], 60)}”" if summaries else ""
@@ -201,23 +212,35 @@ def reminder_text(approval: Approval, tz, now: datetime) -> str:
         when = f"at the end of {_day(lapses - timedelta(minutes=1), tz, now, False)}"
     else:
         when = f"on {_day(lapses, tz, now, True)}"
-    return (f"Still waiting for your answer on proposal {approval.id}, {label(approval)}. "
-            f"I'll drop it {when} if I don't hear from you.")
+    return (
+        f"Still waiting for your answer on proposal {approval.id}, {label(approval)}. "
+        f"I'll drop it {when} if I don't hear from you."
+    )
 
 
 def expiry_text(approval: Approval, in_time: bool = False) -> str:
     """The one notice of expiry; `in_time`: it lapsed when its time passed (lapse.lapsed_in_time), and
     bringing it back as it was would not help."""
     if in_time:
-        return (f"I dropped proposal {approval.id}, {label(approval)}: its time has passed, so nothing changed. "
-                "Ask me again if you still want it.")
-    return (f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
-            f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back.")
+        return (
+            f"I dropped proposal {approval.id}, {label(approval)}: its time has passed, so nothing changed. "
+            "Ask me again if you still want it."
+        )
+    return (
+        f"I dropped proposal {approval.id}, {label(approval)}: no answer in {_lasted(approval)}, so nothing "
+        f"changed. Say “show expired” to see it again, or “revive {approval.id}” to bring it back."
+    )
 
 
 def outcome_line(approval: Approval) -> str:
-    marks = {"executed": "✓", "rejected": "✗", "superseded": "↻", "failed": "!", "pending": "·", "calling": "…",
-             "unknown": "?"}
+    marks = {
+        "executed": "✓",
+        "rejected": "✗",
+        "superseded": "↻",
+        "failed": "!",
+        "pending": "·",
+        "calling": "…",
+        "unknown": "?",
+    }
     items = approval.items.order_by(ApprovalItem.position)
     return "\n".join(f"{marks.get(i.status, '·')} {i.description}" for i in items)
-

@@ -17,6 +17,7 @@ DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a re
 
 # Cron ---------------------------------------------------------------------------
 
+
 def _hour_is_wildcard(cron: str) -> bool:
     fields = cron.split()
     if len(fields) == 1:
@@ -98,4 +99,3 @@ def builtin_crons(config) -> dict[str, str]:
         "ras": ras_cron(config.get("ras", "interval_minutes")),
         "consolidate": str(config.get("hippocampus", "schedule") or "").strip(),
     }
-

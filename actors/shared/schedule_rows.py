@@ -13,8 +13,9 @@ from storage.models import Schedule
 from wilson.kernel.clock import as_utc
 
 
-def add_reminder(name: str, cron: str, text: str, tz_name: str, now: datetime,
-                 staleness_seconds: int = 6 * 3600) -> Schedule:
+def add_reminder(
+    name: str, cron: str, text: str, tz_name: str, now: datetime, staleness_seconds: int = 6 * 3600
+) -> Schedule:
     """Create or replace a recurring reminder (for the approval gate's "remind me every ..." tool)."""
     if not valid_cron(cron):
         raise ValueError(f"not a cron expression: {cron!r}")
@@ -22,8 +23,16 @@ def add_reminder(name: str, cron: str, text: str, tz_name: str, now: datetime,
     with claim_transaction():
         row = Schedule.get_or_none(Schedule.name == name)
         if row is None:
-            return Schedule.create(name=name, cron=cron, kind="reminder", text=text, timezone=tz_name,
-                                   staleness_seconds=staleness_seconds, next_fire_at=fire, enabled=True)
+            return Schedule.create(
+                name=name,
+                cron=cron,
+                kind="reminder",
+                text=text,
+                timezone=tz_name,
+                staleness_seconds=staleness_seconds,
+                next_fire_at=fire,
+                enabled=True,
+            )
         row.cron, row.kind, row.text, row.timezone = cron, "reminder", text, tz_name
         row.staleness_seconds, row.next_fire_at, row.enabled = staleness_seconds, fire, True
         row.save()
@@ -39,14 +48,23 @@ def add_once(name: str, at: datetime, text: str, tz_name: str) -> Schedule:
     with claim_transaction():
         row = Schedule.get_or_none(Schedule.name == name)
         if row is None:
-            return Schedule.create(name=name, cron=cron, kind="once", text=text, timezone=tz_name, next_fire_at=at,
-                                   enabled=True)
-        row.cron, row.kind, row.text, row.timezone, row.next_fire_at, row.enabled = cron, "once", text, tz_name, at, True
+            return Schedule.create(
+                name=name, cron=cron, kind="once", text=text, timezone=tz_name, next_fire_at=at, enabled=True
+            )
+        row.cron, row.kind, row.text, row.timezone, row.next_fire_at, row.enabled = (
+            cron,
+            "once",
+            text,
+            tz_name,
+            at,
+            True,
+        )
         row.save()
         return row
 
 
 def disable_snoozes(task_id: int) -> None:
     """Switch off a task's snooze comeback ("snooze:<task id>:<until>"): it is no longer snoozed."""
-    Schedule.update(enabled=False).where((Schedule.kind == "once")
-                                         & Schedule.name.startswith(f"snooze:{task_id}:")).execute()
+    Schedule.update(enabled=False).where(
+        (Schedule.kind == "once") & Schedule.name.startswith(f"snooze:{task_id}:")
+    ).execute()

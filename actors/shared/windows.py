@@ -66,7 +66,11 @@ def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneI
             seconds = span.total_seconds()
             if seconds % 86400 == 0:
                 days = int(seconds // 86400)
-                moment = local_moment(day - timedelta(days=days), DATE_ONLY_HOUR, tz) if due_is_date else _shift_days(due, days, tz)
+                moment = (
+                    local_moment(day - timedelta(days=days), DATE_ONLY_HOUR, tz)
+                    if due_is_date
+                    else _shift_days(due, days, tz)
+                )
             else:
                 moment = anchor - span
         out.append((position, name, moment))
@@ -83,14 +87,17 @@ def window_times(due: datetime, due_is_date: bool, windows: list[str], tz: ZoneI
 # A task's kind picks its windows from `[tick] windows_<kind>` (else `[tick] windows`). The kind is read
 # from the title, then from the topic's title; the first rule that matches wins, so "Pay the visa fee"
 # is a travel document and "Book a table for Anna's birthday" a booking. Anything else is "generic".
-KIND_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
-    ("document", r"\b(passports?|visas?|id cards?|esta|permits?|driving licen[cs]e)\b"),
-    ("booking", r"\b(book|booking|reserve|reservations?|tickets?|flights?|hotels?|accommodation)\b"),
-    ("packing", r"\b(pack|packing|luggage|suitcases?)\b"),
-    ("bill", r"\b(pay|payments?|bills?|invoices?|rent|tax|taxes|fees?)\b"),
-    ("appointment", r"\b(appointments?|dentist|doctor|check-?up|interview|exam)\b"),
-    ("birthday", r"\b(birthdays?|anniversary|gifts?|presents?)\b"),
-))
+KIND_RULES: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (kind, re.compile(pattern, re.I))
+    for kind, pattern in (
+        ("document", r"\b(passports?|visas?|id cards?|esta|permits?|driving licen[cs]e)\b"),
+        ("booking", r"\b(book|booking|reserve|reservations?|tickets?|flights?|hotels?|accommodation)\b"),
+        ("packing", r"\b(pack|packing|luggage|suitcases?)\b"),
+        ("bill", r"\b(pay|payments?|bills?|invoices?|rent|tax|taxes|fees?)\b"),
+        ("appointment", r"\b(appointments?|dentist|doctor|check-?up|interview|exam)\b"),
+        ("birthday", r"\b(birthdays?|anniversary|gifts?|presents?)\b"),
+    )
+)
 KINDS = tuple(kind for kind, _ in KIND_RULES) + ("generic",)
 
 

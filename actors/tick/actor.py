@@ -38,13 +38,23 @@ class ScanResult:
 def _record_skips(sched: Schedule, now: datetime) -> None:
     why = "older than its staleness window" if sched.occurrence is None else "a later one fires instead"
     for moment in sched.missed:
-        trace.record(trace.new_trace_id(), "skipped", ACTOR,
-                     f"schedule {sched.name} missed at {moment:%Y-%m-%d %H:%M} UTC while down; {why}", now,
-                     {"schedule": sched.name, "missed": moment.isoformat()})
+        trace.record(
+            trace.new_trace_id(),
+            "skipped",
+            ACTOR,
+            f"schedule {sched.name} missed at {moment:%Y-%m-%d %H:%M} UTC while down; {why}",
+            now,
+            {"schedule": sched.name, "missed": moment.isoformat()},
+        )
     if sched.missed_more:
-        trace.record(trace.new_trace_id(), "skipped", ACTOR,
-                     f"schedule {sched.name}: more occurrences missed while down (not listed)", now,
-                     {"schedule": sched.name, "more": True})
+        trace.record(
+            trace.new_trace_id(),
+            "skipped",
+            ACTOR,
+            f"schedule {sched.name}: more occurrences missed while down (not listed)",
+            now,
+            {"schedule": sched.name, "more": True},
+        )
 
 
 def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config=None) -> ScanResult:
@@ -85,10 +95,17 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
             trace_id = trace.new_trace_id()
             at = sched.occurrence
             if sched.kind == "reminder":
-                row = inbox.add(source=ACTOR, text=sched.text or sched.name, priority=DEADLINE_PRIORITY, at=now,
-                                trace_id=trace_id, kind="reminder", origin="background",
-                                payload={"schedule": sched.name, "text": sched.text},
-                                dedup_key=f"reminder:{sched.name}:{at.isoformat()}")
+                row = inbox.add(
+                    source=ACTOR,
+                    text=sched.text or sched.name,
+                    priority=DEADLINE_PRIORITY,
+                    at=now,
+                    trace_id=trace_id,
+                    kind="reminder",
+                    origin="background",
+                    payload={"schedule": sched.name, "text": sched.text},
+                    dedup_key=f"reminder:{sched.name}:{at.isoformat()}",
+                )
                 if row is None:
                     continue  # this occurrence was delivered before
                 nudges.append(("cortex", InboxReady()))
@@ -101,8 +118,14 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
             else:
                 logger.warning("tick: builtin schedule {} has no action", sched.name)
                 continue
-            trace.record(trace_id, "fired", ACTOR, f"schedule {sched.name} ({sched.cron}) for {at:%Y-%m-%d %H:%M} UTC",
-                         now, {"schedule": sched.name, "occurrence": at.isoformat()})
+            trace.record(
+                trace_id,
+                "fired",
+                ACTOR,
+                f"schedule {sched.name} ({sched.cron}) for {at:%Y-%m-%d %H:%M} UTC",
+                now,
+                {"schedule": sched.name, "occurrence": at.isoformat()},
+            )
             result.fired.append(sched.name)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
@@ -124,6 +147,7 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
 
 
 # The actor ----------------------------------------------------------------------
+
 
 class TickActor(WilsonActor):
     """Scans on TickNow. With a real clock its own timer sends TickNow every tick.interval_seconds;
@@ -179,8 +203,7 @@ class TickActor(WilsonActor):
 
     def scan(self) -> ScanResult:
         self._prepare()
-        result = run_scan(self.now(), self.config.timezone, windows_config(self.config), self.tell,
-                          config=self.config)
+        result = run_scan(self.now(), self.config.timezone, windows_config(self.config), self.tell, config=self.config)
         # Buffered receptors poll on their own cadence, on this beat (channels/base.py): one timer
         # for the real clock, and every step of a simulated one, without adding steps of its own.
         for channel in self.config.get("core", "buffered_channels") or ():

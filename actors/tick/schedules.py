@@ -69,17 +69,27 @@ def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
     now = as_utc(now)
     written: list[int] = []
     with claim_transaction():
-        due = list(skip_locked(Schedule.select().where((Schedule.kind == "once") & (Schedule.enabled == True)
-                                                       & (Schedule.next_fire_at <= now))
-                               .order_by(Schedule.next_fire_at, Schedule.id).limit(SCAN_BATCH)))
+        due = list(
+            skip_locked(
+                Schedule.select()
+                .where((Schedule.kind == "once") & (Schedule.enabled == True) & (Schedule.next_fire_at <= now))
+                .order_by(Schedule.next_fire_at, Schedule.id)
+                .limit(SCAN_BATCH)
+            )
+        )
         for sched in due:
-            if not Schedule.update(enabled=False, last_fired_at=now).where(
-                    (Schedule.id == sched.id) & (Schedule.enabled == True)).execute():
+            if (
+                not Schedule.update(enabled=False, last_fired_at=now)
+                .where((Schedule.id == sched.id) & (Schedule.enabled == True))
+                .execute()
+            ):
                 continue  # another process fired it
             planned = as_utc(sched.next_fire_at)
             trace_id = trace.new_trace_id()
-            text, payload = sched.text or sched.name, {"schedule": sched.name, "once": True,
-                                                       "planned": planned.isoformat()}
+            text, payload = (
+                sched.text or sched.name,
+                {"schedule": sched.name, "once": True, "planned": planned.isoformat()},
+            )
             if sched.name.startswith("snooze:"):
                 task = _snoozed_task(sched)
                 why = _comeback_quiet(task, planned)
@@ -92,12 +102,27 @@ def fire_once(now: datetime, tz: ZoneInfo) -> list[int]:
                 text = f"“{task.title}” is back, as you asked{_due_words(task, tz)}"
                 payload["task_id"] = task.id
             payload["text"] = text
-            row = inbox.add(source=ACTOR, text=text, priority=DEADLINE_PRIORITY, at=now, trace_id=trace_id,
-                            kind="reminder", origin="background", payload=payload, dedup_key=f"once:{sched.id}")
+            row = inbox.add(
+                source=ACTOR,
+                text=text,
+                priority=DEADLINE_PRIORITY,
+                at=now,
+                trace_id=trace_id,
+                kind="reminder",
+                origin="background",
+                payload=payload,
+                dedup_key=f"once:{sched.id}",
+            )
             if row is None:
                 continue
-            trace.record(trace_id, "fired", ACTOR, f"one-off {sched.name} for {planned:%Y-%m-%d %H:%M} UTC", now,
-                         {"schedule": sched.name, "occurrence": planned.isoformat()})
+            trace.record(
+                trace_id,
+                "fired",
+                ACTOR,
+                f"one-off {sched.name} for {planned:%Y-%m-%d %H:%M} UTC",
+                now,
+                {"schedule": sched.name, "occurrence": planned.isoformat()},
+            )
             written.append(row.id)
     if written:
         faults.point("tick:after-once-commit")  # the reminder rows exist; the cortex is not told yet
@@ -155,8 +180,13 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
     ras_idle: bool | None = None
     # SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others
     # skip it now and, after its commit, find it no longer due
-    rows = list(skip_locked(Schedule.select().where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))
-                            .order_by(Schedule.next_fire_at, Schedule.id)))
+    rows = list(
+        skip_locked(
+            Schedule.select()
+            .where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))
+            .order_by(Schedule.next_fire_at, Schedule.id)
+        )
+    )
     for sched in rows:
         tz = zone_of(sched.timezone)
         scheduled = as_utc(sched.next_fire_at)
@@ -173,7 +203,9 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
                 continue
         grace = max(timedelta(seconds=sched.staleness_seconds or 0), MIN_GRACE)
         fresh_from = max(scheduled, now - grace)
-        occurrence = scheduled if scheduled >= fresh_from else next_fire(sched.cron, tz, fresh_from - timedelta(microseconds=1))
+        occurrence = (
+            scheduled if scheduled >= fresh_from else next_fire(sched.cron, tz, fresh_from - timedelta(microseconds=1))
+        )
         latest = None
         while occurrence <= now:
             latest = occurrence
@@ -199,26 +231,37 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
 
 # When is the next thing? --------------------------------------------------------
 
+
 def next_due(now: datetime, *, include_idle_ras: bool = False, tz: ZoneInfo = UTC) -> datetime | None:
     """The earliest moment anything could happen (may be <= now when something is due already); `tz`: the
     user's, for when a topic's closing falls due."""
     now = as_utc(now)
     candidates: list[datetime] = []
     # Walk the next_fire_at index in order; a closed task still carrying a time is passed over.
-    for task in (Task.select(Task.next_fire_at, Task.status).where(Task.next_fire_at.is_null(False))
-                 .order_by(Task.next_fire_at).limit(64)):
+    for task in (
+        Task.select(Task.next_fire_at, Task.status)
+        .where(Task.next_fire_at.is_null(False))
+        .order_by(Task.next_fire_at)
+        .limit(64)
+    ):
         if task.status in OPEN_STATUSES:
             candidates.append(task.next_fire_at)
             break
     query = Schedule.select(Schedule.next_fire_at).where(
-        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False))
+        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False)
+    )
     if not include_idle_ras and _ras_idle():
         query = query.where(~((Schedule.name == "ras") & (Schedule.kind == "builtin")))
     sched = query.order_by(Schedule.next_fire_at).limit(1).first()
     if sched is not None:
         candidates.append(sched.next_fire_at)
-    held = (Outbox.select(Outbox.deliver_after).where((Outbox.status == "held") & Outbox.deliver_after.is_null(False))
-            .order_by(Outbox.deliver_after).limit(1).first())
+    held = (
+        Outbox.select(Outbox.deliver_after)
+        .where((Outbox.status == "held") & Outbox.deliver_after.is_null(False))
+        .order_by(Outbox.deliver_after)
+        .limit(1)
+        .first()
+    )
     if held is not None:
         candidates.append(held.deliver_after)
     if ended_unfired(now, tz):
@@ -234,5 +277,3 @@ def next_due(now: datetime, *, include_idle_ras: bool = False, tz: ZoneInfo = UT
     if proposal is not None:
         candidates.append(proposal)
     return min((as_utc(c) for c in candidates), default=None)
-
-

@@ -8,6 +8,9 @@ becomes a proposal, and only the approval gate executes them, through `execute_a
 refuses any item the gate has not claimed from an approved proposal. Decision tools (`surface`,
 `request_sync`, `decide`) are interpreted by the cortex itself; `decide` is offered only to runs the
 user started.
+
+Size: the toolbox's one entry point: which tools a run is offered, how a `propose` is validated and how
+an approved item is executed are one path, and each step is a short function.
 """
 
 from __future__ import annotations
@@ -18,12 +21,40 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from actors.tools import core
-from actors.tools.common import (EARLIEST_YEAR, LATEST_YEAR, LIMITS, SURFACE_LIMIT, _is_int, _short,  # noqa: F401
-                                 already, calendar_events, describe_cron, parse_when, reminder_at, reminder_views,
-                                 repeated, show_span, show_when, similar_titles, storable, task_view, topic_view,
-                                 valid_windows, visible_to)
-from actors.tools.untrusted import (TRUSTED_SOURCES, UNTRUSTED_END, UNTRUSTED_RULE, defang, quoted,  # noqa: F401
-                                    hosts_in, own_hosts, source_label, untrusted_block)
+from actors.tools.common import (
+    EARLIEST_YEAR,
+    LATEST_YEAR,
+    LIMITS,
+    SURFACE_LIMIT,
+    _is_int,
+    _short,  # noqa: F401
+    already,
+    calendar_events,
+    describe_cron,
+    parse_when,
+    reminder_at,
+    reminder_views,
+    repeated,
+    show_span,
+    show_when,
+    similar_titles,
+    storable,
+    task_view,
+    topic_view,
+    valid_windows,
+    visible_to,
+)
+from actors.tools.untrusted import (
+    TRUSTED_SOURCES,
+    UNTRUSTED_END,
+    UNTRUSTED_RULE,
+    defang,
+    quoted,  # noqa: F401
+    hosts_in,
+    own_hosts,
+    source_label,
+    untrusted_block,
+)
 from storage import outbox
 from storage.models import ApprovalItem
 from wilson import skills
@@ -40,15 +71,17 @@ class NotApproved(Exception):
 
 @functools.cache
 def _toolbox(off: frozenset, unset: frozenset, generation: int) -> Toolbox:
-    return Toolbox([tool() for tool in core.TOOLS], [s for s in skills.installed()
-                                                      if s.skill is not None and s.name not in off], dict(unset))
+    return Toolbox(
+        [tool() for tool in core.TOOLS],
+        [s for s in skills.installed() if s.skill is not None and s.name not in off],
+        dict(unset),
+    )
 
 
 def toolbox(config=None) -> Toolbox:
     """The tools in use with this configuration ([skills] disabled, and what each tool needs set up);
     every installed skill's without one."""
-    return _toolbox(frozenset(skills.disabled(config)), frozenset(skills.not_set_up(config).items()),
-                    skills.GENERATION)
+    return _toolbox(frozenset(skills.disabled(config)), frozenset(skills.not_set_up(config).items()), skills.GENERATION)
 
 
 def __getattr__(name: str):
@@ -66,11 +99,11 @@ RUNS = ("user", "background", "noting", "note", "fast", "greeting")
 # What every context already says (the time, with its weekday): offered to no run.
 IN_CONTEXT = frozenset({"now"})
 # Background runs act on what came in (an event, a mail, a deadline).
-BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset({"list_reminders", "rename_topic", "cancel_task", "decide", "watch",
-                                   "unwatch", "list_watches"})
+BACKGROUND_LEAVES_OUT = IN_CONTEXT | frozenset(
+    {"list_reminders", "rename_topic", "cancel_task", "decide", "watch", "unwatch", "list_watches"}
+)
 # Routine chat reads the user's own lists, calendar and mail; anything else goes to the planner.
-FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup",
-                        "search_email"})
+FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders", "calendar_lookup", "search_email"})
 # A mail that needs a note or one task (triage said it takes no plan): the actions that make one, the calendar
 # for a moved event, the task list (its context shows only the tasks its words name: one worded otherwise, "MOT"
 # for "car inspection", is a list_tasks away), and `surface`. (The context recalls memories; a sync brought the
@@ -80,25 +113,35 @@ FAST_READS = frozenset({"recall", "list_tasks", "list_topics", "list_reminders",
 NOTING_READS = frozenset({"calendar_lookup", "list_tasks"})
 NOTING_ACTIONS = frozenset({"create_task", "update_task", "complete_task", "remind"})
 NOTING_DECISIONS = frozenset({"surface"})
-ESCALATE = {"type": "function", "function": {
-    "name": "escalate",
-    "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
-                   "reminders, email).",
-    "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
+ESCALATE = {
+    "type": "function",
+    "function": {
+        "name": "escalate",
+        "description": "Hand this request to the planner: anything that needs a plan or a change (tasks, topics, "
+        "reminders, email).",
+        "parameters": {"type": "object", "properties": {"why": {"type": "string"}}},
+    },
+}
 # A background item that triage found nothing to plan in goes to the fast role with the tools of a note; it
 # hands the item to the planner when it turns out to need one.
-ESCALATE_PLAN = {"type": "function", "function": {
-    "name": "escalate",
-    "description": "Hand this to the planner when acting on it needs a plan: several tasks or steps, dates to "
-                   "work out, a trip or an event to prepare.",
-    "parameters": {"type": "object", "properties": {"why": {"type": "string"}}}}}
+ESCALATE_PLAN = {
+    "type": "function",
+    "function": {
+        "name": "escalate",
+        "description": "Hand this to the planner when acting on it needs a plan: several tasks or steps, dates to "
+        "work out, a trip or an event to prepare.",
+        "parameters": {"type": "object", "properties": {"why": {"type": "string"}}},
+    },
+}
 
 # Every mutation is offered through one tool: each change names its action (a mutation tool, which still
 # validates, describes and executes it) with a one-line argument list, instead of a full schema per tool.
 MAX_CHANGES = 20
-PROPOSE_HEAD = ("Propose changes; nothing changes until the user approves. Each change is "
-                '{"action": NAME, ...its arguments}; "?" marks optional ones, dates YYYY-MM-DD or ISO datetime. '
-                "Actions:")
+PROPOSE_HEAD = (
+    "Propose changes; nothing changes until the user approves. Each change is "
+    '{"action": NAME, ...its arguments}; "?" marks optional ones, dates YYYY-MM-DD or ISO datetime. '
+    "Actions:"
+)
 
 
 def action_line(tool: Tool) -> str:
@@ -116,12 +159,27 @@ def _gist(description: str) -> str:
 
 
 def propose_schema(actions: list[Tool]) -> dict:
-    return {"type": "function", "function": {
-        "name": PROPOSE,
-        "description": "\n".join([PROPOSE_HEAD] + [action_line(t) for t in actions]),
-        "parameters": {"type": "object", "required": ["changes"], "properties": {"changes": {
-            "type": "array", "items": {"type": "object", "required": ["action"], "properties": {
-                "action": {"type": "string", "enum": [t.name for t in actions]}}}}}}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": PROPOSE,
+            "description": "\n".join([PROPOSE_HEAD] + [action_line(t) for t in actions]),
+            "parameters": {
+                "type": "object",
+                "required": ["changes"],
+                "properties": {
+                    "changes": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["action"],
+                            "properties": {"action": {"type": "string", "enum": [t.name for t in actions]}},
+                        },
+                    }
+                },
+            },
+        },
+    }
 
 
 def changes_of(args: dict) -> tuple[list[tuple[str, dict, str | None]], str | None]:
@@ -170,14 +228,20 @@ def _schemas_for(run: str, box: Toolbox, deciding: bool) -> tuple[dict, ...]:
 def _select(run: str, box: Toolbox) -> list[dict]:
     if run in ("fast", "greeting"):  # a greeting or thanks reads nothing
         reads = FAST_READS if run == "fast" else frozenset()
-        return [s for s in box.schemas(True) if s["function"]["name"] in reads] + [ESCALATE] + \
-            [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
+        return (
+            [s for s in box.schemas(True) if s["function"]["name"] in reads]
+            + [ESCALATE]
+            + [s for s in box.schemas(True) if s["function"]["name"] == "decide"]
+        )
     if run not in ("user", "background", "noting", "note"):
         raise ValueError(f"unknown run {run!r}: one of {', '.join(RUNS)}")
     user_run = run in ("user", "note")
     leaves_out = IN_CONTEXT if user_run else BACKGROUND_LEAVES_OUT
-    chosen = [t for t in box.order if not box.why_not(t) and (user_run or not t.user_only)
-              and not t.undo_only and t.name not in leaves_out]
+    chosen = [
+        t
+        for t in box.order
+        if not box.why_not(t) and (user_run or not t.user_only) and not t.undo_only and t.name not in leaves_out
+    ]
     if run == "noting":
         chosen = [t for t in chosen if t.name in NOTING_READS | NOTING_ACTIONS | NOTING_DECISIONS]
     if run == "note":  # the user waits for the reply (nothing to surface), and may be changing a proposal
@@ -186,8 +250,11 @@ def _select(run: str, box: Toolbox) -> list[dict]:
     schemas = [t.schema() for t in chosen if t.kind == READ]
     if actions:
         schemas.append(propose_schema(actions))
-    return schemas + [t.schema() for t in chosen if t.kind == DECISION] + \
-        ([ESCALATE_PLAN] if run in ("noting", "note") else [])
+    return (
+        schemas
+        + [t.schema() for t in chosen if t.kind == DECISION]
+        + ([ESCALATE_PLAN] if run in ("noting", "note") else [])
+    )
 
 
 def offered(run: str, box: Toolbox | None = None) -> frozenset[str]:
@@ -226,16 +293,30 @@ def known_args(name: str, args: dict, box: Toolbox | None = None) -> dict:
     return tool.known_args(args) if tool else {}
 
 
-def run_read(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None,
-             owner: str | None = None, box: Toolbox | None = None) -> object:
+def run_read(
+    name: str,
+    args: dict,
+    now: datetime,
+    tz: ZoneInfo,
+    user_id: str | None = None,
+    owner: str | None = None,
+    box: Toolbox | None = None,
+) -> object:
     """`user_id`, `owner`: whose run reads, for `visible_to`; None reads everything."""
     if not isinstance(args, dict):
         raise ValueError("arguments must be a JSON object")
     return (box or toolbox()).run_read(name, args, Call(now=now, tz=tz, user_id=user_id, owner=owner))
 
 
-def validate_mutation(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
-                      now: datetime | None = None, box: Toolbox | None = None) -> str | None:
+def validate_mutation(
+    name: str,
+    args: dict,
+    tz: ZoneInfo,
+    user_id: str | None = None,
+    owner: str | None = None,
+    now: datetime | None = None,
+    box: Toolbox | None = None,
+) -> str | None:
     """Why the model's call cannot become a proposal, or None. A task or topic the asking person may
     not see is answered as missing: its title must not reach them through a proposal."""
     tool = (box or toolbox()).get(name)
@@ -246,8 +327,14 @@ def validate_mutation(name: str, args: dict, tz: ZoneInfo, user_id: str | None =
     return tool.validate(args, Call(now=now, tz=tz, user_id=user_id, owner=owner))
 
 
-def describe_item(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
-                  box: Toolbox | None = None) -> str:
+def describe_item(
+    name: str,
+    args: dict,
+    tz: ZoneInfo,
+    user_id: str | None = None,
+    owner: str | None = None,
+    box: Toolbox | None = None,
+) -> str:
     """What the user is approving, with every free-text argument in full; `user_id`, `owner`: whose
     proposal it is, so "you already have" names only what they can see (`visible_to`)."""
     tool = (box or toolbox()).get(name)
@@ -285,8 +372,15 @@ def event_start(args: dict, tz: ZoneInfo) -> datetime | None:
     return start
 
 
-def hints(name: str, args: dict, now: datetime, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None,
-          box: Toolbox | None = None) -> dict:
+def hints(
+    name: str,
+    args: dict,
+    now: datetime,
+    tz: ZoneInfo,
+    user_id: str | None = None,
+    owner: str | None = None,
+    box: Toolbox | None = None,
+) -> dict:
     tool = (box or toolbox()).get(name)
     return tool.hints(args, Call(now=now, tz=tz, user_id=user_id, owner=owner)) if tool else {}
 
@@ -299,9 +393,17 @@ def calls_outside(name: str, config=None, box: Toolbox | None = None) -> bool:
     return bool(tool is not None and tool.outside)
 
 
-def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz: ZoneInfo, scratch: dict,
-                     owner: str | None = None, config=None, box: Toolbox | None = None,
-                     claimed_as: str = "executing") -> tuple[dict, list]:
+def execute_approved(
+    item: ApprovalItem,
+    approver: str | None,
+    now: datetime,
+    tz: ZoneInfo,
+    scratch: dict,
+    owner: str | None = None,
+    config=None,
+    box: Toolbox | None = None,
+    claimed_as: str = "executing",
+) -> tuple[dict, list]:
     """Apply one approved item, inside the gate's transaction; (its result, the (channel, outbox id)
     rows it wrote for a channel to deliver, to be nudged after the commit). `scratch` is shared by the
     items of one proposal (a topic created by item 1 is found by a task in item 2); `approver` owns
@@ -313,8 +415,14 @@ def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz
     box = box or toolbox(config)
     tool = box.get(claimed.tool)
     if tool is None:
-        owner_skill = next((s.name for s in skills.installed() if s.skill is not None
-                            and claimed.tool in {t.name for t in s.skill.tool_objects()}), None)
+        owner_skill = next(
+            (
+                s.name
+                for s in skills.installed()
+                if s.skill is not None and claimed.tool in {t.name for t in s.skill.tool_objects()}
+            ),
+            None,
+        )
         if owner_skill is not None:
             raise NotAvailable(f"the {owner_skill} skill is turned off")
         raise NotAvailable(f"no installed skill can do {_short(claimed.tool)}")
@@ -325,12 +433,27 @@ def execute_approved(item: ApprovalItem, approver: str | None, now: datetime, tz
     sent = []
 
     def sender(channel: str, text: str, payload: dict) -> int:
-        row = outbox.add(channel=channel, text=text, payload=payload, at=now, trace_id=claimed.approval.trace_id,
-                         key=f"item:{claimed.id}:{len(sent)}")
+        row = outbox.add(
+            channel=channel,
+            text=text,
+            payload=payload,
+            at=now,
+            trace_id=claimed.approval.trace_id,
+            key=f"item:{claimed.id}:{len(sent)}",
+        )
         sent.append(row.id)
         return row.id
 
-    call = Call(now=now, tz=tz, user_id=approver, owner=owner, config=config, scratch=scratch, item_id=claimed.id,
-                trace_id=claimed.approval.trace_id, sender=sender)
+    call = Call(
+        now=now,
+        tz=tz,
+        user_id=approver,
+        owner=owner,
+        config=config,
+        scratch=scratch,
+        item_id=claimed.id,
+        trace_id=claimed.approval.trace_id,
+        sender=sender,
+    )
     result = tool.execute(dict(claimed.args or {}), call)
     return (result if isinstance(result, dict) else {"result": result}), list(call.deliveries)

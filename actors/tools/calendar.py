@@ -38,17 +38,27 @@ def _writable(config) -> str:
         return ""
     if str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on"):
         return ""
-    return ("Wilson can add events to an .ics file ([calendar] path), a CalDAV calendar ([calendar] caldav_url) or "
-            "Apple Calendar ([calendar] apple), not to a subscribed URL")
+    return (
+        "Wilson can add events to an .ics file ([calendar] path), a CalDAV calendar ([calendar] caldav_url) or "
+        "Apple Calendar ([calendar] apple), not to a subscribed URL"
+    )
 
 
 class CreateEvent(BuiltinTool):
     name = "create_event"
-    description = ("Propose adding an event to the user's calendar: title, start (a date for all day, or a "
-                   "datetime), end, location, notes.")
+    description = (
+        "Propose adding an event to the user's calendar: title, start (a date for all day, or a "
+        "datetime), end, location, notes."
+    )
     brief = "an event in the user's calendar: title, start (date: all day), end, location, notes"
-    parameters = _obj(["title", "start"], title={"type": "string"}, start=WHEN, end=WHEN,
-                      location={"type": "string"}, notes={"type": "string"})
+    parameters = _obj(
+        ["title", "start"],
+        title={"type": "string"},
+        start=WHEN,
+        end=WHEN,
+        location={"type": "string"},
+        notes={"type": "string"},
+    )
     read_only = False
     limits = {"title": 200, "location": 300, "notes": 2000, "start": 40, "end": 40}
 
@@ -76,19 +86,34 @@ class CreateEvent(BuiltinTool):
 
     def describe(self, args, call):
         when = str(args["start"]) + (f" to {args['end']}" if args.get("end") else "")
-        return (f"Add to your calendar: {' '.join(str(args['title']).split())}, {when}"
-                + (f", at {args['location']}" if args.get("location") else "")
-                + (f"\n   Notes: {args['notes']}" if args.get("notes") else ""))
+        return (
+            f"Add to your calendar: {' '.join(str(args['title']).split())}, {when}"
+            + (f", at {args['location']}" if args.get("location") else "")
+            + (f"\n   Notes: {args['notes']}" if args.get("notes") else "")
+        )
 
     def execute(self, args, call):
         """Inside the gate's transaction: one outbox row for the calendar channel, keyed by the item, which
         writes the file after the commit (a file cannot roll back with the database)."""
         key = f"item-{call.item_id}"
-        payload = {"action": "create", "uid": f"{key}{OWN_UID}", "title": " ".join(str(args["title"]).split()),
-                   "start": str(args["start"]), "end": str(args.get("end") or "") or None,
-                   "location": args.get("location") or None, "notes": args.get("notes") or None}
-        row = outbox.add(channel="calendar", text=f"Calendar: add {payload['title']}", trace_id=call.trace_id,
-                         key=f"calendar-write:{key}", at=call.now, payload=payload, surfaced=False)
+        payload = {
+            "action": "create",
+            "uid": f"{key}{OWN_UID}",
+            "title": " ".join(str(args["title"]).split()),
+            "start": str(args["start"]),
+            "end": str(args.get("end") or "") or None,
+            "location": args.get("location") or None,
+            "notes": args.get("notes") or None,
+        }
+        row = outbox.add(
+            channel="calendar",
+            text=f"Calendar: add {payload['title']}",
+            trace_id=call.trace_id,
+            key=f"calendar-write:{key}",
+            at=call.now,
+            payload=payload,
+            surfaced=False,
+        )
         call.nudge("calendar", row.id)
         return {"queued": True, "uid": payload["uid"]}
 
@@ -122,12 +147,20 @@ class MoveEvent(BuiltinTool):
         return None
 
     def describe(self, args, call):
-        return (f"Move in your calendar: {' '.join(str(args['title']).split())} to {args['start']}"
-                + (f" to {args['end']}" if args.get("end") else ""))
+        return f"Move in your calendar: {' '.join(str(args['title']).split())} to {args['start']}" + (
+            f" to {args['end']}" if args.get("end") else ""
+        )
 
     def execute(self, args, call):
-        return _queue(call, {"action": "move", "title": " ".join(str(args["title"]).split()),
-                             "start": str(args["start"]), "end": str(args.get("end") or "") or None})
+        return _queue(
+            call,
+            {
+                "action": "move",
+                "title": " ".join(str(args["title"]).split()),
+                "start": str(args["start"]),
+                "end": str(args.get("end") or "") or None,
+            },
+        )
 
 
 class CancelEvent(BuiltinTool):
@@ -154,9 +187,15 @@ class CancelEvent(BuiltinTool):
 def _queue(call, payload: dict) -> dict:
     """Inside the gate's transaction: one outbox row for the calendar channel, keyed by the item; the channel
     writes the file after the commit (a file cannot roll back with the database)."""
-    row = outbox.add(channel="calendar", text=f"Calendar: {payload['action']} {payload['title']}",
-                     trace_id=call.trace_id, key=f"calendar-write:item-{call.item_id}", at=call.now, payload=payload,
-                     surfaced=False)
+    row = outbox.add(
+        channel="calendar",
+        text=f"Calendar: {payload['action']} {payload['title']}",
+        trace_id=call.trace_id,
+        key=f"calendar-write:item-{call.item_id}",
+        at=call.now,
+        payload=payload,
+        surfaced=False,
+    )
     call.nudge("calendar", row.id)
     return {"queued": True, **{k: v for k, v in payload.items() if k in ("action", "uid")}}
 
@@ -183,13 +222,19 @@ SETTINGS = Section(
         "caldav_username": ("text", "the CalDAV account"),
         "caldav_password": ("text", "set WILSON_CALENDAR_CALDAV_PASSWORD in the environment rather than here"),
         "caldav_calendar": ("text", "the CalDAV calendar (its name) approved new events go to; empty: the first"),
-        "oauth": ("text", "google: sign in to caldav_url with the account `wilson account add google` stored "
-                          "(OAuth) instead of a password; empty: the password"),
+        "oauth": (
+            "text",
+            "google: sign in to caldav_url with the account `wilson account add google` stored "
+            "(OAuth) instead of a password; empty: the password",
+        ),
         "horizon_days": ("count", "how far ahead events are read"),
         "poll": ("duration_or_off", "how often the source is checked for changes, e.g. 5m; off disables"),
         "apple": ("bool", "also read the macOS Calendar app (through osascript)"),
-        "apple_calendar": ("text", "the Calendar app's calendar (its name) approved new events go to; empty: the "
-                                   "first one that can be written"),
+        "apple_calendar": (
+            "text",
+            "the Calendar app's calendar (its name) approved new events go to; empty: the "
+            "first one that can be written",
+        ),
     },
 )
 

@@ -1,6 +1,10 @@
 """What the built-in skills' tools share: argument schemas and limits, dates as models send them
 and as people read them, the views of tasks and topics, who may see what, reminders in words,
-the calendar as the calendar channel saw it, and repeats of what the user already has."""
+the calendar as the calendar channel saw it, and repeats of what the user already has.
+
+Size: what every built-in skill shares (argument shapes, dates, views, repeats); splitting it would make
+each skill import several small modules for one concern.
+"""
 
 from __future__ import annotations
 
@@ -33,14 +37,36 @@ def _obj(required=(), **props) -> dict:
 S = {"type": "string"}
 I = {"type": "integer"}  # noqa: E741 -- S and I read as the JSON types in the tables below
 WHEN = {"type": "string", "description": "YYYY-MM-DD or ISO datetime"}
-POSITIONS = {"type": "array", "items": {"type": "integer"},
-             "description": "item positions; leave out for the whole proposal"}
+POSITIONS = {
+    "type": "array",
+    "items": {"type": "integer"},
+    "description": "item positions; leave out for the whole proposal",
+}
 
 # The longest text each argument may carry; anything longer is refused, not cut, so that what the
 # user approves is exactly what would be done.
-LIMITS = {"title": 300, "notes": 4000, "body": 20000, "text": 1000, "subject": 300, "to": 320, "topic": 300,
-          "cron": 100, "escalation": 100, "query": 500, "status": 20, "why": 500, "changes": 1000,
-          "due": 40, "starts": 40, "ends": 40, "until": 40, "start": 40, "end": 40, "at": 40}
+LIMITS = {
+    "title": 300,
+    "notes": 4000,
+    "body": 20000,
+    "text": 1000,
+    "subject": 300,
+    "to": 320,
+    "topic": 300,
+    "cron": 100,
+    "escalation": 100,
+    "query": 500,
+    "status": 20,
+    "why": 500,
+    "changes": 1000,
+    "due": 40,
+    "starts": 40,
+    "ends": 40,
+    "until": 40,
+    "start": 40,
+    "end": 40,
+    "at": 40,
+}
 SURFACE_LIMIT = 4000
 EARLIEST_YEAR, LATEST_YEAR = 1900, 2200  # a date outside these is a model's slip, not a plan
 
@@ -111,8 +137,14 @@ def task_view(task: Task, tz: ZoneInfo) -> dict:
     due = None
     if task.due is not None:
         due = task.due.astimezone(tz).date().isoformat() if task.due_is_date else task.due.astimezone(tz).isoformat()
-    view = {"id": task.id, "title": task.title, "due": due, "status": task.status,
-            "topic_id": task.topic_id, "topic": task.topic.title if task.topic_id else None}
+    view = {
+        "id": task.id,
+        "title": task.title,
+        "due": due,
+        "status": task.status,
+        "topic_id": task.topic_id,
+        "topic": task.topic.title if task.topic_id else None,
+    }
     if task.status == "done" and task.completed_at is not None:
         view["done_on"] = task.completed_at.astimezone(tz).date().isoformat()
     return view
@@ -123,8 +155,13 @@ def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
         return m.astimezone(tz).date().isoformat() if m else None
 
     # stored as the exclusive end; people think in last days
-    return {"id": topic.id, "title": topic.title, "status": topic.status, "starts": day(topic.starts),
-            "ends": last_day(topic.ends, tz).isoformat() if topic.ends else None}
+    return {
+        "id": topic.id,
+        "title": topic.title,
+        "status": topic.status,
+        "starts": day(topic.starts),
+        "ends": last_day(topic.ends, tz).isoformat() if topic.ends else None,
+    }
 
 
 def _text_arg(args: dict, key: str) -> str | None:
@@ -184,10 +221,16 @@ def user_reminders():
 
 def reminder_views(tz: ZoneInfo) -> list[dict]:
     """The user's active reminders, soonest first, with their schedule in words."""
-    rows = (Schedule.select().where(user_reminders() & (Schedule.enabled == True))
-            .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id).limit(100))
-    return [{"id": row.id, "text": row.text, "when": reminder_when(row, tz), "next": _upcoming(row, tz),
-             "kind": row.kind} for row in rows]
+    rows = (
+        Schedule.select()
+        .where(user_reminders() & (Schedule.enabled == True))
+        .order_by(Schedule.next_fire_at.is_null(), Schedule.next_fire_at, Schedule.id)
+        .limit(100)
+    )
+    return [
+        {"id": row.id, "text": row.text, "when": reminder_when(row, tz), "next": _upcoming(row, tz), "kind": row.kind}
+        for row in rows
+    ]
 
 
 def reminder_when(row: Schedule, tz: ZoneInfo) -> str:
@@ -204,9 +247,16 @@ def calendar_events(start: datetime | None, end: datetime | None) -> list[dict]:
     on its third day) too: every occurrence the calendar's snapshots hold (a weekly meeting on each of its
     days; they hold what has not ended yet), then what has ended as the calendar channel last buffered it
     (a series there only by its first occurrence)."""
-    events = [{"title": e.title, "start": e.start.isoformat(), "end": e.end.isoformat() if e.end else None,
-               "location": e.location or None, "all_day": e.all_day}
-              for e in calendar_days.events_between(start, end)]
+    events = [
+        {
+            "title": e.title,
+            "start": e.start.isoformat(),
+            "end": e.end.isoformat() if e.end else None,
+            "location": e.location or None,
+            "all_day": e.all_day,
+        }
+        for e in calendar_days.events_between(start, end)
+    ]
     listed = {(e["title"], e["start"]) for e in events}
     latest: dict[str, dict] = {}
     for row in ReceptorBuffer.select().where(ReceptorBuffer.channel == "calendar").order_by(ReceptorBuffer.id):
@@ -283,14 +333,26 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
     if not isinstance(title, str) or not title.strip():
         return None
     if name == "create_topic":
-        return next((t for t in Topic.select().where((Topic.status != "closed") & visible_to(Topic, user_id, owner))
-                     .order_by(Topic.id).limit(500)
-                     if similar_titles(t.title, title)), None)
+        return next(
+            (
+                t
+                for t in Topic.select()
+                .where((Topic.status != "closed") & visible_to(Topic, user_id, owner))
+                .order_by(Topic.id)
+                .limit(500)
+                if similar_titles(t.title, title)
+            ),
+            None,
+        )
     if name != "create_task":
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
-    for task in (Task.select().where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
-                 .order_by(Task.id).limit(500)):
+    for task in (
+        Task.select()
+        .where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
+        .order_by(Task.id)
+        .limit(500)
+    ):
         same_topic = topic is None or task.topic_id is None or task.topic.title.strip().lower() == topic.strip().lower()
         if same_topic and similar_titles(task.title, title):
             return task
@@ -298,7 +360,7 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
 
 
 def already(name: str, args: dict, tz: ZoneInfo, user_id: str | None = None, owner: str | None = None) -> str:
-    """" — you already have …" for a proposal that repeats an open task or topic; empty otherwise."""
+    """ " — you already have …" for a proposal that repeats an open task or topic; empty otherwise."""
     found = repeated(name, args, user_id, owner)
     if isinstance(found, Task):
         due = f" due {show_when(found.due, found.due_is_date, tz)}" if found.due else ""
@@ -316,9 +378,10 @@ def _find_topic(title: str | None, mine: peewee.Expression, created_topics: dict
         return None
     if title.lower() in created_topics:
         return created_topics[title.lower()]
-    return (Topic.select().where((Topic.title ** title) & (Topic.status != "closed") & mine)
-            .order_by(Topic.id.desc()).first()
-            or Topic.select().where((Topic.title ** f"%{title}%") & mine).order_by(Topic.id.desc()).first())
+    return (
+        Topic.select().where((Topic.title**title) & (Topic.status != "closed") & mine).order_by(Topic.id.desc()).first()
+        or Topic.select().where((Topic.title ** f"%{title}%") & mine).order_by(Topic.id.desc()).first()
+    )
 
 
 # The built-in tools' base ------------------------------------------------------------
@@ -354,8 +417,9 @@ class BuiltinTool(Tool):
                 return None
             if moment is not None:
                 if is_date:
-                    moment = datetime.combine(moment.astimezone(call.tz).date() + timedelta(days=1), time(0, 0),
-                                              tzinfo=call.tz).astimezone(UTC)
+                    moment = datetime.combine(
+                        moment.astimezone(call.tz).date() + timedelta(days=1), time(0, 0), tzinfo=call.tz
+                    ).astimezone(UTC)
                 moments.append(moment)
         return max(moments, default=None)
 

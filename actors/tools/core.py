@@ -29,14 +29,17 @@ class Recall(BuiltinTool):
         return None  # an empty query recalls what is most relevant now; a wrong one is refused below
 
     def execute(self, args, call):
-        return [{"kind": m.kind, "text": m.text} for m in engram_access.recall(_text_arg(args, "query") or "", call.now)]
+        return [
+            {"kind": m.kind, "text": m.text} for m in engram_access.recall(_text_arg(args, "query") or "", call.now)
+        ]
 
 
 class Surface(BuiltinTool):
     name = "surface"
     kind = DECISION
-    description = ("Show a message to the user. The only way a run the user did not start reaches "
-                   "the user; give the reason.")
+    description = (
+        "Show a message to the user. The only way a run the user did not start reaches the user; give the reason."
+    )
     parameters = _obj(["text", "why"], text=S, why=S, urgent={"type": "boolean"})
 
 
@@ -51,12 +54,19 @@ class Decide(BuiltinTool):
     name = "decide"
     kind = DECISION
     user_only = True  # speaks for the user: never offered to a run the user did not start
-    description = ("Record the user's answer to one of their pending proposals, only when their own "
-                   "words in this conversation give it: approve or reject (all, or the items listed), or modify with "
-                   "the change they asked for in `changes`. For \"skip the X one\", reject X and approve the rest. "
-                   "The approval gate applies it and tells the user.")
-    parameters = _obj(["proposal", "action"], proposal=I,
-                      action={"type": "string", "enum": ["approve", "reject", "modify"]}, items=POSITIONS, changes=S)
+    description = (
+        "Record the user's answer to one of their pending proposals, only when their own "
+        "words in this conversation give it: approve or reject (all, or the items listed), or modify with "
+        'the change they asked for in `changes`. For "skip the X one", reject X and approve the rest. '
+        "The approval gate applies it and tells the user."
+    )
+    parameters = _obj(
+        ["proposal", "action"],
+        proposal=I,
+        action={"type": "string", "enum": ["approve", "reject", "modify"]},
+        items=POSITIONS,
+        changes=S,
+    )
 
 
 TOOLS = (Recall, Now, Surface, RequestSync, Decide)

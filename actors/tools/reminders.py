@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from actors.shared.cron import valid_cron
 from actors.shared.schedule_rows import add_once, add_reminder
-from actors.tools.common import (BuiltinTool, I, S, WHEN, _obj, describe_cron, reminder_at, reminder_views,
-                                 reminder_when, show_when, slug, user_reminders)
+from actors.tools.common import (
+    BuiltinTool,
+    I,
+    S,
+    WHEN,
+    _obj,
+    describe_cron,
+    reminder_at,
+    reminder_views,
+    reminder_when,
+    show_when,
+    slug,
+    user_reminders,
+)
 from storage.models import Schedule
 from wilson.skills import Skill
 
@@ -23,8 +35,10 @@ class ListReminders(BuiltinTool):
 
 class CreateReminder(BuiltinTool):
     name = "create_reminder"
-    description = ("Propose a recurring reminder, as a cron expression in the user's timezone "
-                   "(e.g. \"0 9 1-7 * 1\" for every first Monday at 09:00).")
+    description = (
+        "Propose a recurring reminder, as a cron expression in the user's timezone "
+        '(e.g. "0 9 1-7 * 1" for every first Monday at 09:00).'
+    )
     brief = 'recurring; cron in the user\'s timezone, e.g. "0 9 1-7 * 1": first Mondays 09:00'
     parameters = _obj(["text", "cron"], text=S, cron=S)
 
@@ -94,16 +108,20 @@ class CancelReminder(BuiltinTool):
         return f"Stop reminder: {row.text} ({reminder_when(row, call.tz)})"
 
     def execute(self, args, call):
-        stopped = Schedule.update(enabled=False).where((Schedule.id == args["reminder_id"])
-                                                      & user_reminders()).execute()
+        stopped = (
+            Schedule.update(enabled=False).where((Schedule.id == args["reminder_id"]) & user_reminders()).execute()
+        )
         return {"reminder_id": args["reminder_id"], "stopped": bool(stopped)}
 
 
 def _reminder(args: dict) -> Schedule | None:
     """The user's reminder that an id names, while it still runs."""
-    return Schedule.get_or_none((Schedule.id == args.get("reminder_id")) & user_reminders()
-                                & (Schedule.enabled == True))
+    return Schedule.get_or_none(
+        (Schedule.id == args.get("reminder_id")) & user_reminders() & (Schedule.enabled == True)
+    )
 
 
-SKILL = Skill(description="Reminders: recurring and one-off, fired on time by the tick.",
-              tools=(CreateReminder, Remind, ListReminders, CancelReminder))
+SKILL = Skill(
+    description="Reminders: recurring and one-off, fired on time by the tick.",
+    tools=(CreateReminder, Remind, ListReminders, CancelReminder),
+)

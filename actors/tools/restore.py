@@ -28,14 +28,25 @@ def _read_moment(value) -> datetime | None:
 
 def task_before(task: Task, fields) -> dict:
     """The task's `fields` as they are now, in JSON, to be stored with the change that overwrites them."""
-    values = {"title": task.title, "notes": task.notes, "due": [_moment(task.due), bool(task.due_is_date)],
-              "escalation": task.escalation, "status": task.status, "snoozed_until": _moment(task.snoozed_until)}
+    values = {
+        "title": task.title,
+        "notes": task.notes,
+        "due": [_moment(task.due), bool(task.due_is_date)],
+        "escalation": task.escalation,
+        "status": task.status,
+        "snoozed_until": _moment(task.snoozed_until),
+    }
     return {field: values[field] for field in fields}
 
 
 def topic_before(topic: Topic, fields) -> dict:
-    values = {"title": topic.title, "notes": topic.notes, "starts": _moment(topic.starts),
-              "ends": _moment(topic.ends), "status": topic.status}
+    values = {
+        "title": topic.title,
+        "notes": topic.notes,
+        "starts": _moment(topic.starts),
+        "ends": _moment(topic.ends),
+        "status": topic.status,
+    }
     return {field: values[field] for field in fields}
 
 
@@ -109,8 +120,13 @@ class _Restore(BuiltinTool):
 
     def validate(self, args, call):
         problem = super().validate(args, call) or _well_formed(args.get("before"), self.fields, self.statuses)
-        if problem is None and self.model.get_or_none((self.model.id == args[self.key])
-                                                      & visible_to(self.model, call.user_id, call.owner)) is None:
+        if (
+            problem is None
+            and self.model.get_or_none(
+                (self.model.id == args[self.key]) & visible_to(self.model, call.user_id, call.owner)
+            )
+            is None
+        ):
             return f"no {self.model.__name__.lower()} {args[self.key]}"
         return problem
 
@@ -148,8 +164,12 @@ def _rearm_snooze(task: Task, now: datetime, tz) -> None:
     """A task asleep again wakes when it was to wake, once; a task awake gets no "is back, as you asked"."""
     disable_snoozes(task.id)
     if task.status == "snoozed" and task.snoozed_until is not None and as_utc(task.snoozed_until) > now:
-        add_once(f"snooze:{task.id}:{as_utc(task.snoozed_until).isoformat()}", task.snoozed_until,
-                 f"“{task.title}” is back, as you asked", str(tz))
+        add_once(
+            f"snooze:{task.id}:{as_utc(task.snoozed_until).isoformat()}",
+            task.snoozed_until,
+            f"“{task.title}” is back, as you asked",
+            str(tz),
+        )
 
 
 class RestoreTopic(_Restore):
@@ -184,8 +204,12 @@ class RestoreTopic(_Restore):
         topic.closed_at = (topic.closed_at or call.now) if topic.status == "closed" else None
         topic.save()
         # only the tasks the close dropped, and only while nothing else has happened to them
-        reopened = [t.id for t in Task.select(Task.id).where(Task.id.in_(args.get("reopen") or [])
-                                                             & (Task.topic == topic) & (Task.status == "cancelled"))]
+        reopened = [
+            t.id
+            for t in Task.select(Task.id).where(
+                Task.id.in_(args.get("reopen") or []) & (Task.topic == topic) & (Task.status == "cancelled")
+            )
+        ]
         Task.update(status="open").where(Task.id.in_(reopened)).execute()
         result = {"topic_id": topic.id, "task_ids": reopened, "before": replaced}
         if replaced.get("title") not in (None, topic.title):  # a forum thread is renamed as for rename_topic

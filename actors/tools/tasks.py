@@ -1,14 +1,38 @@
 """The tasks-and-topics skill: list, create, change, snooze, drop and finish tasks; create, rename,
 change and close topics (time-bound areas of the user's life). Each person's runs see their own
-tasks and topics and those of a shared topic (`visible_to`); what an approval creates is the approver's."""
+tasks and topics and those of a shared topic (`visible_to`); what an approval creates is the approver's.
+
+Size: one skill: a short class per tool of the tasks-and-topics skill, alike in shape.
+"""
 
 from __future__ import annotations
 
 from actors.shared.schedule_rows import add_once, disable_snoozes
 from actors.shared.windows import parse_windows
-from actors.tools.common import (BuiltinTool, EARLIEST_YEAR, I, LATEST_YEAR, S, WHEN, _find_topic, _obj, _said, _short,
-                                 _text_arg, already, next_midnight, parse_when, reminder_at, repeated, show_span,
-                                 show_when, task_view, topic_view, valid_windows, visible_to)
+from actors.tools.common import (
+    BuiltinTool,
+    EARLIEST_YEAR,
+    I,
+    LATEST_YEAR,
+    S,
+    WHEN,
+    _find_topic,
+    _obj,
+    _said,
+    _short,
+    _text_arg,
+    already,
+    next_midnight,
+    parse_when,
+    reminder_at,
+    repeated,
+    show_span,
+    show_when,
+    task_view,
+    topic_view,
+    valid_windows,
+    visible_to,
+)
 from actors.tools.restore import RestoreTask, RestoreTopic, task_before, topic_before
 from storage.models import Task, Topic
 from wilson.skills import Call, Skill
@@ -54,8 +78,13 @@ def _repeats(name: str, args: dict, call: Call) -> dict:
     repeat = repeated(name, args, call.user_id, call.owner)
     if repeat is None:
         return {}
-    return {"repeats": {("task_id" if isinstance(repeat, Task) else "topic_id"): repeat.id, "title": repeat.title,
-                        "note": "the user already has this; the proposal says so"}}
+    return {
+        "repeats": {
+            ("task_id" if isinstance(repeat, Task) else "topic_id"): repeat.id,
+            "title": repeat.title,
+            "note": "the user already has this; the proposal says so",
+        }
+    }
 
 
 # Reads ------------------------------------------------------------------------------------
@@ -66,8 +95,11 @@ class ListTasks(BuiltinTool):
     read_only = True
 
     def execute(self, args, call):
-        query = (Task.select().where(visible_to(Task, call.user_id, call.owner))
-                 .order_by(Task.due.is_null(), Task.due, Task.id))
+        query = (
+            Task.select()
+            .where(visible_to(Task, call.user_id, call.owner))
+            .order_by(Task.due.is_null(), Task.due, Task.id)
+        )
         status = _text_arg(args, "status") or "open"
         if status != "all":
             query = query.where(Task.status == status)
@@ -103,8 +135,10 @@ class CreateTopic(BuiltinTool):
 
     def describe(self, args, call):
         span = f" ({show_span(args.get('starts'), args.get('ends'), call.tz)})" if args.get("starts") else ""
-        return (f"New topic: {args.get('title')}{span}{already(self.name, args, call.tz, call.user_id, call.owner)}"
-                f"{_said(args, 'notes', 'Notes')}")
+        return (
+            f"New topic: {args.get('title')}{span}{already(self.name, args, call.tz, call.user_id, call.owner)}"
+            f"{_said(args, 'notes', 'Notes')}"
+        )
 
     def hints(self, args, call):
         return _repeats(self.name, args, call)
@@ -114,8 +148,15 @@ class CreateTopic(BuiltinTool):
         ends, ends_is_date = parse_when(args.get("ends"), call.tz)
         if ends is not None and ends_is_date:
             ends = next_midnight(ends, call.tz)  # an all-day end date lasts through that day
-        topic = Topic.create(title=args["title"], status="active", starts=starts, ends=ends,
-                             notes=args.get("notes") or "", created_at=call.now, owner_id=call.user_id)
+        topic = Topic.create(
+            title=args["title"],
+            status="active",
+            starts=starts,
+            ends=ends,
+            notes=args.get("notes") or "",
+            created_at=call.now,
+            owner_id=call.user_id,
+        )
         call.scratch[topic.title.lower()] = topic  # a task later in the same proposal joins it
         return {"topic_id": topic.id}
 
@@ -134,8 +175,11 @@ class RenameTopic(TopicTool):
         before, topic.title = topic.title, args["title"]
         topic.save()
         # a channel that shows topics as threads (Telegram forum topics) renames its thread from this
-        return {"topic_id": topic.id, "renamed": {"from": before, "to": topic.title, "thread_ref": topic.thread_ref},
-                "before": {"title": before}}
+        return {
+            "topic_id": topic.id,
+            "renamed": {"from": before, "to": topic.title, "thread_ref": topic.thread_ref},
+            "before": {"title": before},
+        }
 
 
 class UpdateTopic(TopicTool):
@@ -148,9 +192,13 @@ class UpdateTopic(TopicTool):
     def describe(self, args, call):
         topic = Topic.get_or_none(Topic.id == args.get("topic_id"))
         label = topic.title if topic else f"topic {args.get('topic_id')}"
-        span = show_span(args.get("starts"), args.get("ends"), call.tz) if args.get("starts") and args.get("ends") else ""
+        span = (
+            show_span(args.get("starts"), args.get("ends"), call.tz) if args.get("starts") and args.get("ends") else ""
+        )
         changes = [f"rename to “{args['title']}”"] if args.get("title") else []
-        changes += [f"dates {span}"] if span else [f"starts {_when(args, 'starts', call)}"] if args.get("starts") else []
+        changes += (
+            [f"dates {span}"] if span else [f"starts {_when(args, 'starts', call)}"] if args.get("starts") else []
+        )
         changes += [f"ends {_when(args, 'ends', call)}"] if args.get("ends") and not span else []
         return f"Change topic: {label} — {', '.join(changes) or 'update notes'}{_said(args, 'notes', 'Notes')}"
 
@@ -205,8 +253,10 @@ class CreateTask(BuiltinTool):
     def describe(self, args, call):
         due = f" — due {_when(args, 'due', call)}" if args.get("due") else ""
         topic = f" (in {args['topic']})" if args.get("topic") else ""
-        return (f"New task: {args.get('title')}{due}{topic}"
-                f"{already(self.name, args, call.tz, call.user_id, call.owner)}{_said(args, 'notes', 'Notes')}")
+        return (
+            f"New task: {args.get('title')}{due}{topic}"
+            f"{already(self.name, args, call.tz, call.user_id, call.owner)}{_said(args, 'notes', 'Notes')}"
+        )
 
     def hints(self, args, call):
         return _repeats(self.name, args, call)
@@ -215,15 +265,21 @@ class CreateTask(BuiltinTool):
         due, is_date = parse_when(args.get("due"), call.tz)
         # a task joins only a topic its approver can see
         topic = _find_topic(args.get("topic"), visible_to(Topic, call.user_id, call.owner), call.scratch)
-        task = Task.create(title=args["title"], due=due, due_is_date=is_date, topic=topic,
-                           notes=args.get("notes") or "", created_at=call.now, owner_id=call.user_id)
+        task = Task.create(
+            title=args["title"],
+            due=due,
+            due_is_date=is_date,
+            topic=topic,
+            notes=args.get("notes") or "",
+            created_at=call.now,
+            owner_id=call.user_id,
+        )
         return {"task_id": task.id}
 
 
 class UpdateTask(TaskTool):
     name = "update_task"
-    description = ("Propose a change to a task; escalation lists when to follow up, "
-                   "e.g. \"7d,1d,due,overdue\".")
+    description = 'Propose a change to a task; escalation lists when to follow up, e.g. "7d,1d,due,overdue".'
     brief = 'escalation: when to follow up, e.g. "7d,1d,due,overdue"'
     parameters = _obj(["task_id"], task_id=I, title=S, due=WHEN, notes=S, escalation=S)
     dates = ("due",)
@@ -265,8 +321,10 @@ class UpdateTask(TaskTool):
 
 class SnoozeTask(TaskTool):
     name = "snooze_task"
-    description = ("Propose pausing a task (or the follow-up just sent about it) until a date or "
-                   "time; it comes back then with one follow-up.")
+    description = (
+        "Propose pausing a task (or the follow-up just sent about it) until a date or "
+        "time; it comes back then with one follow-up."
+    )
     brief = "pause it (or the follow-up just sent) until then; it comes back with one follow-up"
     parameters = _obj(["task_id", "until"], task_id=I, until=WHEN)
     dates = moments = ("until",)
@@ -283,7 +341,9 @@ class SnoozeTask(TaskTool):
 
     def describe(self, args, call):
         task = Task.get_or_none(Task.id == args.get("task_id"))
-        return f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {_when(args, 'until', call)}"
+        return (
+            f"Snooze: {task.title if task else 'task ' + str(args.get('task_id'))} until {_when(args, 'until', call)}"
+        )
 
     def execute(self, args, call):
         task = Task.get_by_id(args["task_id"])
@@ -292,8 +352,12 @@ class SnoozeTask(TaskTool):
         task.save()
         # the follow-up comes back at that time even when no deadline window passed meanwhile
         disable_snoozes(task.id)
-        add_once(f"snooze:{task.id}:{task.snoozed_until.isoformat()}", task.snoozed_until,
-                 f"“{task.title}” is back, as you asked", str(call.tz))
+        add_once(
+            f"snooze:{task.id}:{task.snoozed_until.isoformat()}",
+            task.snoozed_until,
+            f"“{task.title}” is back, as you asked",
+            str(call.tz),
+        )
         return {"task_id": task.id, "before": before}
 
 
@@ -344,6 +408,19 @@ class CompleteTask(TaskTool):
 
 SKILL = Skill(
     description="Tasks and topics: what the user has to do, by when, grouped by the areas of their life.",
-    tools=(ListTasks, ListTopics, CreateTopic, CreateTask, UpdateTask, SnoozeTask, CancelTask, RenameTopic,
-           UpdateTopic, CompleteTask, CloseTopic, RestoreTask, RestoreTopic),
+    tools=(
+        ListTasks,
+        ListTopics,
+        CreateTopic,
+        CreateTask,
+        UpdateTask,
+        SnoozeTask,
+        CancelTask,
+        RenameTopic,
+        UpdateTopic,
+        CompleteTask,
+        CloseTopic,
+        RestoreTask,
+        RestoreTopic,
+    ),
 )

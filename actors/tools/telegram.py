@@ -35,7 +35,8 @@ SETTINGS = Section(
 
 SKILL = Skill(
     description="Telegram: talk to Wilson in a chat, approve proposals with buttons.",
-    channels=(Channel("telegram", "channels.telegram:TelegramChannel", priority=10, converses=True,
-                      enabled=has_token),),
+    channels=(
+        Channel("telegram", "channels.telegram:TelegramChannel", priority=10, converses=True, enabled=has_token),
+    ),
     config=SETTINGS,
 )

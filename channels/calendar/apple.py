@@ -14,7 +14,7 @@ import subprocess
 
 from channels.calendar.event import CalendarError, one_line
 
-DATES = r'''
+DATES = r"""
 on mkdate(s)
     set t to current date
     set day of t to 1
@@ -31,11 +31,13 @@ on mkdate(s)
     set seconds of t to 0
     return t
 end mkdate
-'''
+"""
 
 # argv: calendar name ("" = the first writable one), marker, title, start, end ("" = an hour, or the day),
 # all day ("true"/"false"), location, notes. The marker (the event's url) makes a second run find the first's event.
-CREATE = DATES + r'''
+CREATE = (
+    DATES
+    + r"""
 on run argv
     set {calName, marker, theTitle, startText, endText, allDay, theLocation, theNotes} to argv
     tell application "Calendar"
@@ -63,10 +65,13 @@ on run argv
         return "OK" & tab & (uid of e)
     end tell
 end run
-'''
+"""
+)
 
 # argv: title, new start, new end ("" = as long as it was), all day
-MOVE = DATES + r'''
+MOVE = (
+    DATES
+    + r"""
 on run argv
     set {theTitle, startText, endText, allDay} to argv
     tell application "Calendar"
@@ -92,10 +97,11 @@ on run argv
         return "OK" & tab & (uid of e)
     end tell
 end run
-'''
+"""
+)
 
 # argv: title. Calendar has no "cancelled" a script may set: the event is deleted, as the user would.
-CANCEL = r'''
+CANCEL = r"""
 on run argv
     set {theTitle} to argv
     tell application "Calendar"
@@ -112,17 +118,20 @@ on run argv
         return "OK" & tab & theUid
     end tell
 end run
-'''
+"""
 
-NOT_ALLOWED = ("macOS did not let Wilson use Calendar: System Settings → Privacy & Security → Automation → the "
-               "program Wilson runs in → switch on Calendar")
+NOT_ALLOWED = (
+    "macOS did not let Wilson use Calendar: System Settings → Privacy & Security → Automation → the "
+    "program Wilson runs in → switch on Calendar"
+)
 
 
 def run(script: str, args: list[str], *, timeout: float = 60.0) -> str:
     """One osascript run; its one line of answer, or CalendarError in the user's words."""
     try:
-        done = subprocess.run(["osascript", "-e", script, *args], capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        done = subprocess.run(
+            ["osascript", "-e", script, *args], capture_output=True, text=True, timeout=timeout, check=False
+        )
     except FileNotFoundError:
         raise CalendarError("osascript is not here: Apple Calendar can be written only on a Mac") from None
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -10,8 +10,16 @@ from loguru import logger
 from channels import accounts
 from channels.base import Channel
 from channels.calendar.diff import dedup_key, diff, next_snapshot, payload
-from channels.calendar.event import CANCELLED, CalendarError, Event, OverBudget, SourceError, event_from_entry, \
-    is_over, one_line
+from channels.calendar.event import (
+    CANCELLED,
+    CalendarError,
+    Event,
+    OverBudget,
+    SourceError,
+    event_from_entry,
+    is_over,
+    one_line,
+)
 from channels.calendar.ics import PARSE_BUDGET_S, ParseReport, parse_calendar
 from channels.calendar.sentences import describe
 from channels.calendar.sources import CalendarSource, documents_digest, sources_from_config
@@ -56,8 +64,14 @@ class CalendarChannel(Channel):
             if writer is None:
                 raise CalendarError("no calendar Wilson can write to is set up ([calendar] path, caldav_url or apple)")
             if action == "create":
-                draft = writers.Draft(payload["uid"], payload["title"], payload["start"], payload.get("end"),
-                                      payload.get("location"), payload.get("notes"))
+                draft = writers.Draft(
+                    payload["uid"],
+                    payload["title"],
+                    payload["start"],
+                    payload.get("end"),
+                    payload.get("location"),
+                    payload.get("notes"),
+                )
                 done = writer.create(draft, tz=tz, stamp=self.now())
             elif action == "move":
                 done = writer.move(payload["title"], payload["start"], payload.get("end"), tz=tz)
@@ -68,21 +82,30 @@ class CalendarChannel(Channel):
             if done.written and not (action == "create" and editor.is_own_write(done.uid)):
                 # a UID Wilson did not choose (Calendar.app gives its own) is known again by this record
                 self._own_write(done.uid, {"create": "new", "move": "changed"}.get(action, "cancelled"))
-            return {"uid": done.uid, "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
-                    "written": done.written}
+            return {
+                "uid": done.uid,
+                "file" if isinstance(writer, writers.IcsFileWriter) else "where": done.where,
+                "written": done.written,
+            }
         except writers.Unreachable:
             raise  # waits for the next try (deliver_row); the user hears of it if it lasts
         except (OSError, ValueError, KeyError, CalendarError) as exc:
             verb = {"create": "add", "move": "move", "cancel": "cancel"}.get(action, "change")
             where = "to" if verb == "add" else "in"
-            self._tell_user(row, f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
-                                 f"{one_line(exc).rstrip('.')}. Nothing else was changed.")
+            self._tell_user(
+                row,
+                f"I could not {verb} “{payload.get('title', '')}” {where} your calendar: "
+                f"{one_line(exc).rstrip('.')}. Nothing else was changed.",
+            )
             raise
 
     def deliver_owed(self) -> None:
         """Every write still owed, a waiting one once its time has come (also at each tick: see poll_if_due)."""
-        for row in list(Outbox.select(Outbox.id).where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
-                        .order_by(Outbox.id)):
+        for row in list(
+            Outbox.select(Outbox.id)
+            .where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
+            .order_by(Outbox.id)
+        ):
             self.deliver_row(row.id)
 
     def poll_if_due(self) -> int:
@@ -109,8 +132,12 @@ class CalendarChannel(Channel):
             self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
             if attempts == TELL_AFTER:
                 title = (row.payload or {}).get("title", "")
-                self._tell_user(row, f"I could not reach your calendar to change “{title}” yet ({exc}). I'll keep "
-                                     "trying, and tell you when it is done.", key="calendar-delayed")
+                self._tell_user(
+                    row,
+                    f"I could not reach your calendar to change “{title}” yet ({exc}). I'll keep "
+                    "trying, and tell you when it is done.",
+                    key="calendar-delayed",
+                )
             return
         except Exception as exc:  # told to the user by send(); recorded, never lost silently
             self.record_failure(row, f"{type(exc).__name__}: {exc}", now, counted=True)
@@ -123,7 +150,7 @@ class CalendarChannel(Channel):
     @staticmethod
     def _own_write(uid: str, kind: str) -> None:
         """Remember a change Wilson made to an event the user named, so the next read settles it (once)."""
-        pending = [w for w in kv.get_setting(OWN_WRITES, []) if w != [uid, kind]][-(OWN_WRITES_KEPT - 1):]
+        pending = [w for w in kv.get_setting(OWN_WRITES, []) if w != [uid, kind]][-(OWN_WRITES_KEPT - 1) :]
         kv.put_setting(OWN_WRITES, pending + [[uid, kind]])
 
     @staticmethod
@@ -140,15 +167,27 @@ class CalendarChannel(Channel):
     def _grant_revoked(self, text: str) -> None:
         """Told once per grant (the same message the mail channel would give for the same account)."""
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
-                          key=accounts.revoked_key(self.config, "calendar"), at=self.now(), payload={"oauth": "calendar"})
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=accounts.revoked_key(self.config, "calendar"),
+            at=self.now(),
+            payload={"oauth": "calendar"},
+        )
         if told.status == "pending":
             self.tell(channel, Deliver(told.id))
 
     def _tell_user(self, row, text: str, key: str = "calendar-report") -> None:
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
-                          at=self.now(), payload={"calendar_outbox": row.id})
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=row.trace_id,
+            key=f"{key}:{row.id}",
+            at=self.now(),
+            payload={"calendar_outbox": row.id},
+        )
         self.tell(channel, Deliver(told.id))
 
     def horizon(self) -> timedelta:
@@ -258,10 +297,15 @@ class CalendarChannel(Channel):
             held = {k: v for k, v in comparable.items() if v.get("doc") in suspect_docs}
             carried.update(held)
             comparable = {k: v for k, v in comparable.items() if k not in held}
-            notes.append(f"{source.label}: read {len(held)} known event(s) as gone; "
-                         "waiting for a second read before telling anyone")
-            logger.warning("calendar source {}: an empty read would cancel {} event(s); waiting for a second read",
-                           source.label, len(held))
+            notes.append(
+                f"{source.label}: read {len(held)} known event(s) as gone; "
+                "waiting for a second read before telling anyone"
+            )
+            logger.warning(
+                "calendar source {}: an empty read would cancel {} event(s); waiting for a second read",
+                source.label,
+                len(held),
+            )
         known_until = utc_or_none(state.get("known_until"))
         horizon_end = min([window_end, *cuts.values()])
         changes = diff(comparable, events, now=now, known_until=known_until, horizon_end=window_end)
@@ -280,13 +324,21 @@ class CalendarChannel(Channel):
         rows = []
         with database.atomic():
             for change in changes:
-                row = routing.commit_buffered(channel=self.name, text=describe(change, tz, now),
-                                               dedup_key=dedup_key(change), payload=payload(change), at=now)
+                row = routing.commit_buffered(
+                    channel=self.name,
+                    text=describe(change, tz, now),
+                    dedup_key=dedup_key(change),
+                    payload=payload(change),
+                    at=now,
+                )
                 if row is not None and self._is_own(change):
                     # kept for calendar_lookup, settled at once: neither the RAS nor triage plan Wilson's own write
-                    ReceptorBuffer.update(scanned_at=now, processed_at=now, outcome="drop",
-                                          reason="Wilson's own write, approved by the user").where(
-                        ReceptorBuffer.id == row.id).execute()
+                    ReceptorBuffer.update(
+                        scanned_at=now,
+                        processed_at=now,
+                        outcome="drop",
+                        reason="Wilson's own write, approved by the user",
+                    ).where(ReceptorBuffer.id == row.id).execute()
                     trace.record(row.trace_id, "skipped", self.name, "Wilson's own write (an approved event)", now)
                 elif row is not None:
                     rows.append(row)
@@ -300,8 +352,9 @@ class CalendarChannel(Channel):
         return len(rows)
 
     @staticmethod
-    def _suspect_docs(documents, events: list[Event], comparable: dict, now: datetime,
-                      window_end: datetime) -> set[str]:
+    def _suspect_docs(
+        documents, events: list[Event], comparable: dict, now: datetime, window_end: datetime
+    ) -> set[str]:
         """Documents whose read would cancel every upcoming event they had: empty, or gone with the rest."""
         live: dict[str, int] = {}
         for entry in comparable.values():
@@ -315,4 +368,3 @@ class CalendarChannel(Channel):
         if not events:
             return set(live)  # the whole source reads as empty (or its listing came back empty)
         return {name for name, data in documents if name in live and not data.strip()}
-

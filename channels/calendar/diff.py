@@ -15,6 +15,7 @@ from datetime import datetime
 from channels.calendar.event import CANCELLED, Event, event_from_entry, is_over
 from wilson.kernel.timeparse import utc_or_none
 
+
 @dataclass(frozen=True)
 class Change:
     kind: str  # new, changed, cancelled
@@ -30,9 +31,16 @@ class Change:
 
 def snapshot_entry(event: Event) -> dict:
     return {
-        "uid": event.uid, "recurrence_id": event.recurrence_id, "sequence": event.sequence, "title": event.title,
-        "start": event.start.isoformat(), "end": event.end.isoformat() if event.end else None,
-        "all_day": event.all_day, "location": event.location, "status": event.status, "doc": event.doc,
+        "uid": event.uid,
+        "recurrence_id": event.recurrence_id,
+        "sequence": event.sequence,
+        "title": event.title,
+        "start": event.start.isoformat(),
+        "end": event.end.isoformat() if event.end else None,
+        "all_day": event.all_day,
+        "location": event.location,
+        "status": event.status,
+        "doc": event.doc,
     }
 
 
@@ -85,8 +93,11 @@ def next_snapshot(previous: dict, events: list[Event], changes: list[Change], no
 
 def _what_changed(old: dict, event: Event) -> tuple[str, ...]:
     what = []
-    if (utc_or_none(old.get("start")) != event.start or utc_or_none(old.get("end")) != event.end
-            or bool(old.get("all_day")) != event.all_day):
+    if (
+        utc_or_none(old.get("start")) != event.start
+        or utc_or_none(old.get("end")) != event.end
+        or bool(old.get("all_day")) != event.all_day
+    ):
         what.append("time")
     if (old.get("location") or None) != event.location:
         what.append("place")
@@ -95,8 +106,14 @@ def _what_changed(old: dict, event: Event) -> tuple[str, ...]:
     return tuple(what)
 
 
-def diff(previous: dict, events: list[Event], *, now: datetime | None = None,
-         known_until: datetime | None = None, horizon_end: datetime | None = None) -> list[Change]:
+def diff(
+    previous: dict,
+    events: list[Event],
+    *,
+    now: datetime | None = None,
+    known_until: datetime | None = None,
+    horizon_end: datetime | None = None,
+) -> list[Change]:
     """What changed between a stored snapshot and the calendar as it is now.
 
     `now`: events already over are neither new nor cancelled (they simply passed).
@@ -116,8 +133,12 @@ def diff(previous: dict, events: list[Event], *, now: datetime | None = None,
         if old is None:
             if event.status == CANCELLED or (now is not None and is_over(event, now)):
                 continue
-            if (known_until is not None and event.recurrence_id is not None and event.uid in known_series
-                    and event.start >= known_until):
+            if (
+                known_until is not None
+                and event.recurrence_id is not None
+                and event.uid in known_series
+                and event.start >= known_until
+            ):
                 continue
             appeared.append(event)
         elif event.status == CANCELLED:
@@ -128,8 +149,9 @@ def diff(previous: dict, events: list[Event], *, now: datetime | None = None,
         else:
             what = _what_changed(old, event)
             if what:
-                changes.append(Change("changed", event, previous=old, what=what, version=_next_version(old),
-                                      keys=(key,)))
+                changes.append(
+                    Change("changed", event, previous=old, what=what, version=_next_version(old), keys=(key,))
+                )
     vanished: list[dict] = []
     for key, old in previous.items():
         if key in current or old.get("status") == CANCELLED:
@@ -162,8 +184,9 @@ def _pair_shifted_series(appeared: list[Event], vanished: list[dict]) -> list[Ch
         for old, event in zip(olds[:paired], news[:paired]):
             what = _what_changed(old, event)
             if what:
-                changes.append(Change("changed", event, previous=old, what=what, version=_next_version(old),
-                                      keys=(event.key,)))
+                changes.append(
+                    Change("changed", event, previous=old, what=what, version=_next_version(old), keys=(event.key,))
+                )
         for old in olds[paired:]:
             gone = event_from_entry(old)
             changes.append(Change("cancelled", gone, previous=old, version=_next_version(old), keys=(gone.key,)))
@@ -181,6 +204,7 @@ def _pair_recreated(changes: list[Change]) -> list[Change]:
     """An event deleted and made again under a new UID in one sync (some apps and sync tools move an event
     so, and so do people) is one move: told as a cancellation and a new event, its topic would be closed.
     Each cancellation takes the nearest new event of its title; one made again as it was is no news."""
+
     def title(change: Change) -> str:
         return " ".join(change.event.title.split()).casefold()
 
@@ -190,11 +214,18 @@ def _pair_recreated(changes: list[Change]) -> list[Change]:
             news.setdefault(title(change), []).append(change)
     paired: dict[int, Change | None] = {}  # id of a cancellation or a new event -> its move (None: no news)
     for gone in changes:
-        if (gone.kind != "cancelled" or gone.event.recurrence_id is not None or gone.previous is None
-                or title(gone) not in news):
+        if (
+            gone.kind != "cancelled"
+            or gone.event.recurrence_id is not None
+            or gone.previous is None
+            or title(gone) not in news
+        ):
             continue
-        near = [n for n in news[title(gone)] if id(n) not in paired
-                and abs((n.event.start - gone.event.start).days) <= RECREATED_WITHIN_DAYS]
+        near = [
+            n
+            for n in news[title(gone)]
+            if id(n) not in paired and abs((n.event.start - gone.event.start).days) <= RECREATED_WITHIN_DAYS
+        ]
         if not near:
             continue
         match = min(near, key=lambda n: abs(n.event.start - gone.event.start))
@@ -230,9 +261,15 @@ def _collapse_series(changes: list[Change]) -> list[Change]:
         members = sorted(groups[group], key=lambda c: c.event.start)
         first = members[0]
         if len(members) > 1:
-            first = Change(first.kind, first.event, previous=first.previous, what=first.what,
-                           occurrences=len(members), version=max(m.version for m in members),
-                           keys=tuple(k for m in members for k in m.keys))
+            first = Change(
+                first.kind,
+                first.event,
+                previous=first.previous,
+                what=first.what,
+                occurrences=len(members),
+                version=max(m.version for m in members),
+                keys=tuple(k for m in members for k in m.keys),
+            )
         collapsed.append(first)
     collapsed.sort(key=lambda c: (c.event.start, c.event.uid))
     return collapsed
@@ -240,10 +277,23 @@ def _collapse_series(changes: list[Change]) -> list[Change]:
 
 def fingerprint(change: Change) -> str:
     old = change.previous or {}
-    state = [change.kind, change.what, change.occurrences, change.event.sequence, change.event.title,
-             change.event.start.isoformat(), change.event.end.isoformat() if change.event.end else None,
-             change.event.all_day, change.event.location, change.event.status,
-             old.get("start"), old.get("end"), old.get("title"), old.get("location"), old.get("status")]
+    state = [
+        change.kind,
+        change.what,
+        change.occurrences,
+        change.event.sequence,
+        change.event.title,
+        change.event.start.isoformat(),
+        change.event.end.isoformat() if change.event.end else None,
+        change.event.all_day,
+        change.event.location,
+        change.event.status,
+        old.get("start"),
+        old.get("end"),
+        old.get("title"),
+        old.get("location"),
+        old.get("status"),
+    ]
     return hashlib.sha1(json.dumps(state, default=str).encode()).hexdigest()[:12]
 
 
@@ -256,12 +306,23 @@ def payload(change: Change) -> dict:
     event, old = change.event, change.previous
     previous = None
     if old is not None and change.kind != "new":
-        previous = {"start": old.get("start"), "end": old.get("end"), "title": old.get("title"),
-                    "location": old.get("location"), "all_day": bool(old.get("all_day"))}
+        previous = {
+            "start": old.get("start"),
+            "end": old.get("end"),
+            "title": old.get("title"),
+            "location": old.get("location"),
+            "all_day": bool(old.get("all_day")),
+        }
     return {
-        "channel": "calendar", "change": change.kind, "uid": event.uid, "title": event.title,
-        "start": event.start.isoformat(), "end": event.end.isoformat() if event.end else None,
-        "all_day": event.all_day, "location": event.location, "previous": previous,
-        "recurrence_id": event.recurrence_id, "occurrences": change.occurrences,
+        "channel": "calendar",
+        "change": change.kind,
+        "uid": event.uid,
+        "title": event.title,
+        "start": event.start.isoformat(),
+        "end": event.end.isoformat() if event.end else None,
+        "all_day": event.all_day,
+        "location": event.location,
+        "previous": previous,
+        "recurrence_id": event.recurrence_id,
+        "occurrences": change.occurrences,
     }
-

@@ -18,6 +18,7 @@ from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar, sequence_of
 from wilson.kernel.timeparse import date_or_datetime
 
+
 def _read_calendar(path: Path) -> icalendar.Calendar:
     if not path.exists():
         return new_calendar()
@@ -74,9 +75,11 @@ def set_times(event, start, end, tz: ZoneInfo | None) -> None:
 def _find(calendar, title: str):
     wanted = " ".join(title.split()).casefold()
     for component in calendar.walk("VEVENT"):
-        if (" ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
-                and str(component.get("STATUS", "")).upper() != CANCELLED
-                and "RECURRENCE-ID" not in component):
+        if (
+            " ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
+            and str(component.get("STATUS", "")).upper() != CANCELLED
+            and "RECURRENCE-ID" not in component
+        ):
             return component
     return None
 
@@ -143,8 +146,18 @@ def is_own_write(uid: str | None) -> bool:
     return bool(uid) and str(uid).endswith(OWN_UID)
 
 
-def create_event(path, uid: str, title: str, start, end=None, *, location: str | None = None,
-                 notes: str | None = None, tz: ZoneInfo | None = None, stamp: datetime | None = None) -> bool:
+def create_event(
+    path,
+    uid: str,
+    title: str,
+    start,
+    end=None,
+    *,
+    location: str | None = None,
+    notes: str | None = None,
+    tz: ZoneInfo | None = None,
+    stamp: datetime | None = None,
+) -> bool:
     """Write one new event with this UID into the .ics file (created if missing); False when the file holds it
     already, so a write repeated after a crash adds nothing. Other events in the file are left as they are."""
     path = Path(path)
@@ -159,8 +172,17 @@ def create_event(path, uid: str, title: str, start, end=None, *, location: str |
     return True
 
 
-def new_event(uid: str, title: str, start, end=None, *, location: str | None = None, notes: str | None = None,
-              tz: ZoneInfo | None = None, stamp: datetime | None = None) -> icalendar.Event:
+def new_event(
+    uid: str,
+    title: str,
+    start,
+    end=None,
+    *,
+    location: str | None = None,
+    notes: str | None = None,
+    tz: ZoneInfo | None = None,
+    stamp: datetime | None = None,
+) -> icalendar.Event:
     """One VEVENT as Wilson writes it, wherever it goes (a file, a CalDAV server)."""
     title = " ".join(str(title).split())
     if not title:
@@ -198,8 +220,10 @@ def cancelled_uid(path, title: str) -> str | None:
         return None
     wanted = " ".join(title.split()).casefold()
     for component in _read_calendar(path).walk("VEVENT"):
-        if (" ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
-                and str(component.get("STATUS", "")).upper() == CANCELLED):
+        if (
+            " ".join(str(component.get("SUMMARY", "")).split()).casefold() == wanted
+            and str(component.get("STATUS", "")).upper() == CANCELLED
+        ):
             return str(component["UID"])
     return None
 
@@ -217,8 +241,9 @@ def same_length(event, start, tz: ZoneInfo | None):
     return new_start + (old_end - old_start) - timedelta(days=1)  # the end day here is inclusive, DTEND is not
 
 
-def move_event(path, title: str, start, end=None, tz: ZoneInfo | None = None, *,
-               keep_length: bool = False) -> str | None:
+def move_event(
+    path, title: str, start, end=None, tz: ZoneInfo | None = None, *, keep_length: bool = False
+) -> str | None:
     """Give the event with this title a new time; returns its UID, None when there is none. With `keep_length`,
     a move without an end keeps the event as long as it was."""
     path = Path(path)
@@ -249,4 +274,3 @@ def cancel_event(path, title: str) -> bool:
     bump(event)
     _finish(calendar, path)
     return True
-

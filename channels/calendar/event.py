@@ -41,6 +41,7 @@ def one_line(text: object, limit: int = 300) -> str:
 
 # Events -------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Event:
     uid: str
@@ -68,11 +69,20 @@ def event_key(uid: str, recurrence_id: str | None) -> str:
 
 def event_from_entry(entry: dict) -> Event:
     """The event a snapshot entry stands for (without the fields a snapshot does not keep)."""
-    return Event(uid=entry["uid"], recurrence_id=entry.get("recurrence_id"), sequence=entry.get("sequence", 0),
-                 title=entry.get("title") or "(untitled)", start=utc_or_none(entry["start"]),
-                 end=utc_or_none(entry.get("end")), all_day=bool(entry.get("all_day")),
-                 location=entry.get("location"), description=None, attendees=(), status=entry.get("status"),
-                 doc=entry.get("doc", ""))
+    return Event(
+        uid=entry["uid"],
+        recurrence_id=entry.get("recurrence_id"),
+        sequence=entry.get("sequence", 0),
+        title=entry.get("title") or "(untitled)",
+        start=utc_or_none(entry["start"]),
+        end=utc_or_none(entry.get("end")),
+        all_day=bool(entry.get("all_day")),
+        location=entry.get("location"),
+        description=None,
+        attendees=(),
+        status=entry.get("status"),
+        doc=entry.get("doc", ""),
+    )
 
 
 def is_over(event: Event, now: datetime) -> bool:

@@ -24,7 +24,14 @@ from loguru import logger
 import x_wr_timezone
 
 from channels.calendar.event import (
-    CANCELLED, UTC, CalendarError, Event, OverBudget, one_line, raw_uid, uid_of,
+    CANCELLED,
+    UTC,
+    CalendarError,
+    Event,
+    OverBudget,
+    one_line,
+    raw_uid,
+    uid_of,
 )
 from channels.calendar.rules import REJECTED, bound_series, guard_rules
 from wilson.kernel import clock as clockmod
@@ -45,21 +52,42 @@ LOCATION_CHARS = 200
 NOTES_CHARS = 2000
 ATTENDEES_KEPT = 50
 ATTENDEE_CHARS = 100
-TEXT_PROPS = frozenset({"SUMMARY", "LOCATION", "DESCRIPTION", "COMMENT", "CONTACT", "X-ALT-DESC", "CATEGORIES",
-                        "RESOURCES"})
+TEXT_PROPS = frozenset(
+    {"SUMMARY", "LOCATION", "DESCRIPTION", "COMMENT", "CONTACT", "X-ALT-DESC", "CATEGORIES", "RESOURCES"}
+)
 RECURRENCE_PROPS = frozenset({"RRULE", "RDATE", "EXDATE", "EXRULE"})
 TIME_PROPS = frozenset({"DTSTART", "DTEND", "DURATION", "RECURRENCE-ID", "UID"})
 # RFC 5545 allows these once per component; a repeat becomes a list that the expansion cannot use.
-SINGULAR_PROPS = TIME_PROPS | {"SUMMARY", "LOCATION", "DESCRIPTION", "STATUS", "SEQUENCE", "DTSTAMP", "CLASS",
-                               "TRANSP", "PRIORITY", "CREATED", "LAST-MODIFIED", "ORGANIZER", "URL", "GEO"}
+SINGULAR_PROPS = TIME_PROPS | {
+    "SUMMARY",
+    "LOCATION",
+    "DESCRIPTION",
+    "STATUS",
+    "SEQUENCE",
+    "DTSTAMP",
+    "CLASS",
+    "TRANSP",
+    "PRIORITY",
+    "CREATED",
+    "LAST-MODIFIED",
+    "ORGANIZER",
+    "URL",
+    "GEO",
+}
 # Set by the parser, never read from the data (lines named X-WILSON-* are dropped).
 MORE_ATTENDEES = "X-WILSON-MORE-ATTENDEES"
 
 
 class _TolerantQuery(recurring_ical_events.CalendarQuery):
     # One broken series (no DTSTART, unreadable rule) is skipped; the rest of the calendar still counts.
-    suppressed_errors = [*recurring_ical_events.CalendarQuery.suppressed_errors,
-                         KeyError, ValueError, TypeError, AttributeError, OverflowError]
+    suppressed_errors = [
+        *recurring_ical_events.CalendarQuery.suppressed_errors,
+        KeyError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        OverflowError,
+    ]
 
 
 _SERIES_ERRORS = tuple(_TolerantQuery.suppressed_errors)
@@ -297,8 +325,7 @@ def _standardise_x_wr_timezone(calendar, name: str, report: ParseReport):
         # Without the bad name the calendar reads as written (its floating times in the user's zone); with it,
         # the expansion would refuse the whole calendar.
         calendar.pop("X-WR-TIMEZONE", None)
-        report.notes.append(f"{name}: its X-WR-TIMEZONE {shown} is not a time zone; floating times are read in "
-                            "yours")
+        report.notes.append(f"{name}: its X-WR-TIMEZONE {shown} is not a time zone; floating times are read in yours")
         return calendar
 
 
@@ -326,15 +353,33 @@ def _event_from(component, *, recurring: set[str], cancelled_by_method: bool, tz
         status = CANCELLED
     title = _capped(" ".join((_text(component, "SUMMARY") or "(untitled)").split()), TITLE_CHARS)
     attendees, more_attendees = _attendees(component)
-    return Event(uid=uid, recurrence_id=recurrence_id, sequence=sequence_of(component), title=title,
-                 start=start, end=end, all_day=all_day, location=_capped(_text(component, "LOCATION"), LOCATION_CHARS),
-                 description=_capped(_text(component, "DESCRIPTION"), NOTES_CHARS), attendees=attendees,
-                 status=status, doc=doc, more_attendees=more_attendees)
+    return Event(
+        uid=uid,
+        recurrence_id=recurrence_id,
+        sequence=sequence_of(component),
+        title=title,
+        start=start,
+        end=end,
+        all_day=all_day,
+        location=_capped(_text(component, "LOCATION"), LOCATION_CHARS),
+        description=_capped(_text(component, "DESCRIPTION"), NOTES_CHARS),
+        attendees=attendees,
+        status=status,
+        doc=doc,
+        more_attendees=more_attendees,
+    )
 
 
-def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end: datetime,
-                   tz: ZoneInfo | None = None, report: ParseReport | None = None,
-                   budget: float = PARSE_BUDGET_S) -> list[Event]:
+def parse_calendar(
+    data: bytes,
+    *,
+    name: str,
+    window_start: datetime,
+    window_end: datetime,
+    tz: ZoneInfo | None = None,
+    report: ParseReport | None = None,
+    budget: float = PARSE_BUDGET_S,
+) -> list[Event]:
     """Events (occurrences of recurring ones expanded) overlapping [window_start, window_end).
 
     `tz` is the user's timezone, used for floating times and all-day dates (UTC when not given).
@@ -346,8 +391,9 @@ def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end
     report = report if report is not None else ParseReport()
     timer = _Budget(name, budget)
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise CalendarError(f"{name}: {len(data) / 2**20:.0f} MB is too large for a calendar "
-                            f"(limit {MAX_DOCUMENT_BYTES // 2**20} MB)")
+        raise CalendarError(
+            f"{name}: {len(data) / 2**20:.0f} MB is too large for a calendar (limit {MAX_DOCUMENT_BYTES // 2**20} MB)"
+        )
     tz = tz or ZoneInfo("UTC")
     window_start, window_end = window_start.astimezone(UTC), window_end.astimezone(UTC)
     text = decode(data) if isinstance(data, bytes) else str(data)
@@ -386,8 +432,13 @@ def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end
                     if report.occurrences % 64 == 0:
                         timer.check()
                     try:
-                        event = _event_from(occurrence.as_component(False), recurring=recurring,
-                                            cancelled_by_method=cancelled_by_method, tz=tz, doc=name)
+                        event = _event_from(
+                            occurrence.as_component(False),
+                            recurring=recurring,
+                            cancelled_by_method=cancelled_by_method,
+                            tz=tz,
+                            doc=name,
+                        )
                     except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
                         logger.debug("{}: skipped an unreadable event: {}", name, one_line(exc))
                         continue
@@ -395,9 +446,11 @@ def parse_calendar(data: bytes, *, name: str, window_start: datetime, window_end
                         keep(event)
                     if produced >= MAX_SERIES_OCCURRENCES:
                         report.series_cut[event.uid] = event.start
-                        report.notes.append(f"{name}: the event {one_line(event.title, 60)!r} repeats more than "
-                                            f"{MAX_SERIES_OCCURRENCES} times in the horizon; read until "
-                                            f"{event.start:%Y-%m-%d %H:%M} UTC")
+                        report.notes.append(
+                            f"{name}: the event {one_line(event.title, 60)!r} repeats more than "
+                            f"{MAX_SERIES_OCCURRENCES} times in the horizon; read until "
+                            f"{event.start:%Y-%m-%d %H:%M} UTC"
+                        )
                         break
             except _SERIES_ERRORS as exc:
                 logger.debug("{}: skipped an unreadable series: {}", name, one_line(exc))
@@ -415,9 +468,8 @@ def _prune(found: dict[str, Event], report: ParseReport, name: str) -> None:
     kept = ordered[:MAX_OCCURRENCES]
     if len(ordered) > MAX_OCCURRENCES:
         report.cut(kept[-1].start)
-        report.notes.append(f"{name}: more than {MAX_OCCURRENCES} occurrences in the horizon; "
-                            f"read until {kept[-1].start:%Y-%m-%d}")
+        report.notes.append(
+            f"{name}: more than {MAX_OCCURRENCES} occurrences in the horizon; read until {kept[-1].start:%Y-%m-%d}"
+        )
     found.clear()
     found.update((e.key, e) for e in kept)
-
-

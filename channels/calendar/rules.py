@@ -23,12 +23,27 @@ MAX_RULE_WORK = 200_000  # steps a rule may take from DTSTART to the horizon (ev
 REJECTED = "X-WILSON-REJECTED"
 
 # The shortest length of one step of each frequency, so that steps counted from it are an upper bound.
-STEP_SECONDS = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600, "DAILY": 86400, "WEEKLY": 7 * 86400,
-                "MONTHLY": 28 * 86400, "YEARLY": 365 * 86400}
+STEP_SECONDS = {
+    "SECONDLY": 1,
+    "MINUTELY": 60,
+    "HOURLY": 3600,
+    "DAILY": 86400,
+    "WEEKLY": 7 * 86400,
+    "MONTHLY": 28 * 86400,
+    "YEARLY": 365 * 86400,
+}
 _BY_PARTS = ("BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH")
 # The values RFC 5545 allows (0 excluded where it is): anything else is a broken rule, not a sparse one.
-_BY_RANGES = {"BYSECOND": (0, 60), "BYMINUTE": (0, 59), "BYHOUR": (0, 23), "BYMONTHDAY": (-31, 31),
-              "BYYEARDAY": (-366, 366), "BYWEEKNO": (-53, 53), "BYMONTH": (1, 12), "BYSETPOS": (-366, 366)}
+_BY_RANGES = {
+    "BYSECOND": (0, 60),
+    "BYMINUTE": (0, 59),
+    "BYHOUR": (0, 23),
+    "BYMONTHDAY": (-31, 31),
+    "BYYEARDAY": (-366, 366),
+    "BYWEEKNO": (-53, 53),
+    "BYMONTH": (1, 12),
+    "BYSETPOS": (-366, 366),
+}
 _NONZERO = {"BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"}
 _WEEKDAY = re.compile(r"^([+-]?)(\d{0,2})(MO|TU|WE|TH|FR|SA|SU)$", re.IGNORECASE)
 
@@ -121,8 +136,10 @@ class _StoppingRule:
 def bound_series(series, stop_year: int, budget: _Budget) -> None:
     recurrence = series.recurrence
     if getattr(recurrence, "has_core", False):
-        recurrence.rrules = [_StoppingRule(rule, stop_year, budget) if isinstance(rule, dateutil_rrule.rrule)
-                             else rule for rule in recurrence.rrules]
+        recurrence.rrules = [
+            _StoppingRule(rule, stop_year, budget) if isinstance(rule, dateutil_rrule.rrule) else rule
+            for rule in recurrence.rrules
+        ]
 
 
 def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, budget: _Budget) -> None:
@@ -166,8 +183,9 @@ def guard_rules(calendar, name: str, query_end: datetime, report: ParseReport, b
     if not bad and not bad_ids:
         return
     for sub in [calendar, *calendar.walk()]:
-        sub.subcomponents = [c for c in sub.subcomponents
-                             if not (c.name == "VEVENT" and (id(c) in bad_ids or raw_uid(c) in bad))]
+        sub.subcomponents = [
+            c for c in sub.subcomponents if not (c.name == "VEVENT" and (id(c) in bad_ids or raw_uid(c) in bad))
+        ]
     for uid, problem in bad.items():
         report.skipped_uids.add(uid_of(uid))
         report.notes.append(f"{name}: left out the event {one_line(uid, 60)!r}: {problem}")
@@ -183,19 +201,26 @@ def _keep_single(calendar, name: str, single: dict[str, str], single_ids: set[in
     if not single and not single_ids:
         return
     for sub in [calendar, *calendar.walk()]:
-        sub.subcomponents = [c for c in sub.subcomponents if not (
-            c.name == "VEVENT" and raw_uid(c) in single and c.get("RECURRENCE-ID") is not None)]
+        sub.subcomponents = [
+            c
+            for c in sub.subcomponents
+            if not (c.name == "VEVENT" and raw_uid(c) in single and c.get("RECURRENCE-ID") is not None)
+        ]
     for component in calendar.walk("VEVENT"):
         if raw_uid(component) in single or id(component) in single_ids:
             for prop in ("RRULE", "RDATE", "EXDATE"):
                 component.pop(prop, None)
     for uid, problem in single.items():
         report.skipped_uids.add(uid_of(uid))  # what an earlier read expanded of it is not read as deleted
-        report.notes.append(f"{name}: the event {one_line(uid, 60)!r} repeats too often ({problem}): kept as a "
-                            "single event at its first time")
+        report.notes.append(
+            f"{name}: the event {one_line(uid, 60)!r} repeats too often ({problem}): kept as a "
+            "single event at its first time"
+        )
     if single_ids:
-        report.notes.append(f"{name}: {len(single_ids)} event(s) without a UID repeat too often: kept as single "
-                            "events at their first time")
+        report.notes.append(
+            f"{name}: {len(single_ids)} event(s) without a UID repeat too often: kept as single "
+            "events at their first time"
+        )
 
 
 def _rule_problem(component, cap: datetime) -> str | None:

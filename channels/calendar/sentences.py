@@ -13,8 +13,20 @@ from channels.calendar.event import Event, event_from_entry, is_over
 
 DESCRIPTION_CHARS = 200  # notes shown in a sentence
 MAX_ATTENDEES_SHOWN = 8
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
@@ -113,5 +125,3 @@ def describe(change: Change, tz: ZoneInfo, now: datetime) -> str:
     if event.description and change.kind != "cancelled":
         text += f" Notes: {_trimmed(event.description)}"
     return text
-
-

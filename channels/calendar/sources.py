@@ -39,6 +39,7 @@ def total_seconds(timeout: float) -> float:
     watchdog budget for a fetch (timeout + 30 s) would."""
     return 1.5 * float(timeout)
 
+
 def _short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
 
@@ -111,7 +112,7 @@ class IcsUrlSource(CalendarSource):
 
     def __init__(self, url: str, *, timeout: float = 30.0):
         if url.startswith("webcal://"):
-            url = "https://" + url[len("webcal://"):]
+            url = "https://" + url[len("webcal://") :]
         self.url = url
         self.timeout = timeout
         self.id = f"url:{urlsplit(url).hostname or '?'}:{_short_hash(url)}"
@@ -124,12 +125,15 @@ class IcsUrlSource(CalendarSource):
         if state.get("last_modified"):
             headers["If-Modified-Since"] = state["last_modified"]
         try:
-            with deadline.within(total_seconds(self.timeout), "the calendar"), \
-                    httpx.Client(timeout=self.timeout, follow_redirects=True) as client:
+            with (
+                deadline.within(total_seconds(self.timeout), "the calendar"),
+                httpx.Client(timeout=self.timeout, follow_redirects=True) as client,
+            ):
                 response = client.get(self.url, headers=headers)
         except deadline.Expired:
-            raise SourceError(f"{self.label}: no complete answer within {total_seconds(self.timeout):g} seconds") \
-                from None
+            raise SourceError(
+                f"{self.label}: no complete answer within {total_seconds(self.timeout):g} seconds"
+            ) from None
         except httpx.HTTPError as exc:
             raise SourceError(f"{self.label}: {type(exc).__name__}: {one_line(exc, 160)}") from None
         if response.status_code == 304:
@@ -151,8 +155,9 @@ class IcsUrlSource(CalendarSource):
 class CalDavSource(CalendarSource):
     """Every event of every calendar the account can see, one document per CalDAV object."""
 
-    def __init__(self, url: str, username: str | None = None, password: str | None = None, *,
-                 timeout: int = 30, token=None):
+    def __init__(
+        self, url: str, username: str | None = None, password: str | None = None, *, timeout: int = 30, token=None
+    ):
         """`token`: for a Google account, a callable(fresh) giving an OAuth access token (Bearer) instead of the
         password."""
         self.token = token
@@ -167,8 +172,7 @@ class CalDavSource(CalendarSource):
     def _calendars(self, client):
         try:
             principal = client.principal()
-            calendars = (principal.get_calendars() if hasattr(principal, "get_calendars")
-                         else principal.calendars())
+            calendars = principal.get_calendars() if hasattr(principal, "get_calendars") else principal.calendars()
             if calendars:
                 return calendars
         except Exception as exc:  # a server without principal discovery: the URL may be one calendar
@@ -211,8 +215,9 @@ class CalDavSource(CalendarSource):
                 bearer = self.token(self.fresh)
             except AccountError as exc:
                 raise SourceError(str(exc), revoked=isinstance(exc, GrantRevoked)) from None
-            return caldav.DAVClient(url=self.url, username=self.username, auth=HTTPBearerAuth(bearer),
-                                    timeout=self.timeout)
+            return caldav.DAVClient(
+                url=self.url, username=self.username, auth=HTTPBearerAuth(bearer), timeout=self.timeout
+            )
         return caldav.DAVClient(url=self.url, username=self.username, password=self.password, timeout=self.timeout)
 
     def _stale(self, exc: Exception) -> bool:
@@ -287,7 +292,7 @@ class CalDavSource(CalendarSource):
         return documents, {"sha256": digest, "versions": versions}
 
 
-APPLE_SCRIPT = r'''
+APPLE_SCRIPT = r"""
 on pad(n)
     return text -2 thru -1 of ("0" & (n as integer))
 end pad
@@ -327,7 +332,7 @@ tell application "Calendar"
     end repeat
 end tell
 return output
-'''
+"""
 
 
 class AppleCalendarSource(CalendarSource):
@@ -349,8 +354,9 @@ class AppleCalendarSource(CalendarSource):
             raise SourceError("Apple Calendar is only available on macOS")
         script = APPLE_SCRIPT.replace("DAYS", str(self.horizon_days))
         try:
-            done = subprocess.run(["osascript", "-e", script], capture_output=True, text=True,
-                                  timeout=self.timeout, check=False)
+            done = subprocess.run(
+                ["osascript", "-e", script], capture_output=True, text=True, timeout=self.timeout, check=False
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SourceError(f"{self.label}: osascript failed: {one_line(exc, 160)}") from None
         if done.returncode != 0:
@@ -410,14 +416,17 @@ def sources_from_config(config) -> list[CalendarSource]:
         sources.append(IcsUrlSource(url))
     caldav_url = str(config.get("calendar", "caldav_url") or "").strip()
     if caldav_url:
-        sources.append(CalDavSource(caldav_url, config.get("calendar", "caldav_username") or None,
-                                    config.get("calendar", "caldav_password") or None,
-                                    token=accounts.token_source(config, "calendar")))
+        sources.append(
+            CalDavSource(
+                caldav_url,
+                config.get("calendar", "caldav_username") or None,
+                config.get("calendar", "caldav_password") or None,
+                token=accounts.token_source(config, "calendar"),
+            )
+        )
     apple = config.get("calendar", "apple")
     if isinstance(apple, str):
         apple = apple.strip().lower() in ("1", "true", "yes", "on")
     if apple:
         sources.append(AppleCalendarSource(int(config.get("calendar", "horizon_days"))))
     return sources
-
-

@@ -5,6 +5,9 @@ or cancels the event the user named by its title. Each change is all or nothing:
 raises CalendarError in words the user is told, and leaves every other event as it was. On a server the
 change is conditional on the version Wilson just read (If-Match on its ETag), so an edit made on another
 device meanwhile is a conflict to tell, never overwritten.
+
+Size: the three writers (ICS file, CalDAV, Apple) implement one interface with the same all-or-nothing
+rule; they are compared side by side.
 """
 
 from __future__ import annotations
@@ -76,8 +79,17 @@ class IcsFileWriter(CalendarWriter):
         self.where = self.path
 
     def create(self, draft, *, tz, stamp):
-        written = editor.create_event(self.path, draft.uid, draft.title, draft.start, draft.end,
-                                      location=draft.location, notes=draft.notes, tz=tz, stamp=stamp)
+        written = editor.create_event(
+            self.path,
+            draft.uid,
+            draft.title,
+            draft.start,
+            draft.end,
+            location=draft.location,
+            notes=draft.notes,
+            tz=tz,
+            stamp=stamp,
+        )
         return Written(draft.uid, written, self.where)
 
     def move(self, title, start, end, *, tz):
@@ -110,8 +122,16 @@ class CalDavWriter(CalendarWriter):
     """A CalDAV account: new events go to the calendar named `calendar_name` (empty: the account's first);
     a move or a cancel looks for the named event in every calendar of the account."""
 
-    def __init__(self, url: str, username: str | None = None, password: str | None = None, *,
-                 calendar_name: str = "", timeout: float = 30.0, token=None):
+    def __init__(
+        self,
+        url: str,
+        username: str | None = None,
+        password: str | None = None,
+        *,
+        calendar_name: str = "",
+        timeout: float = 30.0,
+        token=None,
+    ):
         """`token`: for a Google account, a callable(fresh) giving an OAuth access token (Bearer) instead of the
         password; a write is rare and the user waits for it, so each one asks for a fresh token."""
         self.token = token
@@ -134,8 +154,9 @@ class CalDavWriter(CalendarWriter):
 
     def _http(self) -> httpx.Client:
         if self.token is not None:
-            return httpx.Client(headers={"Authorization": f"Bearer {self._bearer()}"}, timeout=self.timeout,
-                                follow_redirects=False)
+            return httpx.Client(
+                headers={"Authorization": f"Bearer {self._bearer()}"}, timeout=self.timeout, follow_redirects=False
+            )
         auth = httpx.BasicAuth(self.username, self.password or "") if self.username else None
         return httpx.Client(auth=auth, timeout=self.timeout, follow_redirects=False)
 
@@ -144,10 +165,10 @@ class CalDavWriter(CalendarWriter):
             # lazy: caldav's HTTP layer (niquests, urllib3 and theirs) costs some 10 MiB, wanted only for CalDAV
             from caldav.requests import HTTPBearerAuth
 
-            return caldav.DAVClient(url=self.url, username=self.username, auth=HTTPBearerAuth(self._bearer()),
-                                    timeout=int(self.timeout))
-        return caldav.DAVClient(url=self.url, username=self.username, password=self.password,
-                                timeout=int(self.timeout))
+            return caldav.DAVClient(
+                url=self.url, username=self.username, auth=HTTPBearerAuth(self._bearer()), timeout=int(self.timeout)
+            )
+        return caldav.DAVClient(url=self.url, username=self.username, password=self.password, timeout=int(self.timeout))
 
     def _hide(self, text: str) -> str:
         return text.replace(self.password, "***") if self.password else text
@@ -170,8 +191,9 @@ class CalDavWriter(CalendarWriter):
                         name = None
                     url = str(calendar.url)
                     objects = calendar.get_events() if hasattr(calendar, "get_events") else calendar.events()
-                    result.append((str(name or url.rstrip("/").rsplit("/", 1)[-1]), url,
-                                   [(str(o.url), o.data) for o in objects]))
+                    result.append(
+                        (str(name or url.rstrip("/").rsplit("/", 1)[-1]), url, [(str(o.url), o.data) for o in objects])
+                    )
                 return result
         except CalendarError:
             raise
@@ -197,11 +219,14 @@ class CalDavWriter(CalendarWriter):
     def _refused(response: httpx.Response) -> CalendarError:
         code = response.status_code
         if code == 401:
-            return CalendarError("the calendar server did not accept the login (HTTP 401); check "
-                                 "[calendar] caldav_username and WILSON_CALENDAR_CALDAV_PASSWORD")
+            return CalendarError(
+                "the calendar server did not accept the login (HTTP 401); check "
+                "[calendar] caldav_username and WILSON_CALENDAR_CALDAV_PASSWORD"
+            )
         if code == 403:
-            return CalendarError("the calendar server refused the change (HTTP 403: this calendar is read-only "
-                                 "for the account)")
+            return CalendarError(
+                "the calendar server refused the change (HTTP 403: this calendar is read-only for the account)"
+            )
         if code >= 500:
             return Unreachable(f"the calendar server is in trouble (HTTP {code})")
         return CalendarError(f"the calendar server refused the change (HTTP {code})")
@@ -216,18 +241,34 @@ class CalDavWriter(CalendarWriter):
             if " ".join(name.split()).casefold() == self.calendar_name.casefold():
                 return url
         names = ", ".join(f"“{name}”" for name, _, _ in calendars)
-        raise CalendarError(f"there is no calendar called “{self.calendar_name}” on the server (it has {names}); "
-                            "set [calendar] caldav_calendar to one of them")
+        raise CalendarError(
+            f"there is no calendar called “{self.calendar_name}” on the server (it has {names}); "
+            "set [calendar] caldav_calendar to one of them"
+        )
 
     def create(self, draft, *, tz, stamp):
         calendar = new_calendar()
-        calendar.add_component(editor.new_event(draft.uid, draft.title, draft.start, draft.end,
-                                                location=draft.location, notes=draft.notes, tz=tz, stamp=stamp))
+        calendar.add_component(
+            editor.new_event(
+                draft.uid,
+                draft.title,
+                draft.start,
+                draft.end,
+                location=draft.location,
+                notes=draft.notes,
+                tz=tz,
+                stamp=stamp,
+            )
+        )
         _with_zones(calendar)
         url = urljoin(self._target(self._calendars()).rstrip("/") + "/", quote(draft.uid, safe="") + ".ics")
         # If-None-Match: * makes a second try a no-op, not a second event
-        response = self._request("PUT", url, content=calendar.to_ical(),
-                                 headers={"Content-Type": "text/calendar; charset=utf-8", "If-None-Match": "*"})
+        response = self._request(
+            "PUT",
+            url,
+            content=calendar.to_ical(),
+            headers={"Content-Type": "text/calendar; charset=utf-8", "If-None-Match": "*"},
+        )
         if response.status_code == 412:
             return Written(draft.uid, False, self.where)
         if not response.is_success:
@@ -245,8 +286,11 @@ class CalDavWriter(CalendarWriter):
                 except Exception:  # an object the server holds but nobody can read cannot be the one named
                     continue
                 for component in parsed.walk("VEVENT"):
-                    if ("RECURRENCE-ID" not in component and editor.titled(component, title)
-                            and (str(component.get("STATUS", "")).upper() == CANCELLED) == cancelled):
+                    if (
+                        "RECURRENCE-ID" not in component
+                        and editor.titled(component, title)
+                        and (str(component.get("STATUS", "")).upper() == CANCELLED) == cancelled
+                    ):
                         urls.append(url)
                         break
         return urls
@@ -281,8 +325,10 @@ class CalDavWriter(CalendarWriter):
             now = self._request("GET", found.url)
             if now.status_code == 404:
                 raise CalendarError(f"“{title}” was deleted on the calendar server while Wilson was changing it")
-            raise CalendarError(f"“{title}” was changed on the calendar server (on another device?) while Wilson "
-                                "was changing it; ask again to use the new version")
+            raise CalendarError(
+                f"“{title}” was changed on the calendar server (on another device?) while Wilson "
+                "was changing it; ask again to use the new version"
+            )
         raise self._refused(response)
 
     def move(self, title, start, end, *, tz):
@@ -320,7 +366,7 @@ class AppleWriter(CalendarWriter):
 
     @staticmethod
     def _local(value, tz: ZoneInfo | None) -> tuple[str, bool]:
-        """"YYYY-MM-DDTHH:MM" in the user's zone (or "YYYY-MM-DD" for a day), and whether it is a day."""
+        """ "YYYY-MM-DDTHH:MM" in the user's zone (or "YYYY-MM-DD" for a day), and whether it is a day."""
         moment = editor.as_moment(value, tz)
         if isinstance(moment, datetime):
             if moment.tzinfo is not None and tz is not None:
@@ -335,9 +381,18 @@ class AppleWriter(CalendarWriter):
 
     def create(self, draft, *, tz, stamp):
         title = " ".join(draft.title.split())
-        said = apple.run(apple.CREATE, [self.calendar_name, f"wilson:{draft.uid}", title,
-                                        *self._times(draft.start, draft.end, tz), draft.location or "",
-                                        draft.notes or ""], timeout=self.timeout)
+        said = apple.run(
+            apple.CREATE,
+            [
+                self.calendar_name,
+                f"wilson:{draft.uid}",
+                title,
+                *self._times(draft.start, draft.end, tz),
+                draft.location or "",
+                draft.notes or "",
+            ],
+            timeout=self.timeout,
+        )
         return Written(apple.answer(said, draft.title), True, self.where)
 
     def move(self, title, start, end, *, tz):
@@ -364,10 +419,13 @@ def writer_for(config) -> CalendarWriter | None:
         return IcsFileWriter(p if p.is_absolute() else Path(config.home) / p)
     url = str(config.get("calendar", "caldav_url") or "").strip()
     if url:
-        return CalDavWriter(url, config.get("calendar", "caldav_username") or None,
-                            config.get("calendar", "caldav_password") or None,
-                            calendar_name=str(config.get("calendar", "caldav_calendar") or ""),
-                            token=accounts.token_source(config, "calendar"))
+        return CalDavWriter(
+            url,
+            config.get("calendar", "caldav_username") or None,
+            config.get("calendar", "caldav_password") or None,
+            calendar_name=str(config.get("calendar", "caldav_calendar") or ""),
+            token=accounts.token_source(config, "calendar"),
+        )
     apple_on = config.get("calendar", "apple")
     if isinstance(apple_on, str):
         apple_on = apple_on.strip().lower() in ("1", "true", "yes", "on")

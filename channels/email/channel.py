@@ -59,8 +59,15 @@ class EmailChannel(Outbound, Channel):
     realtime = False
     can_deliver = True
 
-    def __init__(self, ctx, name: str = "email", imap_factory=None, smtp_factory=None, idle: bool = True,
-                 idle_options: dict | None = None):
+    def __init__(
+        self,
+        ctx,
+        name: str = "email",
+        imap_factory=None,
+        smtp_factory=None,
+        idle: bool = True,
+        idle_options: dict | None = None,
+    ):
         super().__init__(ctx, name)
         self._imap_factory = imap_factory or self._imap
         self._smtp_factory = smtp_factory or self._smtp
@@ -72,9 +79,10 @@ class EmailChannel(Outbound, Channel):
         super().on_start()
         if self._idle and enabled(self.config):
             me = self.actor_ref
-            self.watchers = [IdleWatcher(self._imap_factory, folder, lambda f: me.tell(MailArrived(f)),
-                                         **self._idle_options).start()
-                             for folder in self.folders()[:MAX_IDLE_FOLDERS]]
+            self.watchers = [
+                IdleWatcher(self._imap_factory, folder, lambda f: me.tell(MailArrived(f)), **self._idle_options).start()
+                for folder in self.folders()[:MAX_IDLE_FOLDERS]
+            ]
 
     def on_stop(self):
         self._stop_watchers()
@@ -97,14 +105,24 @@ class EmailChannel(Outbound, Channel):
         return f"{self._setting('username', '')}@{self._setting('imap_host', '')}"
 
     def _imap(self) -> ImapClient:
-        return ImapClient(str(self._setting("imap_host")), int(self._setting("imap_port", 0) or 0),
-                          str(self._setting("imap_security", "ssl")), str(self._setting("username", "")),
-                          password(self.config), token=token_source(self.config))
+        return ImapClient(
+            str(self._setting("imap_host")),
+            int(self._setting("imap_port", 0) or 0),
+            str(self._setting("imap_security", "ssl")),
+            str(self._setting("username", "")),
+            password(self.config),
+            token=token_source(self.config),
+        )
 
     def _smtp(self) -> SmtpSender:
-        return SmtpSender(str(self._setting("smtp_host")), int(self._setting("smtp_port", 0) or 0),
-                          str(self._setting("smtp_security", "starttls")),
-                          smtp_username(self.config), password(self.config), token=token_source(self.config))
+        return SmtpSender(
+            str(self._setting("smtp_host")),
+            int(self._setting("smtp_port", 0) or 0),
+            str(self._setting("smtp_security", "starttls")),
+            smtp_username(self.config),
+            password(self.config),
+            token=token_source(self.config),
+        )
 
     def folders(self) -> list[str]:
         folders = self.config.get("email", "folders")
@@ -170,8 +188,14 @@ class EmailChannel(Outbound, Channel):
     def _grant_revoked(self, text: str) -> None:
         """Told once per grant: the words name the command that gives Wilson access again."""
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(),
-                          key=accounts.revoked_key(self.config, "email"), at=self.now(), payload={"oauth": "email"})
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=accounts.revoked_key(self.config, "email"),
+            at=self.now(),
+            payload={"oauth": "email"},
+        )
         if told.status == "pending":
             self.tell(channel, Deliver(told.id))
 
@@ -185,9 +209,14 @@ class EmailChannel(Outbound, Channel):
         if line is None:
             return
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=f"I can't read your mail folder “{folder}”: {line}.",
-                          trace_id=trace.new_trace_id(), key=f"email-folder-gone:{self.account()}:{folder}",
-                          at=self.now(), payload={"email_folder": folder})
+        told = outbox.add(
+            channel=channel,
+            text=f"I can't read your mail folder “{folder}”: {line}.",
+            trace_id=trace.new_trace_id(),
+            key=f"email-folder-gone:{self.account()}:{folder}",
+            at=self.now(),
+            payload={"email_folder": folder},
+        )
         if told.status == "pending":
             self.tell(channel, Deliver(told.id))
 
@@ -199,10 +228,19 @@ class EmailChannel(Outbound, Channel):
         now = self.now()
         if cursor is not None and state.get("uidvalidity") not in (None, validity):
             # The server renumbered the folder: read it all again; the Message-ID keys keep out what was seen.
-            logger.info("email: {} has a new UIDVALIDITY ({} → {}); reading it again",
-                        folder, state.get("uidvalidity"), validity)
-            trace.record(trace.new_trace_id(), "resynced", self.name,
-                         f"folder {folder} was renumbered by the server; read again without duplicates", now)
+            logger.info(
+                "email: {} has a new UIDVALIDITY ({} → {}); reading it again",
+                folder,
+                state.get("uidvalidity"),
+                validity,
+            )
+            trace.record(
+                trace.new_trace_id(),
+                "resynced",
+                self.name,
+                f"folder {folder} was renumbered by the server; read again without duplicates",
+                now,
+            )
             state = {"resync": True}
         last = int(state.get("last_uid") or 0)
         uids = client.uids_after(last)
@@ -210,18 +248,23 @@ class EmailChannel(Outbound, Channel):
             backfill = int(self._setting("backfill", 50) or 0)
             if len(uids) > backfill:
                 # The first look at a mailbox of years: only the newest few, not a flood of old mail to triage.
-                skipped = uids[:len(uids) - backfill]
-                uids = uids[len(uids) - backfill:]
+                skipped = uids[: len(uids) - backfill]
+                uids = uids[len(uids) - backfill :]
                 last = skipped[-1]
-                trace.record(trace.new_trace_id(), "skipped", self.name,
-                             f"first look at {folder}: {len(skipped)} older mail(s) left unread", now)
+                trace.record(
+                    trace.new_trace_id(),
+                    "skipped",
+                    self.name,
+                    f"first look at {folder}: {len(skipped)} older mail(s) left unread",
+                    now,
+                )
         state["uidvalidity"] = validity
         # While a renumbered folder is read again (also across a kill), every mail is one seen before: no
         # "duplicate" trace for each of them.
         resync = bool(state.get("resync"))
         buffered = 0
         for at in range(0, len(uids), BATCH):
-            buffered += self._take(client, folder, uids[at:at + BATCH], validity, cursor_name, state, quiet=resync)
+            buffered += self._take(client, folder, uids[at : at + BATCH], validity, cursor_name, state, quiet=resync)
         if resync:
             state.pop("resync", None)
             kv.put_cursor(cursor_name, {**state, "last_uid": state.get("last_uid", last)}, now)
@@ -229,8 +272,9 @@ class EmailChannel(Outbound, Channel):
             kv.put_cursor(cursor_name, {**state, "last_uid": last}, now)
         return buffered
 
-    def _take(self, client, folder: str, uids: list[int], validity: int, cursor_name: str, state: dict,
-              quiet: bool = False) -> int:
+    def _take(
+        self, client, folder: str, uids: list[int], validity: int, cursor_name: str, state: dict, quiet: bool = False
+    ) -> int:
         """A batch of messages: fetched and parsed, then committed in one transaction with the cursor past
         them (an unreadable one as a trace entry)."""
         liveness.beat(120, f"email: fetching {len(uids)} mail(s) from {folder}")
@@ -245,13 +289,23 @@ class EmailChannel(Outbound, Channel):
     def _read(self, raw: bytes | None, size: int | None, folder: str, uid: int, validity: int):
         """(parsed, text, key, payload, problem): the problem is None when the mail could be read."""
         if raw is None:
-            return None, None, None, None, ("it was gone before it could be read" if size is None
-                                            else "the server sent no body")
+            return (
+                None,
+                None,
+                None,
+                None,
+                ("it was gone before it could be read" if size is None else "the server sent no body"),
+            )
         try:
             parsed = parse.parse_message(raw, size=size, bulk_senders=self.config.get("email", "bulk_senders") or [])
             text = parse.describe(parsed, self.config.timezone, folder=folder, thread=self._thread(parsed))
-            return (parsed, text, parse.dedup_key(parsed, raw, self.account()),
-                    parse.payload(parsed, folder=folder, uid=uid, uidvalidity=validity), None)
+            return (
+                parsed,
+                text,
+                parse.dedup_key(parsed, raw, self.account()),
+                parse.payload(parsed, folder=folder, uid=uid, uidvalidity=validity),
+                None,
+            )
         except parse.ParseError as exc:
             return None, None, None, None, str(exc)
         except Exception as exc:  # a parser bug on one message must not stop the others
@@ -265,17 +319,26 @@ class EmailChannel(Outbound, Channel):
         with database.atomic():
             for uid, size, parsed, text, key, body, problem in prepared:
                 if problem is not None:
-                    trace.record(trace.new_trace_id(), "skipped", self.name,
-                                 f"mail {folder} uid {uid} ({parse.human_size(size or 0)}) not read: {problem}", now,
-                                 {"folder": folder, "uid": uid, "uidvalidity": validity})
+                    trace.record(
+                        trace.new_trace_id(),
+                        "skipped",
+                        self.name,
+                        f"mail {folder} uid {uid} ({parse.human_size(size or 0)}) not read: {problem}",
+                        now,
+                        {"folder": folder, "uid": uid, "uidvalidity": validity},
+                    )
                     continue
                 row = routing.commit_buffered(channel=self.name, text=text, dedup_key=key, payload=body, at=now)
                 if row is None:
                     if not quiet:  # after a renumbering every mail is one seen before: no line for each
-                        trace.record(trace.new_trace_id(), "duplicate", self.name,
-                                     f"mail {folder} uid {uid} has the Message-ID of a mail already read; "
-                                     "not buffered again", now, {"folder": folder, "uid": uid,
-                                                                 "message_id": parsed.message_id})
+                        trace.record(
+                            trace.new_trace_id(),
+                            "duplicate",
+                            self.name,
+                            f"mail {folder} uid {uid} has the Message-ID of a mail already read; not buffered again",
+                            now,
+                            {"folder": folder, "uid": uid, "message_id": parsed.message_id},
+                        )
                     continue
                 rows.append(row)
                 if parsed.bulk:
@@ -283,8 +346,13 @@ class EmailChannel(Outbound, Channel):
                     ReceptorBuffer.update(scanned_at=now).where(ReceptorBuffer.id == row.id).execute()
                     trace.record(row.trace_id, "bulk", self.name, f"bulk mail: {parsed.bulk}", now)
                 if parsed.defects:
-                    trace.record(row.trace_id, "defects", self.name,
-                                 f"read with defects: {', '.join(sorted(set(parsed.defects)))[:300]}", now)
+                    trace.record(
+                        row.trace_id,
+                        "defects",
+                        self.name,
+                        f"read with defects: {', '.join(sorted(set(parsed.defects)))[:300]}",
+                        now,
+                    )
             state["last_uid"] = prepared[-1][0]
             kv.put_cursor(cursor_name, dict(state), now)
         for uid, _size, *_, problem in prepared:

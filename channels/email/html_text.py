@@ -12,16 +12,71 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-_BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "blockquote",
-          "pre", "hr", "section", "article", "header", "footer", "dt", "dd"}
+_BLOCK = {
+    "p",
+    "div",
+    "br",
+    "tr",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "ul",
+    "ol",
+    "blockquote",
+    "pre",
+    "hr",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "dt",
+    "dd",
+}
 _HIDDEN = {"script", "style", "head", "noscript", "template", "title"}
 _IN_HEAD = {"title", "meta", "link", "style", "script", "base", "noscript", "template"}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 _ENDS_ITS_KIND = {"li", "p", "dt", "dd", "tr"}  # a second one beginning ends the first
-_ENDS_A_PARAGRAPH = {"address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form", "h1", "h2",
-                     "h3", "h4", "h5", "h6", "header", "hr", "menu", "nav", "ol", "pre", "section", "table", "ul"}
-_ENDS_WITH = {"ul": {"li"}, "ol": {"li"}, "dl": {"dt", "dd"}, "table": {"tr"}, "tbody": {"tr"}, "thead": {"tr"},
-              "body": _ENDS_ITS_KIND, "html": _ENDS_ITS_KIND}  # the open elements an end tag ends with it
+_ENDS_A_PARAGRAPH = {
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "div",
+    "dl",
+    "fieldset",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "menu",
+    "nav",
+    "ol",
+    "pre",
+    "section",
+    "table",
+    "ul",
+}
+_ENDS_WITH = {
+    "ul": {"li"},
+    "ol": {"li"},
+    "dl": {"dt", "dd"},
+    "table": {"tr"},
+    "tbody": {"tr"},
+    "thead": {"tr"},
+    "body": _ENDS_ITS_KIND,
+    "html": _ENDS_ITS_KIND,
+}  # the open elements an end tag ends with it
 
 
 class _Reader(HTMLParser):

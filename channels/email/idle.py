@@ -24,8 +24,16 @@ RETRY_MAX = 300.0
 
 
 class IdleWatcher:
-    def __init__(self, connect: Callable[[], ImapClient], folder: str, on_change: Callable[[str], None], *,
-                 refresh: float = IDLE_REFRESH, retry_first: float = RETRY_FIRST, retry_max: float = RETRY_MAX):
+    def __init__(
+        self,
+        connect: Callable[[], ImapClient],
+        folder: str,
+        on_change: Callable[[str], None],
+        *,
+        refresh: float = IDLE_REFRESH,
+        retry_first: float = RETRY_FIRST,
+        retry_max: float = RETRY_MAX,
+    ):
         self.connect, self.folder, self.on_change = connect, folder, on_change
         self.refresh, self.retry_first, self.retry_max = refresh, retry_first, retry_max
         self.supported: bool | None = None  # None until the server was asked
@@ -102,8 +110,9 @@ class IdleWatcher:
             except ImapError as exc:
                 if self._stop.is_set():
                     return
-                logger.warning("email: waiting for new mail in {} failed ({}); again in {:.0f}s", self.folder, exc,
-                               wait)
+                logger.warning(
+                    "email: waiting for new mail in {} failed ({}); again in {:.0f}s", self.folder, exc, wait
+                )
             except Exception as exc:  # a bug here must not end new-mail news for good: the poll still runs
                 if self._stop.is_set():
                     return

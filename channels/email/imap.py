@@ -7,6 +7,9 @@ TLS, login) and each command have a total deadline (wilson/kernel/deadline.py), 
 read: a server that drips its answer a byte at a time is left, as one that says nothing is. A certificate
 that does not verify says so in words, with the way out (SSL_CERT_FILE for a server with its
 own CA), instead of OpenSSL's reason alone.
+
+Size: one client over imaplib: connection, security, commands and IDLE share the socket's state and its
+deadlines.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ def tls_problem(exc: BaseException, host: str, port: int) -> str:
     """One line for a failed TLS handshake: what is wrong and what to do about it."""
     if isinstance(exc, ssl.SSLCertVerificationError):
         why = exc.verify_message or "certificate verify failed"
-        return (f"the certificate of {host}:{port} is not trusted ({why}); if the server uses its own CA, "
-                f"point SSL_CERT_FILE at that CA's certificate")
+        return (
+            f"the certificate of {host}:{port} is not trusted ({why}); if the server uses its own CA, "
+            f"point SSL_CERT_FILE at that CA's certificate"
+        )
     reason = getattr(exc, "reason", None) or " ".join(str(exc).split())[:160]
     return f"TLS with {host}:{port} failed ({reason})"
 
@@ -74,8 +79,18 @@ def connect_seconds(timeout: float) -> float:
 
 
 class ImapClient:
-    def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
-                 timeout: float = 30.0, ssl_context: ssl.SSLContext | None = None, token=None):
+    def __init__(
+        self,
+        host: str,
+        port: int | None,
+        security: str,
+        username: str,
+        password: str,
+        *,
+        timeout: float = 30.0,
+        ssl_context: ssl.SSLContext | None = None,
+        token=None,
+    ):
         """`token`: for an OAuth account, a callable giving a fresh access token (XOAUTH2 instead of the password)."""
         self.security = check_security(security, host)
         self.host = host
@@ -102,8 +117,10 @@ class ImapClient:
             with deadline.within(connect_seconds(self.timeout), "connecting and logging in"):
                 self._connect()
         except deadline.Expired:
-            raise ImapError(f"{self.host}:{self.port} did not finish connecting and logging in within "
-                            f"{connect_seconds(self.timeout):g} seconds") from None
+            raise ImapError(
+                f"{self.host}:{self.port} did not finish connecting and logging in within "
+                f"{connect_seconds(self.timeout):g} seconds"
+            ) from None
 
     def _connect(self) -> None:
         try:
@@ -121,8 +138,9 @@ class ImapClient:
             raise ImapError(tls_problem(exc, self.host, self.port)) from None
         except imaplib.IMAP4.error as exc:
             if "TLS not supported" in str(exc):
-                raise ImapError(f"{self.host}:{self.port} does not offer STARTTLS; try imap_security = ssl "
-                                f"(usually port 993)") from None
+                raise ImapError(
+                    f"{self.host}:{self.port} does not offer STARTTLS; try imap_security = ssl (usually port 993)"
+                ) from None
             raise ImapError(f"cannot reach {self.host}:{self.port} ({_said(exc)})") from None
         except OSError as exc:
             raise ImapError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}: {exc})") from None
@@ -181,8 +199,9 @@ class ImapClient:
         except deadline.Expired:
             self._shut(self.conn)
             self.conn = None
-            raise ImapError(f"{self.host} did not finish {what} within {command_seconds(self.timeout):g} "
-                            "seconds") from None
+            raise ImapError(
+                f"{self.host} did not finish {what} within {command_seconds(self.timeout):g} seconds"
+            ) from None
         except (OSError, imaplib.IMAP4.abort, ssl.SSLError, socket.timeout) as exc:
             self._shut(self.conn)
             self.conn = None
@@ -234,8 +253,13 @@ class ImapClient:
         (None, None)."""
         if not uids:
             return {}
-        data = self._call("UID FETCH", self.conn.uid, "FETCH", ",".join(str(u) for u in uids),
-                          f"(UID RFC822.SIZE BODY.PEEK[]<0.{max_bytes}>)")
+        data = self._call(
+            "UID FETCH",
+            self.conn.uid,
+            "FETCH",
+            ",".join(str(u) for u in uids),
+            f"(UID RFC822.SIZE BODY.PEEK[]<0.{max_bytes}>)",
+        )
         found: dict[int, tuple[bytes | None, int | None]] = {}
         for item in data:
             head = item[0] if isinstance(item, tuple) else item
@@ -275,8 +299,11 @@ class ImapClient:
         """Every folder the server lists, as a person would type it in `folders` (for `doctor` and a missing one)."""
         names = []
         for line in self._call("LIST", self.conn.list):
-            found = re.match(rb'\((?P<flags>[^)]*)\) (?:"[^"]*"|NIL) (?P<name>.+)$', line) \
-                if isinstance(line, bytes) else None
+            found = (
+                re.match(rb'\((?P<flags>[^)]*)\) (?:"[^"]*"|NIL) (?P<name>.+)$', line)
+                if isinstance(line, bytes)
+                else None
+            )
             if found and b"\\noselect" not in found.group("flags").lower():
                 name = found.group("name").decode("utf-8", "replace").strip()
                 names.append(name[1:-1].replace('\\"', '"').replace("\\\\", "\\") if name.startswith('"') else name)
@@ -328,7 +355,7 @@ class ImapClient:
                 if NEW_MAIL.match(line):
                     changed = True
                 if line.startswith(tag + b" "):
-                    if not line[len(tag) + 1:].upper().startswith(b"OK"):
+                    if not line[len(tag) + 1 :].upper().startswith(b"OK"):
                         raise ImapError(f"IDLE failed: {_said(line)}")
                     return changed
         except (OSError, ssl.SSLError) as exc:

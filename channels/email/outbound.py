@@ -31,8 +31,11 @@ class Outbound:
     """The delivering half of EmailChannel (its settings, factories, clock and trace come from the channel)."""
 
     def deliver_owed(self) -> None:
-        for row in list(Outbox.select(Outbox.id).where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
-                        .order_by(Outbox.id)):
+        for row in list(
+            Outbox.select(Outbox.id)
+            .where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
+            .order_by(Outbox.id)
+        ):
             self.deliver_row(row.id)
 
     def deliver_row(self, outbox_id: int) -> None:
@@ -53,8 +56,7 @@ class Outbound:
             msg = build(payload, now)
         except Exception as exc:
             self.record_failure(row, f"the mail cannot be built: {type(exc).__name__}: {exc}", now)
-            self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}”: "
-                                 f"it is malformed ({exc}).")
+            self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}”: it is malformed ({exc}).")
             return
         if not outbox.start_attempt(row.id, now):
             return
@@ -74,15 +76,20 @@ class Outbound:
             attempts = row.attempts + 1
             if exc.lasting:
                 self.record_failure(row, str(exc), now, counted=True)
-                self._tell_user(row, f"I could not send the email “{payload.get('subject', '')}” "
-                                     f"to {payload.get('to')}: {exc}.")
+                self._tell_user(
+                    row, f"I could not send the email “{payload.get('subject', '')}” to {payload.get('to')}: {exc}."
+                )
                 return
             wait = min(RETRY_FIRST * (2 ** min(attempts - 1, 10)), RETRY_MAX)
             self.record_retry(row, str(exc), now, now + wait, attempts=attempts)
             if attempts == TELL_AFTER:  # not a blip: the user hears it has not gone out, and that it will
-                self._tell_user(row, f"The email “{payload.get('subject', '')}” to {payload.get('to')} has not gone "
-                                     f"out yet ({exc}). I'll keep trying with the same message, so it arrives only "
-                                     "once.", key="email-delayed")
+                self._tell_user(
+                    row,
+                    f"The email “{payload.get('subject', '')}” to {payload.get('to')} has not gone "
+                    f"out yet ({exc}). I'll keep trying with the same message, so it arrives only "
+                    "once.",
+                    key="email-delayed",
+                )
             return
         except SendUnknown as exc:
             self._settle_cut_short(Outbox.get_by_id(row.id), now, reason=str(exc))
@@ -129,10 +136,14 @@ class Outbound:
             self.record_delivery(row, {"message_id": message_id, "confirmed": f"found in {found}"}, now)
             return
         subject = (row.payload or {}).get("subject", "")
-        self.record_failure(row, f"{reason}; it may have gone out; not sent again to avoid a duplicate", now,
-                            counted=True)
-        self._tell_user(row, f"I'm not sure the email “{subject}” to {(row.payload or {}).get('to')} went out "
-                             f"({reason}). Please check your Sent folder; I won't send it again on my own.")
+        self.record_failure(
+            row, f"{reason}; it may have gone out; not sent again to avoid a duplicate", now, counted=True
+        )
+        self._tell_user(
+            row,
+            f"I'm not sure the email “{subject}” to {(row.payload or {}).get('to')} went out "
+            f"({reason}). Please check your Sent folder; I won't send it again on my own.",
+        )
 
     def _in_sent_folder(self, message_id: str) -> str | None:
         if not enabled(self.config):
@@ -159,6 +170,12 @@ class Outbound:
 
     def _tell_user(self, row: Outbox, text: str, key: str = "email-report") -> None:
         channel = self.config.primary_channel
-        told = outbox.add(channel=channel, text=text, trace_id=row.trace_id, key=f"{key}:{row.id}",
-                          at=self.now(), payload={"email_outbox": row.id})
+        told = outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=row.trace_id,
+            key=f"{key}:{row.id}",
+            at=self.now(),
+            payload={"email_outbox": row.id},
+        )
         self.tell(channel, Deliver(told.id))

@@ -64,7 +64,7 @@ class Parsed:
 
 def one_line(text: object, limit: int = HEADER_CHARS) -> str:
     line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[:limit - 1] + "…"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _header(msg: EmailMessage, name: str) -> str:
@@ -178,8 +178,11 @@ def bulk_reason(parsed: Parsed, senders: list[str] = ()) -> str:
     address = parsed.from_addr.lower()
     for rule in senders:
         rule = rule.strip().lower()
-        if rule and (address == rule or (rule.startswith("@") and address.endswith(rule))
-                     or (rule.startswith("*@") and address.endswith(rule[1:]))):
+        if rule and (
+            address == rule
+            or (rule.startswith("@") and address.endswith(rule))
+            or (rule.startswith("*@") and address.endswith(rule[1:]))
+        ):
             return f"the sender matches the rule {rule}"
     return ""
 
@@ -281,8 +284,11 @@ def _tidy(text: str) -> str:
 def dedup_key(parsed: Parsed | None, raw: bytes, account: str) -> str:
     """The natural key of a mail: its Message-ID (the same mail re-read after a UIDVALIDITY change, or found
     in two folders, is one row); a mail without one is known by a hash of its bytes."""
-    basis = parsed.message_id if parsed is not None and parsed.message_id else \
-        "sha256:" + hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()
+    basis = (
+        parsed.message_id
+        if parsed is not None and parsed.message_id
+        else "sha256:" + hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()
+    )
     return key_for_message_id(account, basis)
 
 
@@ -317,8 +323,11 @@ def trimmed_body(body: str, limit: int = BODY_IN_BUFFER) -> str:
 
 def describe(parsed: Parsed, tz, *, folder: str = "INBOX", thread: str | None = None) -> str:
     """The buffer row's natural-language text: who, what, when, the start of the body, what is attached."""
-    who = f"{parsed.from_name} <{parsed.from_addr}>" if parsed.from_name and parsed.from_addr else (
-        parsed.from_addr or parsed.from_name or "an unknown sender")
+    who = (
+        f"{parsed.from_name} <{parsed.from_addr}>"
+        if parsed.from_name and parsed.from_addr
+        else (parsed.from_addr or parsed.from_name or "an unknown sender")
+    )
     lines = [f"Email from {who}: {parsed.subject or '(no subject)'}"]
     if parsed.date is not None:
         lines.append("Sent " + parsed.date.astimezone(tz).strftime("%a %d %b %Y %H:%M"))
@@ -341,11 +350,19 @@ def describe(parsed: Parsed, tz, *, folder: str = "INBOX", thread: str | None = 
 
 def payload(parsed: Parsed, *, folder: str, uid: int, uidvalidity: int) -> dict:
     return {
-        "channel": "email", "priority": 3,
-        "from": parsed.from_addr or parsed.from_name, "from_name": parsed.from_name, "subject": parsed.subject,
-        "date": parsed.date.isoformat() if parsed.date else None, "message_id": parsed.message_id,
-        "in_reply_to": parsed.in_reply_to or None, "folder": folder, "uid": uid, "uidvalidity": uidvalidity,
-        "size": parsed.size, "truncated": parsed.truncated,
+        "channel": "email",
+        "priority": 3,
+        "from": parsed.from_addr or parsed.from_name,
+        "from_name": parsed.from_name,
+        "subject": parsed.subject,
+        "date": parsed.date.isoformat() if parsed.date else None,
+        "message_id": parsed.message_id,
+        "in_reply_to": parsed.in_reply_to or None,
+        "folder": folder,
+        "uid": uid,
+        "uidvalidity": uidvalidity,
+        "size": parsed.size,
+        "truncated": parsed.truncated,
         "attachments": [{"name": a.name, "type": a.content_type, "size": a.size} for a in parsed.attachments[:20]],
         **({"bulk": parsed.bulk} if parsed.bulk else {}),
         **({"defects": parsed.defects[:10]} if parsed.defects else {}),

@@ -46,9 +46,11 @@ def missing_folders(config, existing: list[str]) -> str | None:
     if not missing:
         return None
     listed = ", ".join(f'"{name}"' for name in existing[:30]) + (" …" if len(existing) > 30 else "")
-    return (f"{'folder' if len(missing) == 1 else 'folders'} {', '.join(repr(f) for f in missing)} "
-            f"{'does' if len(missing) == 1 else 'do'} not exist at {config.get('email', 'imap_host')}; the folders "
-            f"there are: {listed or 'none'}. Set [email] folders to a list of those, e.g. folders = [\"INBOX\"]")
+    return (
+        f"{'folder' if len(missing) == 1 else 'folders'} {', '.join(repr(f) for f in missing)} "
+        f"{'does' if len(missing) == 1 else 'do'} not exist at {config.get('email', 'imap_host')}; the folders "
+        f'there are: {listed or "none"}. Set [email] folders to a list of those, e.g. folders = ["INBOX"]'
+    )
 
 
 def enabled(config) -> bool:
@@ -63,14 +65,18 @@ def status_line(config) -> str:
     folders = ", ".join([folders] if isinstance(folders, str) else folders)
     poll = str(config.get("email", "poll") or "off")
     when = "at once where the server offers IDLE, " + ("else every " + poll if poll != "off" else "else at each sync")
-    sending = "sends through " + str(config.get("email", "smtp_host")) if config.get("email", "smtp_host") \
+    sending = (
+        "sends through " + str(config.get("email", "smtp_host"))
+        if config.get("email", "smtp_host")
         else "cannot send (no smtp_host)"
-    return (f"email: reads {folders} at {config.get('email', 'imap_host')} "
-            f"({config.get('email', 'imap_security')}) {when}; {sending}")
+    )
+    return (
+        f"email: reads {folders} at {config.get('email', 'imap_host')} "
+        f"({config.get('email', 'imap_security')}) {when}; {sending}"
+    )
 
 
 def token_source(config):
     """For `[email] oauth = "google"` (or "microsoft"): a callable giving a fresh access token from the account
     `wilson account add` stored (channels/accounts.py); None when mail logs in with the password."""
     return accounts.token_source(config, "email")
-

@@ -75,20 +75,41 @@ def queue_send(args: dict, *, key: str, trace_id: str, at: datetime, config) -> 
     sender = str(config.get("email", "from_address") or config.get("email", "username") or "").strip()
     if not config.get("email", "smtp_host") or not sender:
         raise SendError("email sending is not set up (no [email] smtp_host or from_address)", lasting=True)
-    payload = {"to": str(args["to"]).strip(), "subject": str(args.get("subject") or ""),
-               "body": str(args.get("body") or ""), "from": sender,
-               "message_id": message_id_for(key, sender)}
+    payload = {
+        "to": str(args["to"]).strip(),
+        "subject": str(args.get("subject") or ""),
+        "body": str(args.get("body") or ""),
+        "from": sender,
+        "message_id": message_id_for(key, sender),
+    }
     for extra in ("in_reply_to", "references"):
         if args.get(extra):
             payload[extra] = args[extra]
-    row = outbox.add(channel="email", text=f"Email to {payload['to']}: {payload['subject']}", trace_id=trace_id,
-                     key=f"email-send:{key}", at=at, payload=payload, surfaced=False)
+    row = outbox.add(
+        channel="email",
+        text=f"Email to {payload['to']}: {payload['subject']}",
+        trace_id=trace_id,
+        key=f"email-send:{key}",
+        at=at,
+        payload=payload,
+        surfaced=False,
+    )
     return {"queued": True, "outbox_id": row.id, "message_id": payload["message_id"]}
 
 
 class SmtpSender:
-    def __init__(self, host: str, port: int | None, security: str, username: str, password: str, *,
-                 timeout: float = 60.0, ssl_context: ssl.SSLContext | None = None, token=None):
+    def __init__(
+        self,
+        host: str,
+        port: int | None,
+        security: str,
+        username: str,
+        password: str,
+        *,
+        timeout: float = 60.0,
+        ssl_context: ssl.SSLContext | None = None,
+        token=None,
+    ):
         """`token`: for an OAuth account, a callable giving a fresh access token (XOAUTH2 instead of the password)."""
         self.security = check_security(security or "starttls", host)
         self.host = host
@@ -107,8 +128,10 @@ class SmtpSender:
         smtp.ehlo()
         if self.security == "starttls":
             if not smtp.has_extn("starttls"):
-                raise SendError(f"{self.host}:{self.port} does not offer STARTTLS; try smtp_security = ssl "
-                                f"(usually port 465)", lasting=True)
+                raise SendError(
+                    f"{self.host}:{self.port} does not offer STARTTLS; try smtp_security = ssl (usually port 465)",
+                    lasting=True,
+                )
             smtp.starttls(context=self.ssl_context)
             smtp.ehlo()
         if not (self.username and (self._password or self.token is not None)):
@@ -116,10 +139,12 @@ class SmtpSender:
         if not smtp.has_extn("auth"):
             if loopback(self.host):
                 return  # a local relay without AUTH: it takes mail from this computer as it is
-            raise SendError(f"{self.host}:{self.port} offers no login (no AUTH after EHLO"
-                            + ("" if self.security != "none" else ", perhaps only after STARTTLS")
-                            + "); if it relays your mail without one, set smtp_username = \"\" in [email]",
-                            lasting=True)
+            raise SendError(
+                f"{self.host}:{self.port} offers no login (no AUTH after EHLO"
+                + ("" if self.security != "none" else ", perhaps only after STARTTLS")
+                + '); if it relays your mail without one, set smtp_username = "" in [email]',
+                lasting=True,
+            )
         if self.token is not None:
             self._oauth_login(smtp)
         else:
@@ -146,13 +171,17 @@ class SmtpSender:
         """For `wilson doctor`: connect, EHLO, STARTTLS and log in as a send would, and leave. One line on success;
         SendError (its words name what to change) on failure."""
         try:
-            smtp = (smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
-                    if self.security == "ssl" else smtplib.SMTP(self.host, self.port, timeout=self.timeout))
+            smtp = (
+                smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
+                if self.security == "ssl"
+                else smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+            )
         except ssl.SSLError as exc:
             raise SendError(tls_problem(exc, self.host, self.port), lasting=True) from None
         except (OSError, smtplib.SMTPException) as exc:
-            raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__}); check smtp_host and "
-                            f"smtp_port") from None
+            raise SendError(
+                f"cannot reach {self.host}:{self.port} ({type(exc).__name__}); check smtp_host and smtp_port"
+            ) from None
         try:
             try:
                 self.greet_and_login(smtp)
@@ -162,8 +191,13 @@ class SmtpSender:
                 raise SendError(tls_problem(exc, self.host, self.port), lasting=True) from None
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendError(f"{self.host}:{self.port}: {type(exc).__name__} while greeting") from None
-            return (f"logged in as {self.username}" if self.logged_in
-                    else "takes mail without a login" if self.username == "" else "offers no login (loopback relay)")
+            return (
+                f"logged in as {self.username}"
+                if self.logged_in
+                else "takes mail without a login"
+                if self.username == ""
+                else "offers no login (loopback relay)"
+            )
         finally:
             try:
                 smtp.quit()
@@ -171,8 +205,10 @@ class SmtpSender:
                 smtp.close()
 
     def _refused_login(self) -> str:
-        return (f"{self.host} refused the login for {self.username}; check smtp_username and WILSON_EMAIL_PASSWORD "
-                f"(Gmail and Outlook want an app password)")
+        return (
+            f"{self.host} refused the login for {self.username}; check smtp_username and WILSON_EMAIL_PASSWORD "
+            f"(Gmail and Outlook want an app password)"
+        )
 
     def send(self, msg: EmailMessage, *, handing=None, accepted=None) -> dict:
         """Hand the mail to the server: SendError when it surely did not take it, SendUnknown when it may have.
@@ -185,10 +221,12 @@ class SmtpSender:
                 return self._send(msg, handing, accepted)
         except deadline.Expired as exc:
             if isinstance(exc.__cause__, SendUnknown):
-                raise SendUnknown(f"{self.host} did not confirm it took the mail within {SEND_SECONDS:g} seconds") \
-                    from None
-            raise SendError(f"{self.host} did not answer within {SEND_SECONDS:g} seconds; the mail was not handed "
-                            "over") from None
+                raise SendUnknown(
+                    f"{self.host} did not confirm it took the mail within {SEND_SECONDS:g} seconds"
+                ) from None
+            raise SendError(
+                f"{self.host} did not answer within {SEND_SECONDS:g} seconds; the mail was not handed over"
+            ) from None
 
     def _send(self, msg: EmailMessage, handing, accepted) -> dict:
         try:
@@ -197,8 +235,9 @@ class SmtpSender:
             else:
                 smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
         except ssl.SSLError as exc:  # a certificate problem does not go away by waiting: the user is told
-            raise SendError(tls_problem(exc, self.host, self.port),
-                            lasting=isinstance(exc, ssl.SSLCertVerificationError)) from None
+            raise SendError(
+                tls_problem(exc, self.host, self.port), lasting=isinstance(exc, ssl.SSLCertVerificationError)
+            ) from None
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"cannot reach {self.host}:{self.port} ({type(exc).__name__})") from None
         try:
@@ -210,20 +249,26 @@ class SmtpSender:
                     raise SendError("the mail has no recipient", lasting=True)
                 code, said = smtp.mail(sender)
                 if code == 530 and not self.logged_in:  # "authentication required": the one thing to change
-                    raise SendError(f"{self.host} wants a login before it takes mail; set smtp_username (or "
-                                    f"username) in [email] and WILSON_EMAIL_PASSWORD", lasting=True)
+                    raise SendError(
+                        f"{self.host} wants a login before it takes mail; set smtp_username (or "
+                        f"username) in [email] and WILSON_EMAIL_PASSWORD",
+                        lasting=True,
+                    )
                 if code != 250:
                     raise SendError(f"the server refused the sender ({code})", lasting=500 <= code < 600)
                 for rcpt in recipients:
                     code, said = smtp.rcpt(rcpt)
                     if code not in (250, 251):
-                        raise SendError(f"the server refused {rcpt} ({code} {said.decode(errors='replace')[:100]})",
-                                        lasting=500 <= code < 600)
+                        raise SendError(
+                            f"the server refused {rcpt} ({code} {said.decode(errors='replace')[:100]})",
+                            lasting=500 <= code < 600,
+                        )
             except smtplib.SMTPAuthenticationError:
                 raise SendError(self._refused_login(), lasting=True) from None
             except ssl.SSLError as exc:
-                raise SendError(tls_problem(exc, self.host, self.port),
-                                lasting=isinstance(exc, ssl.SSLCertVerificationError)) from None
+                raise SendError(
+                    tls_problem(exc, self.host, self.port), lasting=isinstance(exc, ssl.SSLCertVerificationError)
+                ) from None
             except (OSError, smtplib.SMTPException) as exc:
                 raise SendError(f"{self.host}: {type(exc).__name__} before the mail was handed over") from None
             try:
@@ -241,8 +286,9 @@ class SmtpSender:
                 smtp.send(b".\r\n")
                 code, said = smtp.getreply()
             except (OSError, smtplib.SMTPException) as exc:
-                raise SendUnknown(f"the connection to {self.host} broke while it took the mail "
-                                  f"({type(exc).__name__})") from None
+                raise SendUnknown(
+                    f"the connection to {self.host} broke while it took the mail ({type(exc).__name__})"
+                ) from None
             if code != 250:
                 raise SendError(f"the server refused the mail ({code})", lasting=500 <= code < 600)
             result = {"message_id": str(msg["Message-ID"]), "smtp": f"{code} {said.decode(errors='replace')[:120]}"}

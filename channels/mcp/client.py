@@ -60,8 +60,10 @@ def contents_text(result) -> str:
             parts.append(part.text)
         else:
             blob = getattr(part, "blob", "") or ""
-            parts.append(f"[binary content: {getattr(part, 'mime_type', None) or 'unknown type'}, "
-                         f"about {len(blob) * 3 // 4} bytes]")
+            parts.append(
+                f"[binary content: {getattr(part, 'mime_type', None) or 'unknown type'}, "
+                f"about {len(blob) * 3 // 4} bytes]"
+            )
     return "\n".join(parts)
 
 
@@ -144,8 +146,9 @@ class Connection:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            client = await stack.enter_async_context(httpx2.AsyncClient(
-                headers=headers_for(spec), timeout=spec.timeout, follow_redirects=False))
+            client = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers_for(spec), timeout=spec.timeout, follow_redirects=False)
+            )
             read, write = await stack.enter_async_context(streamable_http_client(spec.url, http_client=client))
         else:
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env=env_for(spec) or None)
@@ -163,8 +166,10 @@ class Connection:
 
     async def _notified(self, message) -> None:
         """A server may change its tool list mid-session: it is listed again (off the session's own reader)."""
-        if getattr(message, "method", None) in ("notifications/tools/list_changed",
-                                                "notifications/resources/list_changed"):
+        if getattr(message, "method", None) in (
+            "notifications/tools/list_changed",
+            "notifications/resources/list_changed",
+        ):
             self.loop.spawn(self._relist())
 
     async def _relist(self) -> None:
@@ -173,12 +178,13 @@ class Connection:
             return
         async with asyncio.timeout(self.spec.timeout):
             listed = list((await session.list_tools()).tools)
-            resources = list((await session.list_resources()).resources) if self.offers and self.spec.resources \
-                else []
+            resources = list((await session.list_resources()).resources) if self.offers and self.spec.resources else []
         before, after = {t.name for t in self.listed}, {t.name for t in listed}
         if before != after:
-            self.changed_tools = (f"added {', '.join(sorted(after - before)) or 'none'}, "
-                                  f"removed {', '.join(sorted(before - after)) or 'none'}")
+            self.changed_tools = (
+                f"added {', '.join(sorted(after - before)) or 'none'}, "
+                f"removed {', '.join(sorted(before - after)) or 'none'}"
+            )
             logger.warning("MCP server {} changed its tools: {}", self.spec.name, self.changed_tools)
         self.listed = listed
         self.resources = [r for r in resources if isinstance(getattr(r, "uri", None), str)][:MAX_RESOURCES]
@@ -196,12 +202,14 @@ class Connection:
         """Call one tool and return its result's text; Unavailable, with the reason, when it cannot answer."""
         result = self._wait(lambda: self._call(tool, args))
         if getattr(result, "is_error", False):
-            raise Unavailable(f"the MCP server {self.spec.name} reported an error: "
-                              f"{capped(redact(result_text(result)), ERROR_LIMIT)}")
+            raise Unavailable(
+                f"the MCP server {self.spec.name} reported an error: {capped(redact(result_text(result)), ERROR_LIMIT)}"
+            )
         return result_text(result)
 
     def read(self, uri: str) -> str:
         """One resource's contents as text (binary ones named by kind and size); Unavailable when it cannot."""
+
         async def reading():
             session = self._session()
             async with asyncio.timeout(self.spec.timeout):
@@ -233,8 +241,9 @@ class Connection:
         except Unavailable:
             raise
         except Exception as exc:
-            raise Interrupted(f"the MCP server {self.spec.name} failed: {capped(redact(describe(exc)), ERROR_LIMIT)}") \
-                from None
+            raise Interrupted(
+                f"the MCP server {self.spec.name} failed: {capped(redact(describe(exc)), ERROR_LIMIT)}"
+            ) from None
 
     async def _call(self, tool: str, args: dict):
         session = self.session
@@ -244,8 +253,9 @@ class Connection:
             async with asyncio.timeout(self.spec.timeout):
                 return await session.call_tool(tool, args, read_timeout_seconds=self.spec.timeout)
         except TimeoutError:
-            raise Interrupted(f"the MCP server {self.spec.name} did not answer within {self.spec.timeout:g} "
-                              "seconds") from None
+            raise Interrupted(
+                f"the MCP server {self.spec.name} did not answer within {self.spec.timeout:g} seconds"
+            ) from None
         except Exception:
             # a broken pipe, an exited process: no more calls on this session; it is started again (after a pause)
             if self.session is session:
@@ -254,4 +264,3 @@ class Connection:
             if self._broken is not None:
                 self._broken.set()
             raise
-

@@ -19,17 +19,22 @@ from wilson.kernel import clock as clockmod
 READS = ("list_tasks", "list_topics", "calendar_lookup", "list_reminders", "recall")
 WHY_LIMIT = 160  # characters of the client's reason kept in the proposal's
 CLIENT_LIMIT = 40  # characters of the client's name
-INSTRUCTIONS = ("Wilson is the user's assistant. Read their tasks, topics, calendar, reminders and memory with the "
-                "read tools. To change anything, call propose: the user sees your proposal, named as yours, where "
-                "they talk to Wilson, and nothing changes until they approve it.")
+INSTRUCTIONS = (
+    "Wilson is the user's assistant. Read their tasks, topics, calendar, reminders and memory with the "
+    "read tools. To change anything, call propose: the user sees your proposal, named as yours, where "
+    "they talk to Wilson, and nothing changes until they approve it."
+)
 
 
 def proposable(config) -> dict:
     """The actions an outside agent may propose, by name: what a background run could (no user-only tool, none
     made only by an undo), so another agent never gets more than Wilson's own unattended runs."""
     box = tools.toolbox(config)
-    return {t.name: t for t in box.order if t.kind == tools.MUTATE and not t.user_only and not t.undo_only
-            and not box.why_not(t)}
+    return {
+        t.name: t
+        for t in box.order
+        if t.kind == tools.MUTATE and not t.user_only and not t.undo_only and not box.why_not(t)
+    }
 
 
 def client_name(ctx) -> str:
@@ -53,16 +58,25 @@ def propose(config, client: str, action: str, arguments: dict, why: str, now, pr
     why = " ".join(str(why or "").split())[:WHY_LIMIT]
     reason = f"proposed by the MCP client “{client}”" + (f": {why}" if why else "")
     try:
-        approval = make.propose_one(action, tools.known_args(action, arguments), owner=owner,
-                                    channel=config.primary_channel, reason=reason,
-                                    key=f"mcp-serve:{secrets.token_hex(8)}", now=now, config=config)
+        approval = make.propose_one(
+            action,
+            tools.known_args(action, arguments),
+            owner=owner,
+            channel=config.primary_channel,
+            reason=reason,
+            key=f"mcp-serve:{secrets.token_hex(8)}",
+            now=now,
+            config=config,
+        )
     except CannotPropose as exc:
         raise ValueError(str(exc)) from None
     if proposed is not None:
         proposed(approval.id)
     description = approval.items.get().description
-    return (f"Proposal {approval.id} is waiting for the user: {description}. Nothing changes unless they approve "
-            "it; they see that you proposed it.")
+    return (
+        f"Proposal {approval.id} is waiting for the user: {description}. Nothing changes unless they approve "
+        "it; they see that you proposed it."
+    )
 
 
 def build(config, *, proposed=None, now=clockmod.wall_now):
@@ -104,8 +118,12 @@ def build(config, *, proposed=None, now=clockmod.wall_now):
     for fn in (list_tasks, list_topics, calendar_lookup, list_reminders, recall):
         tool = box.get(fn.__name__)
         if tool is not None and not box.why_not(tool):
-            server.add_tool(fn, name=fn.__name__, description=f"{tool.description} (The user's, read through Wilson.)",
-                            annotations=read_only)
+            server.add_tool(
+                fn,
+                name=fn.__name__,
+                description=f"{tool.description} (The user's, read through Wilson.)",
+                annotations=read_only,
+            )
 
     def propose_change(action: str, arguments: dict, why: str, ctx: Context) -> str:
         try:
@@ -114,8 +132,11 @@ def build(config, *, proposed=None, now=clockmod.wall_now):
             raise ToolError(str(exc)) from None
 
     actions = "; ".join(tools.action_line(t) for t in proposable(config).values())
-    server.add_tool(propose_change, name="propose",
-                    description="Propose one change to the user's world; it waits for the user's approval, named as "
-                                "yours, and nothing changes until they approve it. `action` is one of: "
-                                f"{actions}. `arguments` are that action's; `why` says in one line why.")
+    server.add_tool(
+        propose_change,
+        name="propose",
+        description="Propose one change to the user's world; it waits for the user's approval, named as "
+        "yours, and nothing changes until they approve it. `action` is one of: "
+        f"{actions}. `arguments` are that action's; `why` says in one line why.",
+    )
     return server

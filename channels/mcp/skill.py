@@ -129,8 +129,13 @@ class McpChannel(ChannelActor):
                 self.record(message.server, connection.state, connection.restarts)
                 changed, connection.changed_tools = connection.changed_tools, ""
                 if changed:  # a server that changes its tools mid-session: what changed is kept in the trace
-                    trace.record(trace.new_trace_id(), "relisted", self.name,
-                                 f"the MCP server {message.server} changed its tools: {changed}", self.now())
+                    trace.record(
+                        trace.new_trace_id(),
+                        "relisted",
+                        self.name,
+                        f"the MCP server {message.server} changed its tools: {changed}",
+                        self.now(),
+                    )
                 if connection.state == "ready":
                     self.check_descriptions(message.server)
             return None
@@ -152,15 +157,21 @@ class McpChannel(ChannelActor):
         kv.put_setting(SAID_KEY, said)
         skills.tools_changed()
         for tool in held:
-            logger.warning("MCP server {} changed the description of {}: held until the user approves it", server,
-                           tool.remote)
+            logger.warning(
+                "MCP server {} changed the description of {}: held until the user approves it", server, tool.remote
+            )
             args = {"tool": tool.name, "said": tool.said}
             try:
                 approval = make.propose_one(
-                    ACCEPT.name, args, owner=self.config.get("core", "owner"), channel=self.config.primary_channel,
+                    ACCEPT.name,
+                    args,
+                    owner=self.config.get("core", "owner"),
+                    channel=self.config.primary_channel,
                     reason=f"the MCP server {server} changed what its tool {tool.remote} says it does",
-                    key=f"mcp:said:{tool.name}:{hashlib.sha256(tool.said.encode()).hexdigest()[:16]}", now=now,
-                    config=self.config)
+                    key=f"mcp:said:{tool.name}:{hashlib.sha256(tool.said.encode()).hexdigest()[:16]}",
+                    now=now,
+                    config=self.config,
+                )
             except make.CannotPropose as exc:
                 logger.warning("could not propose the new description of {}: {}", tool.name, exc)
                 continue
@@ -217,8 +228,11 @@ class McpChannel(ChannelActor):
     def record(self, server: str, state: str, restarts: int = 0) -> None:
         """The server's state as a health cursor, which `wilson status` lists with the channels'."""
         word, _, error = state.partition(": ")
-        kv.put_cursor(f"health:mcp {server}", {"state": word, "restarts": restarts,
-                                               **({"error": error} if error else {})}, self.now())
+        kv.put_cursor(
+            f"health:mcp {server}",
+            {"state": word, "restarts": restarts, **({"error": error} if error else {})},
+            self.now(),
+        )
 
     def on_stop(self):
         names = list(REGISTRY.connections)
@@ -241,13 +255,18 @@ class AcceptDescription(Tool):
 
     name = "mcp_accept_description"
     description = "Use an MCP server's tool again after its description changed."
-    parameters = {"type": "object", "required": ["tool", "said"], "properties": {
-        "tool": {"type": "string", "maxLength": 64}, "said": {"type": "string", "maxLength": 2000}}}
+    parameters = {
+        "type": "object",
+        "required": ["tool", "said"],
+        "properties": {"tool": {"type": "string", "maxLength": 64}, "said": {"type": "string", "maxLength": 2000}},
+    }
     undo_only = True
 
     def describe(self, args, call):
-        return (f"Let Wilson use {args['tool']} again: its server now describes it as “{quoted(args['said'], 300)}” "
-                "(the server's words, not Wilson's)")
+        return (
+            f"Let Wilson use {args['tool']} again: its server now describes it as “{quoted(args['said'], 300)}” "
+            "(the server's words, not Wilson's)"
+        )
 
     def execute(self, args, call):
         said = dict(kv.get_setting(SAID_KEY, {}) or {})
@@ -296,21 +315,29 @@ def server_lines(connection: Connection, details: bool = False) -> list[str]:
     if left_out:
         lines.append(f"  left out (include/exclude): {', '.join(left_out)}")
     if connection.resources:
-        lines.append(f"  resources: {len(connection.resources)}, read with {spec.name}__resources"
-                     if spec.resources else f"  resources: {len(connection.resources)}, not offered (resources = false)")
+        lines.append(
+            f"  resources: {len(connection.resources)}, read with {spec.name}__resources"
+            if spec.resources
+            else f"  resources: {len(connection.resources)}, not offered (resources = false)"
+        )
     if spec.watch:
         lines.append(f"  watched every {spec.watch_minutes:g} minutes: {', '.join(capped(w, 80) for w in spec.watch)}")
     if details:
-        lines += [f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{quoted(t.said, 160)}” (its own words, "
-                  "untrusted)" for t in tools]
+        lines += [
+            f"  {t.name}: {'read' if t.read_only else 'proposed'} — “{quoted(t.said, 160)}” (its own words, untrusted)"
+            for t in tools
+        ]
     return lines
 
 
 def status(config) -> list[str]:
     """Each configured server, its state and its tools: this process's connection, else one tried now."""
     settings = config.section("mcp") if config is not None else {}
-    off = sorted(name for name, values in (settings.get("servers") or {}).items()
-                 if isinstance(values, dict) and values.get("enabled") is False)
+    off = sorted(
+        name
+        for name, values in (settings.get("servers") or {}).items()
+        if isinstance(values, dict) and values.get("enabled") is False
+    )
     found = specs(settings)
     if not found and not off:
         return ["no MCP servers set up ([mcp.servers.NAME] in wilson.toml)"]
@@ -336,21 +363,37 @@ ACCEPT = AcceptDescription()
 def watching(config) -> bool:
     return any(spec.watch for spec in specs(config.section("mcp")))
 
+
 SKILL = McpSkill(
     description="MCP servers: the tools of the servers in [mcp.servers.NAME]; reads run, changes wait for your "
-                "approval.",
+    "approval.",
     # a buffered receptor (synced by the thalamus, nudged by the tick) only when a server has something watched
-    channels=(Channel("mcp", McpChannel, priority=60, buffered=True, enabled=lambda config: watching(config)),
-              Channel("mcp", McpChannel, priority=60,
-                      enabled=lambda config: bool(specs(config.section("mcp"))) and not watching(config))),
-    config=Section(defaults={"servers": {}, "serve_http": True},
-                   schema={"servers": ("table", "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
-                                                "(stdio) or url, headers (HTTP; \"${VAR}\" from the environment); "
-                                                "include, exclude, read_only, timeout, enabled, resources, watch, "
-                                                "watch_minutes (docs/mcp.md)"),
-                           "serve_http": ("bool", "serve Wilson to other agents at the dashboard's /mcp (its token; "
-                                                  "`wilson mcp serve` is the stdio way)")},
-                   check=check),
+    channels=(
+        Channel("mcp", McpChannel, priority=60, buffered=True, enabled=lambda config: watching(config)),
+        Channel(
+            "mcp",
+            McpChannel,
+            priority=60,
+            enabled=lambda config: bool(specs(config.section("mcp"))) and not watching(config),
+        ),
+    ),
+    config=Section(
+        defaults={"servers": {}, "serve_http": True},
+        schema={
+            "servers": (
+                "table",
+                "MCP servers, one [mcp.servers.NAME] table each: command, args, env "
+                '(stdio) or url, headers (HTTP; "${VAR}" from the environment); '
+                "include, exclude, read_only, timeout, enabled, resources, watch, "
+                "watch_minutes (docs/mcp.md)",
+            ),
+            "serve_http": (
+                "bool",
+                "serve Wilson to other agents at the dashboard's /mcp (its token; `wilson mcp serve` is the stdio way)",
+            ),
+        },
+        check=check,
+    ),
     status=status,
     requires=(("mcp", "mcp"),),  # the protocol's SDK, an extra: without it the skill says what to install
 )

@@ -44,8 +44,11 @@ def seen(spec: Spec, target: str, text: str, state: dict | None, now: datetime) 
     """What a look that read `text` comes to: a change to buffer (None for a first look or the same text again)
     and the state to keep."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    after = {"hash": digest, "next_at": (now + timedelta(minutes=spec.watch_minutes)).isoformat(),
-             "seen_at": now.isoformat()}
+    after = {
+        "hash": digest,
+        "next_at": (now + timedelta(minutes=spec.watch_minutes)).isoformat(),
+        "seen_at": now.isoformat(),
+    }
     before = (state or {}).get("hash")
     if before is None or before == digest:
         return None, after
@@ -53,14 +56,18 @@ def seen(spec: Spec, target: str, text: str, state: dict | None, now: datetime) 
     change = Change(
         text=f"The MCP server {spec.name} changed {what}; it now reads:\n{defanged(capped(text, CHANGE_LIMIT))}",
         dedup_key=f"mcp:{spec.name}:{target}:{before[:16]}>{digest[:16]}",
-        payload={"server": spec.name, "watched": target, "title": f"{spec.name}: {target}"})
+        payload={"server": spec.name, "watched": target, "title": f"{spec.name}: {target}"},
+    )
     return change, after
 
 
 def failed(spec: Spec, state: dict | None, reason: str, now: datetime) -> dict:
     """A look that could not read: tried again at the next cadence; what was seen before is kept."""
-    return {**(state or {}), "next_at": (now + timedelta(minutes=spec.watch_minutes)).isoformat(),
-            "error": capped(reason, 300)}
+    return {
+        **(state or {}),
+        "next_at": (now + timedelta(minutes=spec.watch_minutes)).isoformat(),
+        "error": capped(reason, 300),
+    }
 
 
 def record(spec: Spec, target: str, change: Change | None, state: dict, now: datetime):
@@ -68,7 +75,8 @@ def record(spec: Spec, target: str, change: Change | None, state: dict, now: dat
     with database.atomic():
         row = None
         if change is not None:
-            row = routing.commit_buffered(channel="mcp", text=change.text, dedup_key=change.dedup_key,
-                                          payload=change.payload, at=now)
+            row = routing.commit_buffered(
+                channel="mcp", text=change.text, dedup_key=change.dedup_key, payload=change.payload, at=now
+            )
         kv.put_cursor(state_key(spec.name, target), state, now)
     return row

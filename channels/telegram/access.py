@@ -76,8 +76,9 @@ def start_pairing(now: datetime) -> str:
     """A new one-time code for `/start CODE` (any earlier code is void): it works for PAIRING_TIME,
     and PAIRING_TRIES wrong codes void it."""
     code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
-    kv.put_setting(PAIRING_CODE, {"code": code, "expires": (now + PAIRING_TIME).isoformat(),
-                               "tries_left": PAIRING_TRIES})
+    kv.put_setting(
+        PAIRING_CODE, {"code": code, "expires": (now + PAIRING_TIME).isoformat(), "tries_left": PAIRING_TRIES}
+    )
     return code
 
 

@@ -139,24 +139,34 @@ class TelegramChannel(Polling, Inbound, Handover, Buttons, Outbound, Placement, 
 
     # Loop side: setup and teardown ------------------------------------------
     def _request(self, read_timeout: float) -> HTTPXRequest:
-        return HTTPXRequest(connection_pool_size=8, connect_timeout=5.0, read_timeout=read_timeout,
-                            write_timeout=10.0, pool_timeout=5.0)
+        return HTTPXRequest(
+            connection_pool_size=8, connect_timeout=5.0, read_timeout=read_timeout, write_timeout=10.0, pool_timeout=5.0
+        )
 
     def _make_poller(self) -> ExtBot:
-        return ExtBot(self.token, base_url=self.config.get("telegram", "base_url"),
-                      request=self._request(10.0), get_updates_request=self._request(10.0))
+        return ExtBot(
+            self.token,
+            base_url=self.config.get("telegram", "base_url"),
+            request=self._request(10.0),
+            get_updates_request=self._request(10.0),
+        )
 
     @property
     def file_url(self) -> str:
         """Where files are downloaded: api.telegram.org/file/bot beside …/bot, and so for any Bot API server."""
         base = str(self.config.get("telegram", "base_url") or "https://api.telegram.org/bot")
-        return base[:-len("/bot")] + "/file/bot" if base.endswith("/bot") else base.rstrip("/") + "/file/bot"
+        return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base.rstrip("/") + "/file/bot"
 
     async def _setup(self) -> None:
         self._send_lock = asyncio.Lock()
-        self.bot = ExtBot(self.token, base_url=self.config.get("telegram", "base_url"), base_file_url=self.file_url,
-                          request=self._request(15.0), get_updates_request=self._request(10.0),
-                          rate_limiter=AIORateLimiter(max_retries=2))
+        self.bot = ExtBot(
+            self.token,
+            base_url=self.config.get("telegram", "base_url"),
+            base_file_url=self.file_url,
+            request=self._request(15.0),
+            get_updates_request=self._request(10.0),
+            rate_limiter=AIORateLimiter(max_retries=2),
+        )
         self.poller = self._make_poller()
         self._last_ok = clockmod.monotonic()
         self._wake = asyncio.Event()
@@ -192,4 +202,3 @@ class TelegramChannel(Polling, Inbound, Handover, Buttons, Outbound, Placement, 
             pass
         if not database.is_closed():
             database.close()  # this thread's connection
-

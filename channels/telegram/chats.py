@@ -26,8 +26,9 @@ def seen(chat, now: datetime) -> None:
     known = marks.get(KIND, str(chat.id))
     if known is not None and known.get("title") == title:
         return
-    marks.put(KIND, str(chat.id), {"type": str(getattr(chat, "type", "") or ""), "title": title,
-                                   "seen": now.isoformat()}, now)
+    marks.put(
+        KIND, str(chat.id), {"type": str(getattr(chat, "type", "") or ""), "title": title, "seen": now.isoformat()}, now
+    )
 
 
 def recorded() -> list[int]:
@@ -35,7 +36,6 @@ def recorded() -> list[int]:
         return [int(row.key) for row in Mark.select(Mark.key).where(Mark.kind == KIND)]
     except Exception:  # no database yet: nothing recorded
         return []
-
 
 
 def _waiting(api: str) -> list[int]:
@@ -62,15 +62,15 @@ def describe(chat: dict, member: dict | None, forum_chat_id: str) -> str:
         return f"{chat['id']}  private chat with {chat.get('first_name') or chat.get('username') or '?'}"
     name = f"{kind} “{chat.get('title') or '?'}”"
     rights = member or {}
-    manages = rights.get("status") == "creator" or (rights.get("status") == "administrator"
-                                                    and bool(rights.get("can_manage_topics")))
+    manages = rights.get("status") == "creator" or (
+        rights.get("status") == "administrator" and bool(rights.get("can_manage_topics"))
+    )
     if not chat.get("is_forum"):
         state = "topics off (group → Edit → Topics switches them on)"
     elif manages:
         state = "topics on; the bot may manage topics"
     else:
-        state = ("topics on; the bot may not manage topics (group → Edit → Administrators → the bot → "
-                 "Manage Topics)")
+        state = "topics on; the bot may not manage topics (group → Edit → Administrators → the bot → Manage Topics)"
     mine = "  ← [telegram] forum_chat_id" if str(chat["id"]) == forum_chat_id.strip() else ""
     return f"{chat['id']}  {name}: {state}{mine}"
 
@@ -79,17 +79,22 @@ def listing(config) -> tuple[list[str], bool]:
     """The lines `wilson telegram chats` prints, and whether Telegram could be asked at all."""
     token = str(config.get("telegram", "token") or "").strip()
     if not token:
-        return (["There is no bot yet: create one with @BotFather and set WILSON_TELEGRAM_TOKEN "
-                 "(docs/telegram.md)."], False)
+        return (
+            ["There is no bot yet: create one with @BotFather and set WILSON_TELEGRAM_TOKEN (docs/telegram.md)."],
+            False,
+        )
     api = f"{config.get('telegram', 'base_url') or 'https://api.telegram.org/bot'}{token}"
     try:
         me = httpx.get(f"{api}/getMe", timeout=TIMEOUT).json()
     except (httpx.HTTPError, ValueError) as exc:
-        return [f"Telegram could not be reached ({type(exc).__name__}); check the network or [telegram] base_url."], \
-            False
+        return [
+            f"Telegram could not be reached ({type(exc).__name__}); check the network or [telegram] base_url."
+        ], False
     if not me.get("ok"):
-        return [f"Telegram refused the token ({me.get('description')}); copy it again from @BotFather into "
-                "WILSON_TELEGRAM_TOKEN."], False
+        return [
+            f"Telegram refused the token ({me.get('description')}); copy it again from @BotFather into "
+            "WILSON_TELEGRAM_TOKEN."
+        ], False
     bot_id = me["result"]["id"]
     forum = str(config.get("telegram", "forum_chat_id") or "")
     ids = list(dict.fromkeys(recorded() + _waiting(api) + ([int(forum)] if forum.lstrip("-").isdigit() else [])))
@@ -102,14 +107,17 @@ def listing(config) -> tuple[list[str], bool]:
                 continue
             member = None
             if chat["result"].get("type") != "private":
-                answer = httpx.get(f"{api}/getChatMember", params={"chat_id": chat_id, "user_id": bot_id},
-                                   timeout=TIMEOUT).json()
+                answer = httpx.get(
+                    f"{api}/getChatMember", params={"chat_id": chat_id, "user_id": bot_id}, timeout=TIMEOUT
+                ).json()
                 member = answer.get("result") if answer.get("ok") else None
         except (httpx.HTTPError, ValueError) as exc:
             lines.append(f"{chat_id}  could not be asked ({type(exc).__name__})")
             continue
         lines.append(describe(chat["result"], member, forum))
     if not lines:
-        lines.append(f"@{me['result'].get('username', '?')} has seen no chat yet: send it a message (in a group: add "
-                     "the bot, then send a message there) and run this again.")
+        lines.append(
+            f"@{me['result'].get('username', '?')} has seen no chat yet: send it a message (in a group: add "
+            "the bot, then send a message there) and run this again."
+        )
     return lines, True

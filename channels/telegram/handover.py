@@ -40,8 +40,10 @@ HANDED_CHARS = 12_000  # characters of a file's text kept in the message
 ICS_EVENTS = 10  # events proposed from one invitation
 PDF_TYPES = ("application/pdf", "application/x-pdf")
 ICS_TYPES = ("text/calendar", "application/ics", "text/x-vcalendar")
-CANNOT_LISTEN = ("I can't listen to voice notes yet: no speech model is set up ([llm] ears_model, see "
-                 "docs/telegram.md). Could you tell me in words?")
+CANNOT_LISTEN = (
+    "I can't listen to voice notes yet: no speech model is set up ([llm] ears_model, see "
+    "docs/telegram.md). Could you tell me in words?"
+)
 
 
 class HandoverError(Exception):
@@ -50,7 +52,7 @@ class HandoverError(Exception):
 
 # What was handed over ----------------------------------------------------------------------------------
 def kind_of(message) -> str | None:
-    """"voice", "pdf" or "ics" for what Wilson reads; None for anything else (a photo goes by its caption)."""
+    """ "voice", "pdf" or "ics" for what Wilson reads; None for anything else (a photo goes by its caption)."""
     if message.voice is not None or message.audio is not None:
         return "voice"
     document = message.document
@@ -76,11 +78,15 @@ def too_big(kind: str, message) -> str | None:
     if kind == "voice":
         seconds = int(getattr(thing, "duration", 0) or 0)
         if seconds > MAX_VOICE_SECONDS:
-            return (f"That voice note is too long for me ({seconds // 60} minutes; I listen to up to "
-                    f"{MAX_VOICE_SECONDS // 60}). Could you tell me the gist in words?")
+            return (
+                f"That voice note is too long for me ({seconds // 60} minutes; I listen to up to "
+                f"{MAX_VOICE_SECONDS // 60}). Could you tell me the gist in words?"
+            )
     if size > MAX_FILE_BYTES:
-        return (f"That file is too big for me ({_megabytes(size)}; I read files up to {_megabytes(MAX_FILE_BYTES)}). "
-                "Could you send the part that matters?")
+        return (
+            f"That file is too big for me ({_megabytes(size)}; I read files up to {_megabytes(MAX_FILE_BYTES)}). "
+            "Could you send the part that matters?"
+        )
     return None
 
 
@@ -175,8 +181,12 @@ class Handover:
     def _hand_over(self, incoming, message, kind: str, caption: str, payload: dict) -> None:
         """In the update's transaction: a note, or the record of what to fetch once this commits."""
         if kind == "file":
-            self._reply("I can read PDFs and calendar invitations (.ics), not this kind of file yet."
-                        + (" I read your caption." if caption else " Could you tell me in words?"), incoming, "media")
+            self._reply(
+                "I can read PDFs and calendar invitations (.ics), not this kind of file yet."
+                + (" I read your caption." if caption else " Could you tell me in words?"),
+                incoming,
+                "media",
+            )
             if caption:
                 self._commit_words(incoming, caption, {**payload, "handed_over": "the caption of a file you sent"})
             return
@@ -189,10 +199,25 @@ class Handover:
             return
         thing = message.voice or message.audio or message.document
         key = incoming.key
-        marks.put(KIND, key, {"kind": kind, "file_id": thing.file_id, "name": clean_text(
-            getattr(thing, "file_name", None) or ("voice.ogg" if kind == "voice" else kind), 120),
-            "mime": getattr(thing, "mime_type", None) or "", "caption": caption, "uid": incoming.uid,
-            "key": incoming.key, "where": incoming.where, "reply": incoming.reply, "payload": payload}, incoming.now)
+        marks.put(
+            KIND,
+            key,
+            {
+                "kind": kind,
+                "file_id": thing.file_id,
+                "name": clean_text(
+                    getattr(thing, "file_name", None) or ("voice.ogg" if kind == "voice" else kind), 120
+                ),
+                "mime": getattr(thing, "mime_type", None) or "",
+                "caption": caption,
+                "uid": incoming.uid,
+                "key": incoming.key,
+                "where": incoming.where,
+                "reply": incoming.reply,
+                "payload": payload,
+            },
+            incoming.now,
+        )
         incoming.after.append(lambda: self.spawn(self._take_over(key)))
 
     def _can_listen(self) -> bool:
@@ -257,8 +282,14 @@ class Handover:
                     payload["handed_over"] = f"the PDF “{name}” you sent"
                     text = (f"{caption}\n\n" if caption else "") + f"[PDF {name}]\n{made}"
                 payload["attachment"] = kind
-                row = routing.commit_realtime(source=self.name, text=clean_text(text), user_id=state["uid"], at=now,
-                                               dedup_key=state["key"], payload=payload)
+                row = routing.commit_realtime(
+                    source=self.name,
+                    text=clean_text(text),
+                    user_id=state["uid"],
+                    at=now,
+                    dedup_key=state["key"],
+                    payload=payload,
+                )
                 if row is not None:
                     nudge = StimulusCommitted("inbox", row.id, row.trace_id, row.priority)
                     after.append(lambda: self.tell("thalamus", nudge))
@@ -271,9 +302,15 @@ class Handover:
         if not events:
             return [self._handover_note(state, f"There is nothing in “{state['name']}” I can add.{note}", now)]
         try:
-            approval = make.propose_items([("create_event", args) for args in events], owner=state["uid"],
-                                          channel=self.name, key=f"{state['key']}:ics", now=now, config=self.config,
-                                          reason=f"from the calendar file “{state['name']}” you sent")
+            approval = make.propose_items(
+                [("create_event", args) for args in events],
+                owner=state["uid"],
+                channel=self.name,
+                key=f"{state['key']}:ics",
+                now=now,
+                config=self.config,
+                reason=f"from the calendar file “{state['name']}” you sent",
+            )
         except rules.CannotPropose as exc:
             return [self._handover_note(state, f"I could not add the events of “{state['name']}”: {exc}{note}", now)]
         after = [lambda: self.tell("approval", ProposalCreated(approval.id))]
@@ -284,14 +321,24 @@ class Handover:
     def _handover_note(self, state: dict, text: str, now):
         """A reply in the chat the thing came from, keyed by its update; returns the after-commit Deliver."""
         where = state.get("where") or {}
-        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{state['key']}:handover",
-                         at=now, payload={"chat_id": where.get("chat_id"), "thread_id": where.get("thread_id"),
-                                          "reply_to": state.get("reply")})
+        box = outbox.add(
+            channel=self.name,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=f"{state['key']}:handover",
+            at=now,
+            payload={
+                "chat_id": where.get("chat_id"),
+                "thread_id": where.get("thread_id"),
+                "reply_to": state.get("reply"),
+            },
+        )
         return lambda: self.tell(self.name, Deliver(box.id))
 
     def _handover_failed(self, key: str, state: dict, why: str) -> None:
         what = {"voice": "your voice note", "pdf": f"“{state.get('name')}”", "ics": f"“{state.get('name')}”"}.get(
-            state.get("kind"), "it")
+            state.get("kind"), "it"
+        )
         text = why if why == CANNOT_LISTEN else f"I could not read {what}: {why}. Nothing was kept."
         with database.atomic():
             if marks.get(KIND, key) is None:

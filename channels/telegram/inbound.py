@@ -2,6 +2,8 @@
 
 A text becomes an inbox row through the thalamus, a command's answer an outbox row, a
 reaction a Feedback row; presses and the words that stand for them are in buttons.py.
+
+Size: one update's path (read, interpret, commit) is a chain of short methods over the same transaction.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from wilson.kernel import bounds, faults
 from wilson.kernel.commands import telegram_menu
 from wilson.kernel.messages import Deliver, ProposalCreated, ReplyTo, StimulusCommitted, SyncRequest, TickNow
 
-HELP = ("I'm Wilson. Write to me as you would to a person; I'll ask before I change anything, and “undo” puts "
-        "back what you approved.\n\n"
-        + "\n".join(f"/{name} — {what}" for name, what in telegram_menu()))
-REFUSAL = ("Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
-           "on the computer I run on, then send me /start followed by the code it prints.")
+HELP = (
+    "I'm Wilson. Write to me as you would to a person; I'll ask before I change anything, and “undo” puts "
+    "back what you approved.\n\n" + "\n".join(f"/{name} — {what}" for name, what in telegram_menu())
+)
+REFUSAL = (
+    "Sorry, I only talk with the person I work for. If that's you, run: wilson pair "
+    "on the computer I run on, then send me /start followed by the code it prints."
+)
 
 
 class Inbound:
@@ -55,8 +60,9 @@ class Inbound:
         data = {"update_id": update_id, "kinds": kinds}
         try:
             with database.atomic():
-                trace.record(trace.new_trace_id(), "skipped", self.name, f"Telegram update {update_id} {why}",
-                             now, data)
+                trace.record(
+                    trace.new_trace_id(), "skipped", self.name, f"Telegram update {update_id} {why}", now, data
+                )
                 if update_id is not None:
                     kv.put_cursor(OFFSET_CURSOR, offset, now)
         except (peewee.OperationalError, peewee.InterfaceError):
@@ -95,8 +101,7 @@ class Inbound:
         elif update.callback_query is not None:
             self._press(update.update_id, update.callback_query, now, after)
         elif update.message is not None or update.edited_message is not None:
-            self._message(update.update_id, update.message or update.edited_message, update.message is None,
-                          now, after)
+            self._message(update.update_id, update.message or update.edited_message, update.message is None, now, after)
         else:
             logger.debug("update {} of a kind Wilson does not use", update.update_id)
 
@@ -107,9 +112,14 @@ class Inbound:
         where = {"chat_id": message.chat.id}
         if message.is_topic_message and message.message_thread_id:
             where["thread_id"] = message.message_thread_id
-        incoming = Incoming(uid=str(user.id), where=where,
-                            reply={"chat_id": message.chat.id, "message_id": message.message_id},
-                            key=f"telegram:{update_id}", now=now, after=after)
+        incoming = Incoming(
+            uid=str(user.id),
+            where=where,
+            reply={"chat_id": message.chat.id, "message_id": message.message_id},
+            key=f"telegram:{update_id}",
+            now=now,
+            after=after,
+        )
         if message.chat.type != "private" or self.allowed(incoming.uid):
             chats.seen(message.chat, now)  # for `wilson telegram chats`: the API cannot list a bot's chats
         text = clean_text(message.text or message.caption or "")
@@ -134,8 +144,11 @@ class Inbound:
                 self._hand_over(incoming, message, handed, text, self._payload(incoming, message, edited, media))
             return
         if media and not edited:  # the note was given when the message was first sent
-            note = (f"I can't read {media[1]} yet, so I only read your caption." if text
-                    else f"I can't read {media[1]} yet. Could you tell me in words?")
+            note = (
+                f"I can't read {media[1]} yet, so I only read your caption."
+                if text
+                else f"I can't read {media[1]} yet. Could you tell me in words?"
+            )
             self._reply(note, incoming, "media")
         if not text:
             return
@@ -151,8 +164,11 @@ class Inbound:
         payload = {"chat_id": message.chat.id, "message_id": message.message_id, "message_ref": dict(incoming.reply)}
         if "thread_id" in where:
             payload["thread_id"] = payload["message_ref"]["thread_id"] = where["thread_id"]
-            topic = (Topic.get_or_none(Topic.thread_ref == str(where["thread_id"]))
-                     if message.chat.id == self.forum_chat else None)
+            topic = (
+                Topic.get_or_none(Topic.thread_ref == str(where["thread_id"]))
+                if message.chat.id == self.forum_chat
+                else None
+            )
             if topic is not None:
                 payload["topic_id"] = topic.id
         replied = message.reply_to_message
@@ -177,16 +193,21 @@ class Inbound:
         return payload
 
     def _commit_words(self, incoming: Incoming, text: str, payload: dict) -> None:
-        row = routing.commit_realtime(source=self.name, text=text, user_id=incoming.uid, at=incoming.now,
-                                       dedup_key=incoming.key, payload=payload)
+        row = routing.commit_realtime(
+            source=self.name, text=text, user_id=incoming.uid, at=incoming.now, dedup_key=incoming.key, payload=payload
+        )
         if row is not None:
             nudge = StimulusCommitted("inbox", row.id, row.trace_id, row.priority)
             incoming.after.append(lambda: self.tell("thalamus", nudge))
 
     def _earlier_words(self, uid: str, chat_id: int, message_id: int) -> Inbox | None:
         """The inbox row of the message an edit corrects (its latest version), if Wilson heard it."""
-        rows = (Inbox.select().where((Inbox.source == self.name) & (Inbox.user_id == uid))
-                .order_by(Inbox.id.desc()).limit(200))
+        rows = (
+            Inbox.select()
+            .where((Inbox.source == self.name) & (Inbox.user_id == uid))
+            .order_by(Inbox.id.desc())
+            .limit(200)
+        )
         for row in rows:
             payload = row.payload or {}
             if payload.get("message_id") == message_id and str(payload.get("chat_id")) == str(chat_id):
@@ -199,10 +220,17 @@ class Inbound:
         row = self._delivered_row(chat_id, replied.message_id)
         if row is None:
             author = replied.from_user
-            return {"text": clean_text(replied.text or replied.caption or "", 1000), "from_wilson": False,
-                    "by_sender": author is not None and str(author.id) == uid}
-        context = {"text": row.text[:1000], "topic_id": (row.payload or {}).get("topic_id"), "outbox_id": row.id,
-                   "from_wilson": True}
+            return {
+                "text": clean_text(replied.text or replied.caption or "", 1000),
+                "from_wilson": False,
+                "by_sender": author is not None and str(author.id) == uid,
+            }
+        context = {
+            "text": row.text[:1000],
+            "topic_id": (row.payload or {}).get("topic_id"),
+            "outbox_id": row.id,
+            "from_wilson": True,
+        }
         topic = Topic.get_or_none(Topic.id == context["topic_id"]) if context["topic_id"] else None
         if topic is not None:
             context["topic"] = topic.title
@@ -210,8 +238,11 @@ class Inbound:
 
     def _delivered_row(self, chat_id: int, message_id: int) -> Outbox | None:
         """The outbox row a delivered Telegram message came from, however long ago it was sent."""
-        sent = SentMessage.get_or_none((SentMessage.channel == self.name) & (SentMessage.chat_id == str(chat_id))
-                                       & (SentMessage.message_id == str(message_id)))
+        sent = SentMessage.get_or_none(
+            (SentMessage.channel == self.name)
+            & (SentMessage.chat_id == str(chat_id))
+            & (SentMessage.message_id == str(message_id))
+        )
         return Outbox.get_or_none(Outbox.id == sent.outbox_id) if sent is not None else None
 
     def _pair(self, incoming: Incoming, code: str) -> None:
@@ -223,8 +254,7 @@ class Inbound:
             logger.info("Telegram user {} paired", uid)
             self._reply("Paired ✓ — I'll talk with you here.\n\n" + HELP, incoming, "reply")
         elif self.allowed(uid):
-            self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, incoming,
-                        "reply")
+            self._reply("That code is not the one I expect, but you're already paired.\n\n" + HELP, incoming, "reply")
         else:
             logger.warning("Telegram user {} sent a wrong or expired pairing code", uid)
             wrong_pairing_try()
@@ -241,8 +271,15 @@ class Inbound:
         tz = self.config.timezone
         if name == "help" and own_commands.help_target(f"help {argument}") is not None:
             # "/help 3": help with task 3, as the briefing's choices say
-            text = self._help(incoming.uid, own_commands.help_target(f"help {argument}"), incoming.where,
-                              incoming.reply, incoming.key, incoming.now, incoming.after)
+            text = self._help(
+                incoming.uid,
+                own_commands.help_target(f"help {argument}"),
+                incoming.where,
+                incoming.reply,
+                incoming.key,
+                incoming.now,
+                incoming.after,
+            )
             if text is None:
                 return  # Wilson's answer to the request is the reply
         elif name in ("start", "help"):
@@ -250,11 +287,18 @@ class Inbound:
         elif name == "tasks":
             text = views.table("tasks", views.tasks(tz, "open", incoming.uid, self.config.get("core", "owner")))
         elif name == "overdue":
-            text = views.table("overdue", views.overdue(tz, incoming.now, incoming.uid, self.config.get("core", "owner")))
+            text = views.table(
+                "overdue", views.overdue(tz, incoming.now, incoming.uid, self.config.get("core", "owner"))
+            )
         elif name in own_commands.VERBS and own_commands.parse(f"{name} {argument}") is not None:
             # "/done 3": the user's own command, taken at once, as typed without the slash
-            self._own_command(incoming.uid, own_commands.parse(f"{name} {argument}").text, incoming.where,
-                              incoming.now, incoming.after)
+            self._own_command(
+                incoming.uid,
+                own_commands.parse(f"{name} {argument}").text,
+                incoming.where,
+                incoming.now,
+                incoming.after,
+            )
             return
         elif name == "topics":
             text = views.table("topics", views.topics(tz, incoming.uid, self.config.get("core", "owner")))
@@ -289,9 +333,16 @@ class Inbound:
         except ValueError:
             return "Which one? Say /forget and the number /memory shows, e.g. /forget 5."
         try:
-            made = make.propose_one("forget_memory", {"memory": memory}, owner=incoming.uid, channel=self.name,
-                                    reason=f"because you said memory {memory} is wrong", key=f"{incoming.key}:forget",
-                                    now=incoming.now, config=self.config)
+            made = make.propose_one(
+                "forget_memory",
+                {"memory": memory},
+                owner=incoming.uid,
+                channel=self.name,
+                reason=f"because you said memory {memory} is wrong",
+                key=f"{incoming.key}:forget",
+                now=incoming.now,
+                config=self.config,
+            )
         except rules.CannotPropose as exc:
             return str(exc)
         incoming.after.append(lambda: self.tell("approval", ProposalCreated(made.id)))
@@ -303,8 +354,14 @@ class Inbound:
     def _reply(self, text: str, incoming: Incoming, what: str) -> None:
         """Queue an answer to the chat a message came from (delivered like every other outbox row);
         `what` names the answer among those to the same update (its idempotency key)."""
-        box = outbox.add(channel=self.name, text=text, trace_id=trace.new_trace_id(), key=f"{incoming.key}:{what}",
-                         at=incoming.now, payload=self._address(incoming))
+        box = outbox.add(
+            channel=self.name,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=f"{incoming.key}:{what}",
+            at=incoming.now,
+            payload=self._address(incoming),
+        )
         incoming.after.append(lambda: self.tell(self.name, Deliver(box.id)))
 
     @staticmethod
@@ -312,7 +369,6 @@ class Inbound:
         """An answer's way back: the chat (and forum thread) the message came from, as a reply to it."""
         where = incoming.where
         return {"chat_id": where["chat_id"], "thread_id": where.get("thread_id"), "reply_to": incoming.reply}
-
 
     def _reaction(self, reaction, now: datetime) -> None:
         user = reaction.user

@@ -15,9 +15,18 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 
 from actors.proposals import commands, make as proposals_make
 from channels.telegram.state import LEFT_OUT, OUTAGE_CURSOR, NoRecipient
-from channels.telegram.text import (MAX_TEXT, briefing_keyboard, delay_note, describe, follow_up_keyboard,
-                                    keyboard, retry_seconds,
-                                    revive_keyboard, split_text, undo_keyboard)
+from channels.telegram.text import (
+    MAX_TEXT,
+    briefing_keyboard,
+    delay_note,
+    describe,
+    follow_up_keyboard,
+    keyboard,
+    retry_seconds,
+    revive_keyboard,
+    split_text,
+    undo_keyboard,
+)
 from storage import kv, marks, outbox, trace
 from storage.models import Approval, Outbox, SentMessage
 from wilson.kernel import clock as clockmod
@@ -33,8 +42,7 @@ def cannot_be_fixed_by_retrying(exc: BaseException) -> bool:
     database's) is not retried either: the same row would fail the same way and hold back the rest."""
     if isinstance(exc, (BadRequest, Forbidden, ChatMigrated, NoRecipient)):
         return True
-    return not isinstance(exc, (TelegramError, OSError, TimeoutError, peewee.OperationalError,
-                                peewee.InterfaceError))
+    return not isinstance(exc, (TelegramError, OSError, TimeoutError, peewee.OperationalError, peewee.InterfaceError))
 
 
 class Outbound:
@@ -73,9 +81,14 @@ class Outbound:
             return
         attempts = row.attempts + 1
         if cut_short:
-            trace.record(row.trace_id, "resending", self.name,
-                         f"outbox {row.id}: the last send was cut short by a stop; sending again, "
-                         "so Telegram may show it twice", now, {"outbox_id": row.id})
+            trace.record(
+                row.trace_id,
+                "resending",
+                self.name,
+                f"outbox {row.id}: the last send was cut short by a stop; sending again, so Telegram may show it twice",
+                now,
+                {"outbox_id": row.id},
+            )
         faults.point("telegram:before-send")
         note = None
         chat_id = None
@@ -107,9 +120,17 @@ class Outbound:
             result["delay_note"] = note
 
         def remember() -> None:  # its ids, for replies and reactions; a proposal's, to edit it
-            SentMessage.insert_many([{"channel": self.name, "chat_id": str(result["chat_id"]),
-                                      "message_id": str(message_id), "outbox_id": row.id}
-                                     for message_id in result["message_ids"]]).on_conflict_ignore().execute()
+            SentMessage.insert_many(
+                [
+                    {
+                        "channel": self.name,
+                        "chat_id": str(result["chat_id"]),
+                        "message_id": str(message_id),
+                        "outbox_id": row.id,
+                    }
+                    for message_id in result["message_ids"]
+                ]
+            ).on_conflict_ignore().execute()
             if approval:
                 proposals_make.record_message_ref(approval["id"], result["chat_id"], result["message_ids"][-1])
             if note:
@@ -121,8 +142,9 @@ class Outbound:
         if replaced:  # the original's message now names the proposal that replaced it
             self.spawn(self._settle(replaced))
 
-    async def _send_plain(self, row: Outbox, exc: BaseException, chat_id: int, thread_id: int | None,
-                          note: str | None) -> dict:
+    async def _send_plain(
+        self, row: Outbox, exc: BaseException, chat_id: int, thread_id: int | None, note: str | None
+    ) -> dict:
         """The row again without what Telegram may have refused; its result says what was left out and why."""
         reason = describe(exc)
         if isinstance(exc, ChatMigrated) and exc.new_chat_id:
@@ -133,12 +155,23 @@ class Outbound:
         result = await self._send_row(row, chat_id, thread_id, note, done, plain=True)
         result["degraded"] = reason[:300]
         logger.warning("outbox {} refused by Telegram ({}); sent again as plain text without buttons", row.id, reason)
-        trace.record(row.trace_id, "degraded", self.name, f"outbox {row.id}: Telegram refused it ({reason[:200]}); "
-                                                           "sent as plain text, without buttons or reply", self.now())
+        trace.record(
+            row.trace_id,
+            "degraded",
+            self.name,
+            f"outbox {row.id}: Telegram refused it ({reason[:200]}); sent as plain text, without buttons or reply",
+            self.now(),
+        )
         return result
 
-    def _failed(self, row: Outbox, exc: BaseException, attempts: int, first: BaseException | None = None,
-                chat_id: int | None = None) -> None:
+    def _failed(
+        self,
+        row: Outbox,
+        exc: BaseException,
+        attempts: int,
+        first: BaseException | None = None,
+        chat_id: int | None = None,
+    ) -> None:
         reason = describe(exc)
         now = self.now()
         if cannot_be_fixed_by_retrying(exc):
@@ -154,8 +187,9 @@ class Outbound:
             wait = max(wait, retry_seconds(exc) + 0.1)
         self._retry_at = clockmod.monotonic() + wait
         logger.warning("Telegram sendMessage failed ({}); outbox {} tried again in {:.2f}s", reason, row.id, wait)
-        self.record_retry(row, reason, now, now + timedelta(seconds=wait), attempts=attempts,
-                          also=lambda: self._outage_begins(now))
+        self.record_retry(
+            row, reason, now, now + timedelta(seconds=wait), attempts=attempts, also=lambda: self._outage_begins(now)
+        )
 
     def _tell_undelivered(self, row: Outbox, reason: str, now: datetime, chat_id: int | None) -> None:
         """The user hears that a message did not reach them, in the chat it was for, in a few plain words
@@ -163,10 +197,18 @@ class Outbound:
         payload = row.payload or {}
         if payload.get("undelivered") or chat_id is None:
             return
-        text = (f"A message of mine could not be shown here: Telegram refused it ({reason[:160]}). "
-                "Ask me again if you need it.")
-        told = outbox.add(channel=self.name, text=text, trace_id=row.trace_id, key=f"undelivered:{row.id}", at=now,
-                          payload={"undelivered": row.id, "chat_id": chat_id})
+        text = (
+            f"A message of mine could not be shown here: Telegram refused it ({reason[:160]}). "
+            "Ask me again if you need it."
+        )
+        told = outbox.add(
+            channel=self.name,
+            text=text,
+            trace_id=row.trace_id,
+            key=f"undelivered:{row.id}",
+            at=now,
+            payload={"undelivered": row.id, "chat_id": chat_id},
+        )
         self._wake.set()
         logger.info("outbox {}: the user is told it was not delivered (outbox {})", row.id, told.id)
 
@@ -196,8 +238,9 @@ class Outbound:
         if self._send_failures == 0 and kv.cursor_row(OUTAGE_CURSOR) is not None:
             kv.delete_cursor(OUTAGE_CURSOR)
 
-    async def _send_row(self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None,
-                        done: dict, plain: bool = False) -> dict:
+    async def _send_row(
+        self, row: Outbox, chat_id: int, thread_id: int | None, note: str | None, done: dict, plain: bool = False
+    ) -> dict:
         """Send the parts of a row not shown yet; each further part's send is recorded before it starts.
         `plain`: without buttons and without replying to a message (what a refusal may have been about)."""
         payload = row.payload or {}
@@ -212,8 +255,10 @@ class Outbound:
             if markup is not None and not markup.inline_keyboard:
                 markup = None
         elif payload.get("proposals") or payload.get("briefing"):  # the morning briefing: what waits, what is raised
-            markup = briefing_keyboard(self._waiting(payload.get("proposals")),
-                                       follow_up_keyboard(commands.follow_up_buttons(payload.get("tasks"))))
+            markup = briefing_keyboard(
+                self._waiting(payload.get("proposals")),
+                follow_up_keyboard(commands.follow_up_buttons(payload.get("tasks"))),
+            )
         elif payload.get("undo"):
             markup = undo_keyboard(payload["undo"])
         elif payload.get("tasks") or payload.get("reminder"):  # a follow-up: Done, Snooze, Drop, Stop
@@ -229,15 +274,21 @@ class Outbound:
         ids = list(done.get("message_ids") or [])
         for index in range(len(ids), len(pieces)):
             if index > len(done.get("message_ids") or []):
-                outbox.record_progress(row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids},
-                                       self.now())
+                outbox.record_progress(
+                    row.id, {"chat_id": chat_id, "thread_id": thread_id, "message_ids": ids}, self.now()
+                )
             piece = f"{note}\n\n{pieces[index]}" if note and index == 0 else pieces[index]
             # the whole call has SEND_SECONDS (the client's timeouts bound each read, not a dripping answer)
             sent = await asyncio.wait_for(
-                self.bot.send_message(chat_id=chat_id, text=piece, message_thread_id=thread_id,
-                                      reply_parameters=reply_to if index == 0 else None,
-                                      reply_markup=markup if index == len(pieces) - 1 else None),
-                timeout=SEND_SECONDS)
+                self.bot.send_message(
+                    chat_id=chat_id,
+                    text=piece,
+                    message_thread_id=thread_id,
+                    reply_parameters=reply_to if index == 0 else None,
+                    reply_markup=markup if index == len(pieces) - 1 else None,
+                ),
+                timeout=SEND_SECONDS,
+            )
             faults.point("telegram:after-send")
             ids.append(sent.message_id)
         return {"chat_id": chat_id, "message_ids": ids, "thread_id": thread_id}
@@ -261,4 +312,3 @@ class Outbound:
             if clockmod.monotonic() + wait > give_up:
                 raise TimeoutError(f"{what} still failing after {attempt} attempt(s), gave up: {last}")
             await asyncio.sleep(wait)
-

@@ -30,8 +30,9 @@ class Placement:
                 return where
         decision = payload.get("decision")
         if isinstance(decision, dict):  # the gate's answer goes where the button was pressed
-            named = (f"command:{decision.get('id')}" if decision.get("action") == "do"
-                     else str(decision.get("approval_id")))
+            named = (
+                f"command:{decision.get('id')}" if decision.get("action") == "do" else str(decision.get("approval_id"))
+            )
             where = decision_chats.place(named)
             if where:
                 return int(where["chat_id"]), where.get("thread_id")
@@ -68,4 +69,3 @@ class Placement:
             if topic is not None and topic.thread_ref and topic.status != "closed":
                 return forum, int(topic.thread_ref)
         return None
-

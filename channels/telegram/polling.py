@@ -105,11 +105,12 @@ class Polling:
         now = clockmod.monotonic()
         if not force and state == self._health_state and now - self._health_written < self.health_every:
             return
-        value = {"state": state, "restarts": self._restarts,
-                 "last_ok": (clockmod.wall_now() - timedelta(seconds=now - self._last_ok)).isoformat(
-                     timespec="seconds")}
+        value = {
+            "state": state,
+            "restarts": self._restarts,
+            "last_ok": (clockmod.wall_now() - timedelta(seconds=now - self._last_ok)).isoformat(timespec="seconds"),
+        }
         if error:
             value["error"] = error[:300]
         kv.put_cursor(HEALTH_CURSOR, value, clockmod.wall_now())
         self._health_state, self._health_written = state, now
-

@@ -33,4 +33,3 @@ class Incoming:
 
 class NoRecipient(Exception):
     """Nobody to send to: no allowed user is configured and nobody has paired."""
-

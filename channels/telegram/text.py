@@ -6,6 +6,9 @@ callback data, commands, attachments, reactions, error descriptions safe to log,
 line that says a message was delayed, and reading one update's JSON (`parse_update`),
 which never raises: an update is either usable, with every field Wilson reads of the
 type it expects, or refused with the reason.
+
+Size: the channel's pure helpers, each short, kept apart from the actor so that they are tested without a
+network.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from storage.models import Approval
 from wilson.kernel.redact import redact
 
 MAX_TEXT = 4096
-MAX_ID = 2 ** 53  # every id Telegram hands out is far below this (JSON's exact integers)
+MAX_ID = 2**53  # every id Telegram hands out is far below this (JSON's exact integers)
 MAX_INBOUND_TEXT = 16_384  # Telegram's own cap is 4096 characters; longer is not from Telegram
 MAX_CALLBACK_DATA = 64  # bytes, Telegram's limit for a button's data
 ACTIONS = ("approve", "modify", "reject")
@@ -36,9 +39,16 @@ MAX_REVIVE_BUTTONS = 5
 MAX_BRIEFING_BUTTONS = 8  # waiting proposals with buttons under the briefing; the rest are listed in its text
 
 # Attachments Wilson cannot read yet, in the order they are checked (an animation also carries a document).
-MEDIA = (("voice", "voice messages"), ("video_note", "video messages"), ("audio", "audio files"),
-         ("animation", "GIFs"), ("photo", "photos"), ("video", "videos"), ("sticker", "stickers"),
-         ("document", "files"))
+MEDIA = (
+    ("voice", "voice messages"),
+    ("video_note", "video messages"),
+    ("audio", "audio files"),
+    ("animation", "GIFs"),
+    ("photo", "photos"),
+    ("video", "videos"),
+    ("sticker", "stickers"),
+    ("document", "files"),
+)
 
 
 def utf16_len(text: str) -> int:
@@ -119,7 +129,7 @@ def parse_toggle(data: str | None) -> tuple[int, int, str] | None:
 
 def _toggle_label(item: dict, chosen: bool) -> str:
     text = " ".join(str(item.get("description") or "").split())
-    text = text if len(text) <= TOGGLE_LABEL else text[:TOGGLE_LABEL - 1] + "…"
+    text = text if len(text) <= TOGGLE_LABEL else text[: TOGGLE_LABEL - 1] + "…"
     return f"{'☑' if chosen else '☐'} {item['position']}. {text}"
 
 
@@ -133,12 +143,22 @@ def keyboard(approval: dict, left_out=()) -> InlineKeyboardMarkup:
     labels = dict(BUTTON_LABELS)
     if left_out:
         labels["approve"] = f"Approve {len(items) - len(left_out)} of {len(items)} ✓"
-    rows = [[InlineKeyboardButton(labels[a], callback_data=callback_data(approval["id"], a, approval["nonce"]))
-             for a in actions]]
+    rows = [
+        [
+            InlineKeyboardButton(labels[a], callback_data=callback_data(approval["id"], a, approval["nonce"]))
+            for a in actions
+        ]
+    ]
     if toggles:
-        rows += [[InlineKeyboardButton(_toggle_label(i, i["position"] not in left_out),
-                                       callback_data=toggle_data(approval["id"], i["position"], approval["nonce"]))]
-                 for i in items]
+        rows += [
+            [
+                InlineKeyboardButton(
+                    _toggle_label(i, i["position"] not in left_out),
+                    callback_data=toggle_data(approval["id"], i["position"], approval["nonce"]),
+                )
+            ]
+            for i in items
+        ]
     return InlineKeyboardMarkup(rows)
 
 
@@ -146,23 +166,36 @@ def revive_keyboard(entries: list[dict]) -> InlineKeyboardMarkup:
     """'Bring it back' under an expiry notice, or one button per proposal under the list of expired ones."""
     entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_REVIVE_BUTTONS]
     one = len(entries) == 1
-    return InlineKeyboardMarkup([[InlineKeyboardButton(
-        "Bring it back ↺" if one else f"Bring back {e['id']} ↺", callback_data=callback_data(e["id"], "revive",
-                                                                                              e["nonce"]))]
-        for e in entries])
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "Bring it back ↺" if one else f"Bring back {e['id']} ↺",
+                    callback_data=callback_data(e["id"], "revive", e["nonce"]),
+                )
+            ]
+            for e in entries
+        ]
+    )
 
 
 def undo_keyboard(entry) -> InlineKeyboardMarkup | None:
     """'Undo' under the receipt of an approval; None when the payload does not name a proposal."""
     if not isinstance(entry, dict) or not entry.get("id") or not entry.get("nonce"):
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton("Undo ↶", callback_data=callback_data(
-        entry["id"], UNDO, entry["nonce"]))]])
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton("Undo ↶", callback_data=callback_data(entry["id"], UNDO, entry["nonce"]))]]
+    )
 
 
 COMMAND_DATA = "do:"  # a one-tap command under a follow-up: the words after it, as the user could type them
-COMMAND_LABELS = {"done": "Done ✓", "snooze": "Snooze a day 💤", "drop": "Drop ✗", "stop": "Stop reminding ✋",
-                  "help": "Help me 🙋"}
+COMMAND_LABELS = {
+    "done": "Done ✓",
+    "snooze": "Snooze a day 💤",
+    "drop": "Drop ✗",
+    "stop": "Stop reminding ✋",
+    "help": "Help me 🙋",
+}
 
 
 def command_data(words: str) -> str:
@@ -173,7 +206,7 @@ def parse_command_data(data: str | None) -> str | None:
     """The command a follow-up's button carries ("done 3"), or None for anything else."""
     if not isinstance(data, str) or not data.startswith(COMMAND_DATA) or len(data) > MAX_CALLBACK_DATA:
         return None
-    return data[len(COMMAND_DATA):]
+    return data[len(COMMAND_DATA) :]
 
 
 def follow_up_keyboard(entries: list[dict], reminder: int | None = None) -> InlineKeyboardMarkup | None:
@@ -182,9 +215,15 @@ def follow_up_keyboard(entries: list[dict], reminder: int | None = None) -> Inli
     rows = []
     for entry in entries[:MAX_BRIEFING_BUTTONS]:
         named = len(entries) > 1
-        rows.append([InlineKeyboardButton(
-            COMMAND_LABELS[words.split()[0]] + (f" {entry['task_id']}" if named else ""),
-            callback_data=command_data(words)) for words in entry["commands"]])
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    COMMAND_LABELS[words.split()[0]] + (f" {entry['task_id']}" if named else ""),
+                    callback_data=command_data(words),
+                )
+                for words in entry["commands"]
+            ]
+        )
     if isinstance(reminder, int) and not isinstance(reminder, bool):
         rows.append([InlineKeyboardButton(COMMAND_LABELS["stop"], callback_data=command_data(f"stop {reminder}"))])
     return InlineKeyboardMarkup(rows) if rows else None
@@ -195,20 +234,31 @@ def briefing_keyboard(entries: list[dict], tasks: InlineKeyboardMarkup | None = 
     (with its Modify, Reject and item toggles); then the one-tap answers for the tasks it raised (`tasks`,
     follow_up_keyboard's). None when there is neither."""
     entries = [e for e in entries if isinstance(e, dict) and e.get("id") and e.get("nonce")][:MAX_BRIEFING_BUTTONS]
-    rows = [[
-        InlineKeyboardButton(f"Approve {e['id']} ✓", callback_data=callback_data(e["id"], "approve", e["nonce"])),
-        InlineKeyboardButton(f"Show {e['id']}", callback_data=callback_data(e["id"], SHOW, e["nonce"]))]
-        for e in entries]
+    rows = [
+        [
+            InlineKeyboardButton(f"Approve {e['id']} ✓", callback_data=callback_data(e["id"], "approve", e["nonce"])),
+            InlineKeyboardButton(f"Show {e['id']}", callback_data=callback_data(e["id"], SHOW, e["nonce"])),
+        ]
+        for e in entries
+    ]
     rows += [list(row) for row in (tasks.inline_keyboard if tasks is not None else ())]
     return InlineKeyboardMarkup(rows) if rows else None
 
 
 def settled_text(approval: Approval) -> str:
-    expired = ("expired, nothing changed" if not approval.superseded_by
-               else f"expired, brought back as proposal {approval.superseded_by}")
-    labels = {"approved": "approved", "rejected": "rejected", "expired": expired,
-              "superseded": f"modified, replaced by proposal {approval.superseded_by}",
-              "pending": "modified, a new proposal follows", "partial": "partly decided"}
+    expired = (
+        "expired, nothing changed"
+        if not approval.superseded_by
+        else f"expired, brought back as proposal {approval.superseded_by}"
+    )
+    labels = {
+        "approved": "approved",
+        "rejected": "rejected",
+        "expired": expired,
+        "superseded": f"modified, replaced by proposal {approval.superseded_by}",
+        "pending": "modified, a new proposal follows",
+        "partial": "partly decided",
+    }
     text = f"Proposal {approval.id}: {labels.get(approval.status, approval.status)}\n{outcome_line(approval)}"
     return split_text(text)[0]
 
@@ -269,8 +319,11 @@ class Unusable(ValueError):
 
 
 def _id(value, what: str, *, signed: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not (
-            -MAX_ID < value < MAX_ID if signed else 0 <= value < MAX_ID):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (-MAX_ID < value < MAX_ID if signed else 0 <= value < MAX_ID)
+    ):
         raise Unusable(f"{what} is not an id")
 
 
@@ -316,8 +369,9 @@ def check_update(update: Update) -> None:
             if kind is not None and not isinstance(kind, (tuple, list)):
                 raise Unusable("message_reaction lists no reactions")
     elif update.message is not None or update.edited_message is not None:
-        _check_message(update.message or update.edited_message,
-                       "message" if update.message is not None else "edited_message")
+        _check_message(
+            update.message or update.edited_message, "message" if update.message is not None else "edited_message"
+        )
 
 
 def usable_update_id(raw) -> int | None:

@@ -28,6 +28,8 @@ A look that fails is traced and the next source is looked at all the same.
 Proposing. A press on the dashboard that changes Wilson's world (watch this, stop watching,
 forget that memory) does not change it: it becomes a proposal through the same tools the
 model proposes with, and the user approves it on the Proposals page like any other.
+
+Size: the actor and the handlers the dashboard calls on it share the channel's loop and its lifecycle.
 """
 
 from __future__ import annotations
@@ -95,13 +97,22 @@ class WebChannel(Channel):
         host = str(self.config.get("web", "host")).strip()
         port = int(self.config.get("web", "port") or 0)
         if not is_loopback(host):
-            logger.warning("the dashboard listens on {}: anyone who can reach this computer on port {} can try "
-                           "to log in. Set [web] host = \"127.0.0.1\" to keep it on this computer.", host, port)
+            logger.warning(
+                "the dashboard listens on {}: anyone who can reach this computer on port {} can try "
+                'to log in. Set [web] host = "127.0.0.1" to keep it on this computer.',
+                host,
+                port,
+            )
         try:
             sock = listening_socket(host, port)
         except OSError as exc:
-            logger.error("the dashboard could not listen on {}:{} ({}); Wilson runs on without it. Set [web] port "
-                         "(or WILSON_WEB_PORT) to a free port.", host, port, exc.strerror or exc)
+            logger.error(
+                "the dashboard could not listen on {}:{} ({}); Wilson runs on without it. Set [web] port "
+                "(or WILSON_WEB_PORT) to a free port.",
+                host,
+                port,
+                exc.strerror or exc,
+            )
             self._health("unavailable", f"{host}:{port}: {exc.strerror or exc}")
             super().on_start()
             return
@@ -133,15 +144,25 @@ class WebChannel(Channel):
 
     def _health(self, state: str, error: str) -> None:
         # a cursor, as the other channels keep theirs: `wilson status` lists them
-        kv.put_cursor(HEALTH_KEY, {"state": state, "address": self.url, **({"error": error} if error else {})},
-                      self.now())
+        kv.put_cursor(
+            HEALTH_KEY, {"state": state, "address": self.url, **({"error": error} if error else {})}, self.now()
+        )
 
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
         self.mcp = self._mcp_endpoint()
-        config = uvicorn.Config(server.build(self), log_config=None, access_log=False, lifespan="off",
-                                http=protocol.DeadlineH11Protocol, ws="none", proxy_headers=False,
-                                server_header=False, date_header=False, timeout_graceful_shutdown=self.stop_grace)
+        config = uvicorn.Config(
+            server.build(self),
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            http=protocol.DeadlineH11Protocol,
+            ws="none",
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,
+            timeout_graceful_shutdown=self.stop_grace,
+        )
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
 
@@ -155,8 +176,9 @@ class WebChannel(Channel):
             from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         except ImportError:
             return None
-        built = serve.build(self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)),
-                            now=self.now)
+        built = serve.build(
+            self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)), now=self.now
+        )
         built.streamable_http_app(host=str(self.config.get("web", "host")).strip())  # makes its session manager
         self._mcp_stop = asyncio.Event()
         self.looper.spawn(self._hold_mcp(built.session_manager))
@@ -192,8 +214,7 @@ class WebChannel(Channel):
         """Who is at the dashboard: the owner (the token is theirs)."""
         return str(self.config.get("core", "owner"))
 
-    def decide(self, approval_id: int, action: str, text: str, nonce: str | None,
-               items: tuple[int, ...] = ()) -> int:
+    def decide(self, approval_id: int, action: str, text: str, nonce: str | None, items: tuple[int, ...] = ()) -> int:
         """A press on the Proposals page: a decision row, then the gate is told. `items` narrows approve
         or reject to those items; the others stay pending (as Telegram's per-item answers do)."""
         if action not in server.ACTIONS:
@@ -204,8 +225,16 @@ class WebChannel(Channel):
             raise Refused(400, "That form is not one of Wilson's.")
         if items and action == "modify":
             raise Refused(400, "Modify is for the whole proposal: say which item to change in the text.")
-        row = decisions.record(approval_id=approval_id, action=action, user_id=self.user(), channel=self.name,
-                               at=self.now(), text=text if action == "modify" else "", items=items, nonce=nonce)
+        row = decisions.record(
+            approval_id=approval_id,
+            action=action,
+            user_id=self.user(),
+            channel=self.name,
+            at=self.now(),
+            text=text if action == "modify" else "",
+            items=items,
+            nonce=nonce,
+        )
         faults.point("web:after-decision-commit")
         self.tell("approval", DecisionRecorded(row.id))
         return row.id
@@ -215,21 +244,34 @@ class WebChannel(Channel):
         decision, handled by code as in a Telegram chat (its answer, a proposal, shows here)."""
         undoing = undo_named(text)
         if undoing is not None:
-            decision = decisions.record(approval_id=undoing, action=rules.UNDO, user_id=self.user(),
-                                        channel=self.name, at=self.now())
+            decision = decisions.record(
+                approval_id=undoing, action=rules.UNDO, user_id=self.user(), channel=self.name, at=self.now()
+            )
             self.tell("approval", DecisionRecorded(decision.id))
             return None
         told = commands.parse(text)
         if told is not None:  # "done 3", "snooze 3 2d": the user's own command, taken at once
-            decision = decisions.record(approval_id=0, action=commands.COMMAND, user_id=self.user(),
-                                        channel=self.name, at=self.now(), text=told.text)
+            decision = decisions.record(
+                approval_id=0,
+                action=commands.COMMAND,
+                user_id=self.user(),
+                channel=self.name,
+                at=self.now(),
+                text=told.text,
+            )
             self.tell("approval", DecisionRecorded(decision.id))
             return None
         helping = commands.help_target(text)
         if helping is not None:  # "help 3", as the briefing's choices say: words for Wilson about task 3
             return self.help(helping, key or secrets.token_urlsafe(12))
-        row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
-                                       dedup_key=f"web:{key}" if key else None, payload={"via": "dashboard"})
+        row = routing.commit_realtime(
+            source=self.name,
+            text=text,
+            user_id=self.user(),
+            at=self.now(),
+            dedup_key=f"web:{key}" if key else None,
+            payload={"via": "dashboard"},
+        )
         if row is None:
             return None
         faults.point("web:after-message-commit")
@@ -251,13 +293,30 @@ class WebChannel(Channel):
                 if made is None and task.status not in ("open", "snoozed"):
                     state = {"done": "done already", "cancelled": "dropped"}.get(task.status, task.status)
                     raise Refused(400, f"“{task.title}” is {state}: there is nothing to mark done.")
-                approval = make.propose_one("complete_task", {"task_id": task_id}, owner=self.user(),
-                                            channel=self.name, reason="you pressed Done on the dashboard",
-                                            key=f"web:done:{key}", now=now, config=self.config, shown=True)
+                approval = make.propose_one(
+                    "complete_task",
+                    {"task_id": task_id},
+                    owner=self.user(),
+                    channel=self.name,
+                    reason="you pressed Done on the dashboard",
+                    key=f"web:done:{key}",
+                    now=now,
+                    config=self.config,
+                    shown=True,
+                )
                 answered = DecisionRow.select().where(DecisionRow.approval_id == approval.id).exists()
-                row = None if answered else decisions.record(
-                    approval_id=approval.id, action="approve", user_id=self.user(), channel=self.name, at=now,
-                    nonce=approval.nonce)
+                row = (
+                    None
+                    if answered
+                    else decisions.record(
+                        approval_id=approval.id,
+                        action="approve",
+                        user_id=self.user(),
+                        channel=self.name,
+                        at=now,
+                        nonce=approval.nonce,
+                    )
+                )
         except rules.CannotPropose as exc:
             raise Refused(400, str(exc)) from None
         if row is not None:
@@ -276,8 +335,14 @@ class WebChannel(Channel):
             earlier = marks.get(PRESS, key)
             if earlier:
                 return int(earlier)
-            row = decisions.record(approval_id=0, action=commands.COMMAND, user_id=self.user(), channel=self.name,
-                                   at=self.now(), text=told.text)
+            row = decisions.record(
+                approval_id=0,
+                action=commands.COMMAND,
+                user_id=self.user(),
+                channel=self.name,
+                at=self.now(),
+                text=told.text,
+            )
             marks.put(PRESS, key, row.id, self.now())
         faults.point("web:after-decision-commit")
         self.tell("approval", DecisionRecorded(row.id))
@@ -290,8 +355,14 @@ class WebChannel(Channel):
             text = commands.help_words(task_id, self.config.timezone, self.user(), self.config.get("core", "owner"))
         except ValueError as exc:
             raise Refused(400, str(exc)) from None
-        row = routing.commit_realtime(source=self.name, text=text, user_id=self.user(), at=self.now(),
-                                       dedup_key=f"web:help:{key}", payload={"via": "dashboard", "help_task": task_id})
+        row = routing.commit_realtime(
+            source=self.name,
+            text=text,
+            user_id=self.user(),
+            at=self.now(),
+            dedup_key=f"web:help:{key}",
+            payload={"via": "dashboard", "help_task": task_id},
+        )
         if row is None:
             return None
         self.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
@@ -299,8 +370,9 @@ class WebChannel(Channel):
 
     def undo(self, approval_id: int) -> int:
         """An Undo press under a receipt: the same decision as typing "undo N" (the gate's undo machinery)."""
-        row = decisions.record(approval_id=approval_id, action=rules.UNDO, user_id=self.user(), channel=self.name,
-                               at=self.now())
+        row = decisions.record(
+            approval_id=approval_id, action=rules.UNDO, user_id=self.user(), channel=self.name, at=self.now()
+        )
         self.tell("approval", DecisionRecorded(row.id))
         return row.id
 
@@ -308,8 +380,9 @@ class WebChannel(Channel):
         """An item a script posted to /api/stimuli: a buffered stimulus like a watched page's change
         (triaged with the others at the next sync); None when its key was posted before."""
         dedup = f"web:intake:{key}" if key else f"web:intake:{secrets.token_hex(12)}"
-        row = routing.commit_buffered(channel=self.name, text=text, dedup_key=dedup,
-                                       payload={**payload, "via": "api"}, at=self.now())
+        row = routing.commit_buffered(
+            channel=self.name, text=text, dedup_key=dedup, payload={**payload, "via": "api"}, at=self.now()
+        )
         if row is None:
             return None
         faults.point("web:after-intake-commit")
@@ -320,8 +393,16 @@ class WebChannel(Channel):
         """A press that would change something: a proposal of `tool` for the user to approve, once per
         form (`key`); the gate presents it here. Refused (400) when the tool says it cannot be done."""
         try:
-            approval = make.propose_one(tool, args, owner=self.user(), channel=self.name, reason=reason,
-                                        key=f"web:propose:{key}", now=self.now(), config=self.config)
+            approval = make.propose_one(
+                tool,
+                args,
+                owner=self.user(),
+                channel=self.name,
+                reason=reason,
+                key=f"web:propose:{key}",
+                now=self.now(),
+                config=self.config,
+            )
         except rules.CannotPropose as exc:
             raise Refused(400, str(exc)) from None
         faults.point("web:after-proposal-commit")
@@ -364,8 +445,9 @@ class WebChannel(Channel):
 
         with fetching.client() as http:
             for state in due:
-                liveness.beat(fetching.LOOK_SECONDS + fetching.TIMEOUT_SECONDS + 30,
-                              f"web: looking at {state['url'][:80]}")
+                liveness.beat(
+                    fetching.LOOK_SECONDS + fetching.TIMEOUT_SECONDS + 30, f"web: looking at {state['url'][:80]}"
+                )
                 watcher.begin(state, now)
                 result = watcher.look(state, http, now)
                 rows = watcher.record(result, now, commit)

@@ -24,9 +24,12 @@ def web_token(config, now: datetime) -> list[str]:
     """Line 1: the token (API calls and the login form). Line 2: a link that logs in once, within
     15 minutes. Then a note; the old token and every open session stop working."""
     token, code = auth.new_token(now)
-    lines = [token, f"{login_base(config)}/login?code={code}",
-             "Line 1 is your dashboard token (for the login form, and for scripts: Authorization: Bearer <token>).",
-             "Line 2 logs you in once, within 15 minutes. The previous token and logins no longer work."]
+    lines = [
+        token,
+        f"{login_base(config)}/login?code={code}",
+        "Line 1 is your dashboard token (for the login form, and for scripts: Authorization: Bearer <token>).",
+        "Line 2 logs you in once, within 15 minutes. The previous token and logins no longer work.",
+    ]
     if not config.get("web", "enabled"):
         lines.append("The dashboard is switched off: set [web] enabled = true (or WILSON_WEB_ENABLED=true).")
     elif not is_loopback(str(config.get("web", "host"))):
@@ -44,6 +47,8 @@ def dashboard_line(config) -> str | None:
     if health.get("state") == "serving" and health.get("address"):
         return f"Your dashboard is at {health['address']} (`wilson web-token` prints a link that logs you in)."
     if health.get("state") == "unavailable":
-        return (f"The dashboard could not start ({health.get('error') or 'see wilson.log'}); Wilson runs on without "
-                "it. Set WILSON_WEB_PORT to a free port.")
+        return (
+            f"The dashboard could not start ({health.get('error') or 'see wilson.log'}); Wilson runs on without "
+            "it. Set WILSON_WEB_PORT to a free port."
+        )
     return None

@@ -10,19 +10,53 @@ from __future__ import annotations
 
 import re
 
-WHERE = {"repl": "at the terminal", "telegram": "on Telegram", "web": "on the dashboard", "email": "by email",
-         "calendar": "from your calendar", "silent": "nowhere (kept silent, in the log only)"}
-JOBS = {"briefing": "morning briefing", "consolidate": "overnight learning from the day",
-        "ras": "quick look for anything urgent in new mail and pages", "sync": "look through the news"}
+WHERE = {
+    "repl": "at the terminal",
+    "telegram": "on Telegram",
+    "web": "on the dashboard",
+    "email": "by email",
+    "calendar": "from your calendar",
+    "silent": "nowhere (kept silent, in the log only)",
+}
+JOBS = {
+    "briefing": "morning briefing",
+    "consolidate": "overnight learning from the day",
+    "ras": "quick look for anything urgent in new mail and pages",
+    "sync": "look through the news",
+}
 ROLES = {"deep": "the thorough model", "fast": "the quick model", "reflex": "the reflex model"}
-HEADLINES = {"routed": "Received", "claimed": "Picked up", "offline": "Offline rules", "proposed": "Proposed",
-             "replied": "Answered", "presented": "Asked you", "delivered": "Delivered", "dropped": "Set aside",
-             "surfaced": "Told you", "silent": "Kept quiet", "expired": "Lapsed", "fired": "On schedule",
-             "watching": "Watching", "looked": "Looked", "changed": "Changed", "approved": "You approved",
-             "rejected": "You turned down", "modify": "You asked for changes", "undo": "Undo",
-             "triaged": "Sorted", "skipped": "Skipped", "reminded": "Reminded you", "held back": "Held back",
-             "failed": "Failed", "error": "Went wrong", "consolidated": "Learned overnight",
-             "gathering": "Gathering", "refused": "Refused", "revived": "Brought back", "filed": "Filed"}
+HEADLINES = {
+    "routed": "Received",
+    "claimed": "Picked up",
+    "offline": "Offline rules",
+    "proposed": "Proposed",
+    "replied": "Answered",
+    "presented": "Asked you",
+    "delivered": "Delivered",
+    "dropped": "Set aside",
+    "surfaced": "Told you",
+    "silent": "Kept quiet",
+    "expired": "Lapsed",
+    "fired": "On schedule",
+    "watching": "Watching",
+    "looked": "Looked",
+    "changed": "Changed",
+    "approved": "You approved",
+    "rejected": "You turned down",
+    "modify": "You asked for changes",
+    "undo": "Undo",
+    "triaged": "Sorted",
+    "skipped": "Skipped",
+    "reminded": "Reminded you",
+    "held back": "Held back",
+    "failed": "Failed",
+    "error": "Went wrong",
+    "consolidated": "Learned overnight",
+    "gathering": "Gathering",
+    "refused": "Refused",
+    "revived": "Brought back",
+    "filed": "Filed",
+}
 
 
 def where(channel: str) -> str:
@@ -43,8 +77,10 @@ def explain(stage: str, actor: str, reason: str) -> tuple[str, str]:
                 return headline, f"Your message came {where(m.group(2))}; it went straight to Wilson to answer."
             return headline, f"It came {where(m.group(2))} and waits its turn (priority {m.group(1)})."
         if re.fullmatch(r"buffered \(row \d+\) until the next sync", reason):
-            return headline, ("Kept with the other news until Wilson next goes through it (before the morning "
-                              "briefing, or at once if something looks urgent).")
+            return headline, (
+                "Kept with the other news until Wilson next goes through it (before the morning "
+                "briefing, or at once if something looks urgent)."
+            )
         if m := re.fullmatch(r"(deep|fast|reflex): (.+)", reason):
             return "Thought about", f"Given to {ROLES[m.group(1)]}: {m.group(2)}."
     if stage == "claimed" and re.match(r"inbox \d+", reason):
@@ -60,8 +96,12 @@ def explain(stage: str, actor: str, reason: str) -> tuple[str, str]:
     if stage == "presented" and (m := re.fullmatch(r"proposal (\d+) on (\S+)", reason)):
         return headline, f"Proposal {m.group(1)} was put to you {where(m.group(2))}."
     if stage == "delivered" and re.fullmatch(r"outbox \d+", reason):
-        return headline, f"The message reached you {where(actor)}." if actor != "silent" else \
-            "Nothing was sent: it was kept silent, in the log only."
+        return (
+            headline,
+            f"The message reached you {where(actor)}."
+            if actor != "silent"
+            else "Nothing was sent: it was kept silent, in the log only.",
+        )
     if stage == "expired" and (m := re.fullmatch(r"proposal (\d+) unanswered until (.+?)(, user told)?", reason)):
         told = " You were told." if m.group(3) else ""
         return headline, f"Proposal {m.group(1)} got no answer in time, so nothing of it was done.{told}"
@@ -70,7 +110,7 @@ def explain(stage: str, actor: str, reason: str) -> tuple[str, str]:
     if stage == "proposed" and (m := re.fullmatch(r"proposal (\d+): (.+)", reason)):
         return headline, f"Wilson proposed a change (proposal {m.group(1)}), because {m.group(2)}."
     if stage == "watching" and reason.startswith("watching "):
-        return headline, f"Wilson started watching {reason[len('watching '):]}."
+        return headline, f"Wilson started watching {reason[len('watching ') :]}."
     if stage == "changed" and (m := re.fullmatch(r"(\S+): (\d+) new (change|item)s? buffered", reason)):
         what = "a change" if m.group(2) == "1" else f"{m.group(2)} new {m.group(3)}s"
         return headline, f"{m.group(1)} had {what}, kept for Wilson's next look through the news."
@@ -79,8 +119,14 @@ def explain(stage: str, actor: str, reason: str) -> tuple[str, str]:
     if stage == "surfaced":
         return headline, f"Worth telling you: {reason}."
     if m := re.fullmatch(r"proposal (\d+) (approve|reject|modify|confirm|undo|revive) by \S+: (.+)", reason):
-        verb = {"approve": "approved", "confirm": "approved", "reject": "turned down", "modify": "asked to change",
-                "undo": "asked to undo", "revive": "brought back"}[m.group(2)]
+        verb = {
+            "approve": "approved",
+            "confirm": "approved",
+            "reject": "turned down",
+            "modify": "asked to change",
+            "undo": "asked to undo",
+            "revive": "brought back",
+        }[m.group(2)]
         answer = m.group(3).strip()
         if answer.rstrip(":") == "Done":  # the receipt's first line; what was done follows in the message
             return headline, f"You {verb} proposal {m.group(1)}, and it was done."

@@ -42,16 +42,23 @@ class Fetched:
 
 
 def client() -> httpx.Client:
-    return httpx.Client(follow_redirects=False, timeout=httpx.Timeout(TIMEOUT_SECONDS),
-                        limits=httpx.Limits(max_keepalive_connections=0),
-                        headers={"User-Agent": USER_AGENT}, trust_env=False)
+    return httpx.Client(
+        follow_redirects=False,
+        timeout=httpx.Timeout(TIMEOUT_SECONDS),
+        limits=httpx.Limits(max_keepalive_connections=0),
+        headers={"User-Agent": USER_AGENT},
+        trust_env=False,
+    )
 
 
-def fetch(http: httpx.Client, url: str, etag: str = "", last_modified: str = "",
-          seconds: float | None = None) -> Fetched:
+def fetch(
+    http: httpx.Client, url: str, etag: str = "", last_modified: str = "", seconds: float | None = None
+) -> Fetched:
     """One GET within `seconds` in all (what is left of a look's LOOK_SECONDS when robots.txt was asked first)."""
-    headers = {"Accept": "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, "
-                         "text/html;q=0.9, application/xml;q=0.8, */*;q=0.5"}
+    headers = {
+        "Accept": "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, "
+        "text/html;q=0.9, application/xml;q=0.8, */*;q=0.5"
+    }
     if etag:
         headers["If-None-Match"] = etag
     if last_modified:

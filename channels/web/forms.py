@@ -42,8 +42,9 @@ def refusal(request: Request, status: int, text: str, login: bool = False) -> Re
         response = JSONResponse({"error": text}, status_code=status)
     else:
         title = {401: "Please log in", 403: "Not allowed", 404: "Not found"}.get(status, "That did not work")
-        response = HTMLResponse(pages.render("refused.html", title=title, text=text, login=login, nav=None),
-                                status_code=status)
+        response = HTMLResponse(
+            pages.render("refused.html", title=title, text=text, login=login, nav=None), status_code=status
+        )
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="wilson"'
     return response
@@ -150,8 +151,9 @@ def checked_json(value, depth: int = 1) -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise Refused(400, "The JSON has a broken character (a lone surrogate like \\ud800): "
-                               "send the text as valid UTF-8.") from None
+            raise Refused(
+                400, "The JSON has a broken character (a lone surrogate like \\ud800): send the text as valid UTF-8."
+            ) from None
 
 
 def clean(text, limit: int = MAX_TEXT) -> str:
@@ -174,8 +176,11 @@ def calendar_event(event) -> dict:
         raise Refused(400, 'event must be an object: {"title": "...", "start": "2027-04-10"}.')
     unknown = sorted(set(event) - set(EVENT_FIELDS))
     if unknown:
-        raise Refused(400, f"Unknown event field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
-                           "An event has title, start, and optionally end and location.")
+        raise Refused(
+            400,
+            f"Unknown event field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
+            "An event has title, start, and optionally end and location.",
+        )
     found = {name: clean(event[name], limit) for name, limit in EVENT_FIELDS.items() if event.get(name) is not None}
     if not found.get("title") or not found.get("start"):
         raise Refused(400, "An event needs a title and a start.")
@@ -185,20 +190,29 @@ def calendar_event(event) -> dict:
             try:
                 moments[name] = date_or_datetime(found[name])
             except ValueError:
-                raise Refused(400, f"event {name} must be an ISO date or date-time, like 2027-04-10 "
-                                   "or 2027-04-10T09:30:00+01:00.") from None
+                raise Refused(
+                    400, f"event {name} must be an ISO date or date-time, like 2027-04-10 or 2027-04-10T09:30:00+01:00."
+                ) from None
+
     def kind(moment) -> tuple:  # dates, zoned and naive date-times cannot be compared with each other
         return type(moment), getattr(moment, "tzinfo", None) is None
 
     if "end" in moments and kind(moments["end"]) != kind(moments["start"]):
-        raise Refused(400, "event start and end must both be dates, or both date-times (both with a zone "
-                           "or both without).")
+        raise Refused(
+            400, "event start and end must both be dates, or both date-times (both with a zone or both without)."
+        )
     if "end" in moments and moments["end"] < moments["start"]:
         raise Refused(400, "event end must not be before its start.")
     all_day = not isinstance(moments["start"], datetime)
-    return {"change": "new", "title": found["title"], "start": moments["start"].isoformat(),
-            "end": moments["end"].isoformat() if "end" in moments else None, "all_day": all_day,
-            "location": found.get("location") or None, "previous": None}
+    return {
+        "change": "new",
+        "title": found["title"],
+        "start": moments["start"].isoformat(),
+        "end": moments["end"].isoformat() if "end" in moments else None,
+        "all_day": all_day,
+        "location": found.get("location") or None,
+        "previous": None,
+    }
 
 
 MAX_ITEMS = 50  # item numbers in one decision; a proposal has far fewer

@@ -3,6 +3,8 @@
 Every function here reads rows and returns plain dicts (the same shapes the JSON API
 returns); `render` turns them into HTML through Jinja2 with autoescaping on, so text
 from calendars, mail, feeds or the model is shown as text, never run as markup.
+
+Size: one dashboard: a short reader per page, sharing the local-day and rendering helpers.
 """
 
 from __future__ import annotations
@@ -31,8 +33,12 @@ MESSAGES = 100  # conversation entries on one page
 # may be groups, and other allowed people's)
 CONVERSING = ("web", "repl")
 
-_env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
-                   trim_blocks=True, lstrip_blocks=True)
+_env = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)),
+    autoescape=select_autoescape(default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 _env.globals["nav_links"] = dashboard_nav()  # the one command table's pages
 
 
@@ -60,8 +66,12 @@ def _local_day(moment: datetime, tz) -> date:
 
 def briefing() -> dict | None:
     """The latest morning briefing, wherever it was delivered."""
-    row = (Outbox.select().where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.channel != "silent"))
-           .order_by(Outbox.id.desc()).first())
+    row = (
+        Outbox.select()
+        .where(Outbox.idempotency_key.startswith("briefing:") & (Outbox.channel != "silent"))
+        .order_by(Outbox.id.desc())
+        .first()
+    )
     if row is None:
         return None
     return {"text": row.text, "at": row.created_at.isoformat(timespec="minutes")}
@@ -69,8 +79,14 @@ def briefing() -> dict | None:
 
 def events_on(day: date, tz) -> list[dict]:
     """The day's events as the calendar channel last read them (its snapshot), cancelled ones left out."""
-    return [{"title": event.title, "when": "all day" if event.all_day else event.start.astimezone(tz).strftime("%H:%M"),
-             "location": event.location} for event in calendar_days.events_on(day, tz)]
+    return [
+        {
+            "title": event.title,
+            "when": "all day" if event.all_day else event.start.astimezone(tz).strftime("%H:%M"),
+            "location": event.location,
+        }
+        for event in calendar_days.events_on(day, tz)
+    ]
 
 
 def due_and_overdue(now: datetime, tz) -> dict:
@@ -94,20 +110,39 @@ def watched(tz=None) -> list[dict]:
 
 def latest_seen(tz, limit: int = 8) -> list[dict]:
     """The newest items and changes the watcher buffered (others' words: shown as text, never as markup)."""
-    rows = (ReceptorBuffer.select().where((ReceptorBuffer.channel == "web")
-                                          & ReceptorBuffer.dedup_key.startswith("web:")
-                                          & ~ReceptorBuffer.dedup_key.startswith("web:intake:"))
-            .order_by(ReceptorBuffer.id.desc()).limit(limit))
-    return [{"title": str((r.payload or {}).get("title") or ""), "text": r.text[:600],
-             "at": r.created_at.astimezone(tz).strftime("%a %d %b %H:%M"), "trace": r.trace_id} for r in rows]
+    rows = (
+        ReceptorBuffer.select()
+        .where(
+            (ReceptorBuffer.channel == "web")
+            & ReceptorBuffer.dedup_key.startswith("web:")
+            & ~ReceptorBuffer.dedup_key.startswith("web:intake:")
+        )
+        .order_by(ReceptorBuffer.id.desc())
+        .limit(limit)
+    )
+    return [
+        {
+            "title": str((r.payload or {}).get("title") or ""),
+            "text": r.text[:600],
+            "at": r.created_at.astimezone(tz).strftime("%a %d %b %H:%M"),
+            "trace": r.trace_id,
+        }
+        for r in rows
+    ]
 
 
 def today(now: datetime, tz, owner: str | None = None, coming: bool = False) -> dict:
     """What Today shows; `coming`: with the timeline of the coming weeks (channels/web/timeline.py)."""
-    found = {"date": _local_day(now, tz).strftime("%A %d %B %Y"), "briefing": briefing(),
-             "events": events_on(_local_day(now, tz), tz), **due_and_overdue(now, tz), "watched": watched(tz),
-             "seen": latest_seen(tz), "waiting": Approval.select().where(Approval.status.in_(OPEN)).count(),
-             "reminders": views.reminders(tz)}
+    found = {
+        "date": _local_day(now, tz).strftime("%A %d %B %Y"),
+        "briefing": briefing(),
+        "events": events_on(_local_day(now, tz), tz),
+        **due_and_overdue(now, tz),
+        "watched": watched(tz),
+        "seen": latest_seen(tz),
+        "waiting": Approval.select().where(Approval.status.in_(OPEN)).count(),
+        "reminders": views.reminders(tz),
+    }
     if coming:
         found["timeline"] = timeline.coming(now, tz, owner)
     return found
@@ -126,8 +161,12 @@ def done_notice(raw: str, tz) -> dict | None:
     if item is None or item.tool != "complete_task":
         return None
     task = Task.get_or_none(Task.id == (item.args or {}).get("task_id"))
-    return {"approval": approval.id, "title": task.title if task else "", "state": item.status,
-            "error": (item.result or {}).get("error", "") if item.status == "failed" else ""}
+    return {
+        "approval": approval.id,
+        "title": task.title if task else "",
+        "state": item.status,
+        "error": (item.result or {}).get("error", "") if item.status == "failed" else "",
+    }
 
 
 def command_notice(raw: str, channel: str) -> dict | None:
@@ -135,8 +174,9 @@ def command_notice(raw: str, channel: str) -> dict | None:
     receipt and its Undo, or that it is still being applied."""
     if not raw.isdigit() or len(raw) > 16:
         return None
-    row = DecisionRow.get_or_none((DecisionRow.id == int(raw)) & (DecisionRow.action == commands.COMMAND)
-                                  & (DecisionRow.channel == channel))
+    row = DecisionRow.get_or_none(
+        (DecisionRow.id == int(raw)) & (DecisionRow.action == commands.COMMAND) & (DecisionRow.channel == channel)
+    )
     if row is None:
         return None
     told = Outbox.get_or_none(Outbox.idempotency_key == f"decision:{row.id}")
@@ -152,13 +192,25 @@ def proposals(tz, now: datetime) -> list[dict]:
     found = []
     answered = {row.approval_id: row.action for row in DecisionRow.select().where(DecisionRow.status == "pending")}
     for approval in Approval.select().where(Approval.status.in_(OPEN)).order_by(Approval.id):
-        items = [{"position": i.position, "description": i.description, "status": i.status}
-                 for i in approval.items.order_by(ApprovalItem.position)]
-        found.append({"id": approval.id, "status": approval.status, "reason": approval.reason,
-                      "changes": approval.changes if approval.supersedes else "", "supersedes": approval.supersedes,
-                      "expires": approval.expires_at.astimezone(tz).strftime("%a %d %b %H:%M"),
-                      "expired": approval.expires_at <= now, "nonce": approval.nonce, "items": items,
-                      "modify": "modify" in actions_for(approval), "answered": answered.get(approval.id)})
+        items = [
+            {"position": i.position, "description": i.description, "status": i.status}
+            for i in approval.items.order_by(ApprovalItem.position)
+        ]
+        found.append(
+            {
+                "id": approval.id,
+                "status": approval.status,
+                "reason": approval.reason,
+                "changes": approval.changes if approval.supersedes else "",
+                "supersedes": approval.supersedes,
+                "expires": approval.expires_at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                "expired": approval.expires_at <= now,
+                "nonce": approval.nonce,
+                "items": items,
+                "modify": "modify" in actions_for(approval),
+                "answered": answered.get(approval.id),
+            }
+        )
     return found
 
 
@@ -167,18 +219,48 @@ def conversation(channel: str, after_in: int = 0, after_out: int = 0, limit: int
     entry saying where), in order, with the highest row id of each kind (the live
     reader asks for what came after those). A proposal that was answered says how, not where to answer."""
     places = tuple(dict.fromkeys((channel, *CONVERSING)))
-    said = (Inbox.select().where(Inbox.source.in_(places) & (Inbox.origin == "user") & (Inbox.id > after_in))
-            .order_by(Inbox.id.desc()).limit(limit))
-    told = (Outbox.select().where(Outbox.channel.in_(places) & (Outbox.status == "delivered")
-                                  & (Outbox.id > after_out)).order_by(Outbox.id.desc()).limit(limit))
-    entries = [{"id": f"in-{r.id}", "row": r.id, "who": "you", "text": r.text, "where": _where(r.source, channel),
-                "at": r.created_at, "approval": None} for r in said]
-    entries += [{"id": f"out-{r.id}", "row": r.id, "who": "wilson", "text": r.text,
-                 "where": _where(r.channel, channel), "at": r.delivered_at or r.created_at,
-                 "approval": ((r.payload or {}).get("approval") or {}).get("id")} for r in told]
+    said = (
+        Inbox.select()
+        .where(Inbox.source.in_(places) & (Inbox.origin == "user") & (Inbox.id > after_in))
+        .order_by(Inbox.id.desc())
+        .limit(limit)
+    )
+    told = (
+        Outbox.select()
+        .where(Outbox.channel.in_(places) & (Outbox.status == "delivered") & (Outbox.id > after_out))
+        .order_by(Outbox.id.desc())
+        .limit(limit)
+    )
+    entries = [
+        {
+            "id": f"in-{r.id}",
+            "row": r.id,
+            "who": "you",
+            "text": r.text,
+            "where": _where(r.source, channel),
+            "at": r.created_at,
+            "approval": None,
+        }
+        for r in said
+    ]
+    entries += [
+        {
+            "id": f"out-{r.id}",
+            "row": r.id,
+            "who": "wilson",
+            "text": r.text,
+            "where": _where(r.channel, channel),
+            "at": r.delivered_at or r.created_at,
+            "approval": ((r.payload or {}).get("approval") or {}).get("id"),
+        }
+        for r in told
+    ]
     asked = {e["approval"] for e in entries if e["approval"]}
-    status = {a.id: a.status for a in Approval.select(Approval.id, Approval.status).where(Approval.id.in_(asked))} \
-        if asked else {}
+    status = (
+        {a.id: a.status for a in Approval.select(Approval.id, Approval.status).where(Approval.id.in_(asked))}
+        if asked
+        else {}
+    )
     for entry in entries:
         entry["decided"] = status.get(entry["approval"]) not in (None, *OPEN) and status.get(entry["approval"])
     entries.sort(key=lambda e: (e["at"], e["id"]))
@@ -196,8 +278,12 @@ def _where(place: str, here: str) -> str:
 
 def answers(channel: str, limit: int = 5) -> list[str]:
     """The gate's latest answers to decisions made here (shown on the Proposals page)."""
-    rows = (Outbox.select().where((Outbox.channel == channel) & Outbox.idempotency_key.startswith("decision:"))
-            .order_by(Outbox.id.desc()).limit(limit))
+    rows = (
+        Outbox.select()
+        .where((Outbox.channel == channel) & Outbox.idempotency_key.startswith("decision:"))
+        .order_by(Outbox.id.desc())
+        .limit(limit)
+    )
     return [r.text for r in rows]
 
 
@@ -220,16 +306,25 @@ def topics(tz, owner: str | None, now: datetime | None = None, only: int | None 
     for view in found:
         if now is not None and view.get("id") is not None:
             view["progress"] = timeline.progress(Topic.get_by_id(view["id"]), now, tz, owner)
-        happened = [{"at": line.split(" ", 1)[0], "text": line.split(" ", 1)[1] if " " in line else "",
-                     "trace": ""} for line in view.get("history") or []]
+        happened = [
+            {"at": line.split(" ", 1)[0], "text": line.split(" ", 1)[1] if " " in line else "", "trace": ""}
+            for line in view.get("history") or []
+        ]
         if view.get("id") is not None:
             for approval in Approval.select().where(Approval.topic_id == view["id"]).order_by(Approval.id):
-                items = "; ".join(i.description.splitlines()[0] for i in approval.items.order_by(ApprovalItem.position)
-                                  if i.description)
-                happened.append({"at": approval.created_at.astimezone(tz).strftime("%Y-%m-%d"),
-                                 "text": f"proposal {approval.id} ({approval.status}): {items}"
-                                         + (f" — because {approval.reason}" if approval.reason else ""),
-                                 "trace": approval.trace_id})
+                items = "; ".join(
+                    i.description.splitlines()[0]
+                    for i in approval.items.order_by(ApprovalItem.position)
+                    if i.description
+                )
+                happened.append(
+                    {
+                        "at": approval.created_at.astimezone(tz).strftime("%Y-%m-%d"),
+                        "text": f"proposal {approval.id} ({approval.status}): {items}"
+                        + (f" — because {approval.reason}" if approval.reason else ""),
+                        "trace": approval.trace_id,
+                    }
+                )
         view["timeline"] = sorted(happened, key=lambda e: e["at"])
     return found
 
@@ -242,8 +337,9 @@ def trace(trace_id: str, tz) -> dict:
         step["headline"], step["words"] = explain.explain(step["stage"], step["actor"], step["reason"])
     what = None
     if trace_id:
-        row = (Inbox.get_or_none(Inbox.trace_id == trace_id)
-               or ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id))
+        row = Inbox.get_or_none(Inbox.trace_id == trace_id) or ReceptorBuffer.get_or_none(
+            ReceptorBuffer.trace_id == trace_id
+        )
         if row is not None:
             source = getattr(row, "source", None) or getattr(row, "channel", "")
             what = {"source": source, "where": source_words(row), "text": row.text[:600]}
@@ -266,8 +362,9 @@ def source_words(row) -> str:
 def what_came(trace_id: str) -> str:
     """The stimulus a path began with, in a line: where it came from and its first words (others' words,
     shown as text)."""
-    row = (Inbox.get_or_none(Inbox.trace_id == trace_id)
-           or ReceptorBuffer.get_or_none(ReceptorBuffer.trace_id == trace_id))
+    row = Inbox.get_or_none(Inbox.trace_id == trace_id) or ReceptorBuffer.get_or_none(
+        ReceptorBuffer.trace_id == trace_id
+    )
     if row is None:
         return ""
     text = " ".join(row.text.split())
@@ -282,11 +379,15 @@ def recent_traces(tz, limit: int = 25) -> list[dict]:
         if not rows:
             continue
         first, last = rows[0], rows[-1]
-        found.append({"id": trace_id, "at": first.at.astimezone(tz).strftime("%a %d %b %H:%M"),
-                      "what": what_came(trace_id),
-                      "first": " — ".join(explain.explain(first.stage, first.actor, first.reason))[:160],
-                      "last": " — ".join(explain.explain(last.stage, last.actor, last.reason))[:160]
-                      if len(rows) > 1 else ""})
+        found.append(
+            {
+                "id": trace_id,
+                "at": first.at.astimezone(tz).strftime("%a %d %b %H:%M"),
+                "what": what_came(trace_id),
+                "first": " — ".join(explain.explain(first.stage, first.actor, first.reason))[:160],
+                "last": " — ".join(explain.explain(last.stage, last.actor, last.reason))[:160] if len(rows) > 1 else "",
+            }
+        )
     return found
 
 
@@ -309,9 +410,15 @@ def budget(synapse, now: datetime) -> dict:
     use = {(r.day, r.role): r for r in TokenUsage.select().where(TokenUsage.day.in_(days))}
     bars = []
     for day in days:
-        parts = {role: (use[(day, role)].prompt_tokens + use[(day, role)].completion_tokens)
-                 if (day, role) in use else 0 for role in ROLES}
+        parts = {
+            role: (use[(day, role)].prompt_tokens + use[(day, role)].completion_tokens) if (day, role) in use else 0
+            for role in ROLES
+        }
         calls = sum(use[(day, role)].calls for role in ROLES if (day, role) in use)
         bars.append({"day": day, "parts": parts, "total": sum(parts.values()), "calls": calls})
-    return {"report": synapse.budget_report() if synapse is not None else "", "bars": bars,
-            "top": max([b["total"] for b in bars] + [1]), "used": any(b["total"] or b["calls"] for b in bars)}
+    return {
+        "report": synapse.budget_report() if synapse is not None else "",
+        "bars": bars,
+        "top": max([b["total"] for b in bars] + [1]),
+        "used": any(b["total"] or b["calls"] for b in bars),
+    }

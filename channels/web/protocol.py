@@ -83,15 +83,21 @@ class DeadlineH11Protocol(H11Protocol):
         self.transport.close()
 
     def _make_room(self) -> None:
-        waiting = [c for c in self.connections
-                   if isinstance(c, DeadlineH11Protocol) and c is not self and c.waiting_since is not None
-                   and not c.transport.is_closing()]
+        waiting = [
+            c
+            for c in self.connections
+            if isinstance(c, DeadlineH11Protocol)
+            and c is not self
+            and c.waiting_since is not None
+            and not c.transport.is_closing()
+        ]
         if waiting:
             oldest = min(waiting, key=lambda c: c.waiting_since or 0.0)
             oldest._headers_arrived()
             oldest._close_with(TOO_MANY)
         else:
-            logger.warning("dashboard: {} connections are open, the most it keeps; a new one was closed",
-                           len(self.connections) - 1)
+            logger.warning(
+                "dashboard: {} connections are open, the most it keeps; a new one was closed", len(self.connections) - 1
+            )
             self._headers_arrived()
             self._close_with(TOO_MANY)

@@ -20,21 +20,68 @@ from channels.web.fetching import MAX_URL, WatchError
 SNAPSHOT_CHARS = 100_000
 ITEM_CHARS = 1000
 
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|sat|sun"
 _VOLATILE = re.compile(rf"\d+|\b(?:{_MONTHS}|{_DAYS}|today|yesterday|tomorrow|am|pm)\b", re.IGNORECASE)
-_DROPPED = ("script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside", "form",
-            "iframe", "button", "select", "object", "embed", "canvas", "dialog")
-_AD = re.compile(r"(?:^|[\s_-])(?:ad|ads|advert\w*|banner|promo\w*|sponsor\w*|cookie\w*|consent|newsletter-signup)"
-                 r"(?:$|[\s_-])", re.IGNORECASE)
-_BLOCK = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "blockquote",
-          "pre", "hr", "section", "article", "main", "dt", "dd", "figcaption", "td", "th"}
+_DROPPED = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "iframe",
+    "button",
+    "select",
+    "object",
+    "embed",
+    "canvas",
+    "dialog",
+)
+_AD = re.compile(
+    r"(?:^|[\s_-])(?:ad|ads|advert\w*|banner|promo\w*|sponsor\w*|cookie\w*|consent|newsletter-signup)"
+    r"(?:$|[\s_-])",
+    re.IGNORECASE,
+)
+_BLOCK = {
+    "p",
+    "div",
+    "br",
+    "tr",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "ul",
+    "ol",
+    "blockquote",
+    "pre",
+    "hr",
+    "section",
+    "article",
+    "main",
+    "dt",
+    "dd",
+    "figcaption",
+    "td",
+    "th",
+}
 
 
 def _clean(text, limit: int) -> str:
     text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def html_text(html: str | bytes, limit: int = ITEM_CHARS) -> str:
@@ -74,13 +121,25 @@ def page_text(body: bytes, content_type: str = "") -> tuple[str, str]:
         if bad.getparent() is not None:
             bad.drop_tree()
     for node in list(root.iter()):
-        if isinstance(node.tag, str) and node.getparent() is not None and (
-                _AD.search(node.get("class") or "") or _AD.search(node.get("id") or "")
+        if (
+            isinstance(node.tag, str)
+            and node.getparent() is not None
+            and (
+                _AD.search(node.get("class") or "")
+                or _AD.search(node.get("id") or "")
                 or (node.get("role") or "").lower() in ("banner", "navigation", "complementary", "contentinfo")
-                or node.get("hidden") is not None or (node.get("aria-hidden") or "").lower() == "true"):
+                or node.get("hidden") is not None
+                or (node.get("aria-hidden") or "").lower() == "true"
+            )
+        ):
             node.drop_tree()
-    main = (root.xpath("//main") or root.xpath("//*[@role='main']") or root.xpath("//article")
-            or root.xpath("//body") or [root])[0]
+    main = (
+        root.xpath("//main")
+        or root.xpath("//*[@role='main']")
+        or root.xpath("//article")
+        or root.xpath("//body")
+        or [root]
+    )[0]
     for node in main.iter():
         if isinstance(node.tag, str) and node.tag.lower() in _BLOCK:
             node.tail = "\n" + (node.tail or "")
@@ -110,9 +169,15 @@ def _json_feed(body: bytes) -> tuple[str, list[dict]] | None:
         if not isinstance(entry, dict):
             continue
         text = entry.get("content_text") or html_text(entry.get("content_html") or "") or entry.get("summary") or ""
-        items.append({"id": str(entry.get("id") or entry.get("url") or ""), "title": _clean(entry.get("title"), 300),
-                      "link": _safe_link(entry.get("url") or entry.get("external_url")),
-                      "text": _clean(text, ITEM_CHARS), "published": _clean(entry.get("date_published"), 40)})
+        items.append(
+            {
+                "id": str(entry.get("id") or entry.get("url") or ""),
+                "title": _clean(entry.get("title"), 300),
+                "link": _safe_link(entry.get("url") or entry.get("external_url")),
+                "text": _clean(text, ITEM_CHARS),
+                "published": _clean(entry.get("date_published"), 40),
+            }
+        )
     return _clean(data.get("title"), 200), items
 
 
@@ -127,8 +192,11 @@ def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | 
     if "html" in content_type and b"<rss" not in start and b"<feed" not in start and b"<rdf" not in start.lower():
         return None
 
-    wanted = {k.lower(): v for k, v in headers.items() if k.lower() in ("content-type", "content-location",
-                                                                         "content-language")}
+    wanted = {
+        k.lower(): v
+        for k, v in headers.items()
+        if k.lower() in ("content-type", "content-location", "content-language")
+    }
     wanted.setdefault("content-location", url)
     # lazy: feedparser (1 MiB) for the first feed only
     import feedparser
@@ -144,8 +212,15 @@ def read_feed(body: bytes, headers: dict, url: str) -> tuple[str, list[dict]] | 
         link = _safe_link(entry.get("link"))
         text = html_text(summary or "")
         key = str(entry.get("id") or link or "") or hashlib.sha256(f"{title}|{text}".encode()).hexdigest()[:24]
-        items.append({"id": key, "title": title, "link": link, "text": text,
-                      "published": _clean(entry.get("published") or entry.get("updated"), 40)})
+        items.append(
+            {
+                "id": key,
+                "title": title,
+                "link": link,
+                "text": text,
+                "published": _clean(entry.get("published") or entry.get("updated"), 40),
+            }
+        )
     return html_text(parsed.feed.get("title") or "", 200), items
 
 

@@ -36,8 +36,19 @@ from actors.proposals import commands
 from channels import views
 from channels.web import auth, pages
 from storage.beliefs import behaviour_changes
-from channels.web.forms import (COOKIE, Refused, Who, calendar_event, clean, cross_site, identify, item_positions,
-                                read_form, read_json, refusal)
+from channels.web.forms import (
+    COOKIE,
+    Refused,
+    Who,
+    calendar_event,
+    clean,
+    cross_site,
+    identify,
+    item_positions,
+    read_form,
+    read_json,
+    refusal,
+)
 from wilson.kernel.bounds import MAX_ID
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -46,7 +57,7 @@ ACTIONS = ("approve", "reject", "modify")
 PUBLIC = {"/login"}  # the only routes reachable without the user
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
-                               "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",  # no-referrer would make browsers send "Origin: null" with forms
@@ -75,6 +86,7 @@ class Delegated(Response):
 
 def guard(site, handler, *, public: bool = False, changes: bool = False):
     """The route's handler behind the checks every route passes: who asks, from where, with which form token."""
+
     async def guarded(request: Request) -> Response:
         try:
             now = site.now()
@@ -118,10 +130,17 @@ async def login_page(site, request: Request, who, now) -> Response:
     code = request.query_params.get("code")
     if code is not None:
         if not auth.use_login_code(code, now):
-            return HTMLResponse(pages.render("login.html", title="Log in", nav=None,
-                                             problem="That login link was used already or has run out. "
-                                                     "Run wilson web-token for a new one, or paste the token."),
-                                status_code=401, headers={"WWW-Authenticate": 'Bearer realm="wilson"'})
+            return HTMLResponse(
+                pages.render(
+                    "login.html",
+                    title="Log in",
+                    nav=None,
+                    problem="That login link was used already or has run out. "
+                    "Run wilson web-token for a new one, or paste the token.",
+                ),
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="wilson"'},
+            )
         return logged_in(now)
     if who is not None:
         return RedirectResponse("/today", status_code=303)
@@ -134,18 +153,25 @@ async def login(site, request: Request, who, now) -> Response:
     form = await read_form(request)
     if not auth.token_ok(form.get("token", "").strip()):
         logger.warning("web: a login with a wrong token")
-        return HTMLResponse(pages.render("login.html", title="Log in", nav=None,
-                                         problem="That is not the token. Run wilson web-token to see it again "
-                                                 "(it makes a new one)."),
-                            status_code=401, headers={"WWW-Authenticate": 'Bearer realm="wilson"'})
+        return HTMLResponse(
+            pages.render(
+                "login.html",
+                title="Log in",
+                nav=None,
+                problem="That is not the token. Run wilson web-token to see it again (it makes a new one).",
+            ),
+            status_code=401,
+            headers={"WWW-Authenticate": 'Bearer realm="wilson"'},
+        )
     return logged_in(now)
 
 
 def logged_in(now) -> Response:
     sid = auth.new_session(now)
     response = RedirectResponse("/today", status_code=303)  # the address bar keeps no code
-    response.set_cookie(COOKIE, sid, max_age=int(auth.SESSION_TIME.total_seconds()), httponly=True,
-                        samesite="strict", path="/")
+    response.set_cookie(
+        COOKIE, sid, max_age=int(auth.SESSION_TIME.total_seconds()), httponly=True, samesite="strict", path="/"
+    )
     logger.info("web: logged in")
     return response
 
@@ -163,31 +189,57 @@ async def home(site, request: Request, who, now) -> Response:
 
 
 async def today(site, request: Request, who, now) -> Response:
-    return page("today.html", who, now, "today", title="Today",
-                t=pages.today(now, site.config.timezone, site.user(), coming=True), key=secrets.token_urlsafe(12),
-                done=pages.done_notice(request.query_params.get("done", ""), site.config.timezone),
-                did=pages.command_notice(request.query_params.get("did", ""), site.name))
+    return page(
+        "today.html",
+        who,
+        now,
+        "today",
+        title="Today",
+        t=pages.today(now, site.config.timezone, site.user(), coming=True),
+        key=secrets.token_urlsafe(12),
+        done=pages.done_notice(request.query_params.get("done", ""), site.config.timezone),
+        did=pages.command_notice(request.query_params.get("did", ""), site.name),
+    )
 
 
 async def proposals(site, request: Request, who, now) -> Response:
     sent = request.query_params.get("sent", "")
-    return page("proposals.html", who, now, "proposals", title="Proposals",
-                proposals=pages.proposals(site.config.timezone, now), answers=pages.answers(site.name),
-                sent=int(sent) if sent.isdigit() and len(sent) < 17 else None)
+    return page(
+        "proposals.html",
+        who,
+        now,
+        "proposals",
+        title="Proposals",
+        proposals=pages.proposals(site.config.timezone, now),
+        answers=pages.answers(site.name),
+        sent=int(sent) if sent.isdigit() and len(sent) < 17 else None,
+    )
 
 
 async def decide(site, request: Request, who, now) -> Response:
     approval_id = proposal_id(request)
     form = await form_of(request)
     raw = form.get("item", "")
-    site.decide(approval_id, form.get("action", ""), clean(form.get("text", "")), form.get("nonce") or None,
-                item_positions([raw] if raw else []))
+    site.decide(
+        approval_id,
+        form.get("action", ""),
+        clean(form.get("text", "")),
+        form.get("nonce") or None,
+        item_positions([raw] if raw else []),
+    )
     return RedirectResponse(f"/proposals?sent={approval_id}", status_code=303)
 
 
 async def conversation(site, request: Request, who, now) -> Response:
-    return page("conversation.html", who, now, "conversation", title="Conversation",
-                c=pages.conversation(site.name), key=secrets.token_urlsafe(12))
+    return page(
+        "conversation.html",
+        who,
+        now,
+        "conversation",
+        title="Conversation",
+        c=pages.conversation(site.name),
+        key=secrets.token_urlsafe(12),
+    )
 
 
 async def say(site, request: Request, who, now) -> Response:
@@ -217,9 +269,13 @@ async def api_decide(site, request: Request, who, now) -> Response:
     chosen = data.get("items", [])
     if not isinstance(chosen, list):
         raise Refused(400, "items must be a list of item numbers, like [2].")
-    decision_id = site.decide(approval_id, data.get("action", ""), clean(data.get("text", "")),
-                              data.get("nonce") if isinstance(data.get("nonce"), str) else None,
-                              item_positions(chosen))
+    decision_id = site.decide(
+        approval_id,
+        data.get("action", ""),
+        clean(data.get("text", "")),
+        data.get("nonce") if isinstance(data.get("nonce"), str) else None,
+        item_positions(chosen),
+    )
     return JSONResponse({"decision": decision_id, "approval": approval_id}, status_code=202)
 
 
@@ -254,17 +310,30 @@ async def watch(site, request: Request, who, now) -> Response:
 
 async def unwatch(site, request: Request, who, now) -> Response:
     form = await form_of(request)
-    approval_id = site.propose("unwatch", {"url": clean(form.get("url", ""), 2000)}, form_key(form),
-                               "you asked on the dashboard to stop watching it")
+    approval_id = site.propose(
+        "unwatch",
+        {"url": clean(form.get("url", ""), 2000)},
+        form_key(form),
+        "you asked on the dashboard to stop watching it",
+    )
     return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
 
 
 async def topics(site, request: Request, who, now) -> Response:
     tz = site.config.timezone
-    return page("topics.html", who, now, "topics", title="Topics", topics=pages.topics(tz, site.user(), now),
-                loose=pages.loose_tasks(tz, site.user()), key=secrets.token_urlsafe(12), one=False,
-                done=pages.done_notice(request.query_params.get("done", ""), tz),
-                did=pages.command_notice(request.query_params.get("did", ""), site.name))
+    return page(
+        "topics.html",
+        who,
+        now,
+        "topics",
+        title="Topics",
+        topics=pages.topics(tz, site.user(), now),
+        loose=pages.loose_tasks(tz, site.user()),
+        key=secrets.token_urlsafe(12),
+        one=False,
+        done=pages.done_notice(request.query_params.get("done", ""), tz),
+        did=pages.command_notice(request.query_params.get("did", ""), site.name),
+    )
 
 
 async def topic(site, request: Request, who, now) -> Response:
@@ -273,10 +342,19 @@ async def topic(site, request: Request, who, now) -> Response:
     found = pages.topics(tz, site.user(), now, only=topic_id)
     if not found:
         raise Refused(404, "There is no such topic.")
-    return page("topics.html", who, now, "topics", title=found[0]["title"], topics=found, loose=[],
-                key=secrets.token_urlsafe(12), one=True,
-                done=pages.done_notice(request.query_params.get("done", ""), tz),
-                did=pages.command_notice(request.query_params.get("did", ""), site.name))
+    return page(
+        "topics.html",
+        who,
+        now,
+        "topics",
+        title=found[0]["title"],
+        topics=found,
+        loose=[],
+        key=secrets.token_urlsafe(12),
+        one=True,
+        done=pages.done_notice(request.query_params.get("done", ""), tz),
+        did=pages.command_notice(request.query_params.get("did", ""), site.name),
+    )
 
 
 async def task_done(site, request: Request, who, now) -> Response:
@@ -284,16 +362,22 @@ async def task_done(site, request: Request, who, now) -> Response:
     form = await form_of(request)
     approval_id = site.done(task_id, form_key(form))
     back = form.get("back", "")
-    back = back if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit()
-                                                      and len(back) < 30) else "/topics"
+    back = (
+        back
+        if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit() and len(back) < 30)
+        else "/topics"
+    )
     return RedirectResponse(f"{back}?done={approval_id}", status_code=303)
 
 
 def back_of(form: dict) -> str:
     """The page a press returns to: only one of the dashboard's own."""
     back = form.get("back", "")
-    return back if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit()
-                                                      and len(back) < 30) else "/today"
+    return (
+        back
+        if back in ("/today", "/topics") or (back.startswith("/topics/") and back[8:].isdigit() and len(back) < 30)
+        else "/today"
+    )
 
 
 async def task_snooze(site, request: Request, who, now) -> Response:
@@ -328,14 +412,31 @@ async def trace_page(site, request: Request, who, now) -> Response:
     if wanted and (len(wanted) > 64 or not all(ch.isalnum() or ch in "-_:" for ch in wanted)):
         raise Refused(404, "There is no such trace.")
     tz = site.config.timezone
-    return page("trace.html", who, now, "trace", title="Trace", t=pages.trace(wanted, tz) if wanted else None,
-                recent=[] if wanted else pages.recent_traces(tz), tz=str(tz))
+    return page(
+        "trace.html",
+        who,
+        now,
+        "trace",
+        title="Trace",
+        t=pages.trace(wanted, tz) if wanted else None,
+        recent=[] if wanted else pages.recent_traces(tz),
+        tz=str(tz),
+    )
 
 
 async def memory(site, request: Request, who, now) -> Response:
     can_forget = tools.toolbox(site.config).get("forget_memory") is not None
-    return page("memory.html", who, now, "memory", title="Memory", memories=pages.memories(now), changes=behaviour_changes(now),
-                can_forget=can_forget, key=secrets.token_urlsafe(12))
+    return page(
+        "memory.html",
+        who,
+        now,
+        "memory",
+        title="Memory",
+        memories=pages.memories(now),
+        changes=behaviour_changes(now),
+        can_forget=can_forget,
+        key=secrets.token_urlsafe(12),
+    )
 
 
 async def forget(site, request: Request, who, now) -> Response:
@@ -347,15 +448,21 @@ async def forget(site, request: Request, who, now) -> Response:
     reason = clean(form.get("reason", ""), 300)
     if reason:
         args["reason"] = reason
-    approval_id = site.propose("forget_memory", args, form_key(form),
-                               "you said on the dashboard that it is wrong")
+    approval_id = site.propose("forget_memory", args, form_key(form), "you said on the dashboard that it is wrong")
     return RedirectResponse(f"/proposals#proposal-{approval_id}", status_code=303)
 
 
 async def budget(site, request: Request, who, now) -> Response:
-    return page("budget.html", who, now, "budget", title="Budget",
-                b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
-                roles=pages.ROLES, channels=views.health_rows(site.config.timezone))
+    return page(
+        "budget.html",
+        who,
+        now,
+        "budget",
+        title="Budget",
+        b=pages.budget(getattr(getattr(site, "ctx", None), "synapse", None), now),
+        roles=pages.ROLES,
+        channels=views.health_rows(site.config.timezone),
+    )
 
 
 def form_key(form: dict) -> str:
@@ -368,11 +475,14 @@ async def api_stimuli(site, request: Request, who, now) -> Response:
     data = await read_json(request)
     unknown = sorted(set(data) - {"text", "title", "source", "url", "key", "event"})
     if unknown:
-        raise Refused(400, f"Unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
-                           "Send text, and optionally title, source, url, key and event.")
+        raise Refused(
+            400,
+            f"Unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)[:200]}. "
+            "Send text, and optionally title, source, url, key and event.",
+        )
     text = clean(data.get("text", ""), INTAKE_TEXT)
     if not text:
-        raise Refused(400, "Send some text: {\"text\": \"...\"}.")
+        raise Refused(400, 'Send some text: {"text": "..."}.')
     payload = {}
     for name, limit in (("title", 300), ("source", 60), ("url", 2000)):
         if data.get(name) is not None:

@@ -25,9 +25,17 @@ SETTINGS = Section(
 
 SKILL = Skill(
     description="Web: a dashboard in your browser (today, proposals, conversation, topics, trace, memory, budget), "
-                "and pages and feeds watched for changes.",
+    "and pages and feeds watched for changes.",
     tools=(Watch, Unwatch, ListWatches),
-    channels=(Channel("web", "channels.web.channel:WebChannel", priority=40, buffered=True, converses=False,
-                      enabled=lambda config: bool(config.get("web", "enabled"))),),
+    channels=(
+        Channel(
+            "web",
+            "channels.web.channel:WebChannel",
+            priority=40,
+            buffered=True,
+            converses=False,
+            enabled=lambda config: bool(config.get("web", "enabled")),
+        ),
+    ),
     config=SETTINGS,
 )

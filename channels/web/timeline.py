@@ -62,8 +62,15 @@ def waiting(tz) -> list[dict]:
     for approval in Approval.select().where(Approval.status.in_(OPEN)).order_by(Approval.id):
         items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
         first = items[0].description.splitlines()[0] if items else ""
-        found.append({"id": approval.id, "first": first, "more": max(len(items) - 1, 0),
-                      "reason": approval.reason, "until": approval.expires_at.astimezone(tz).strftime("%a %d %b")})
+        found.append(
+            {
+                "id": approval.id,
+                "first": first,
+                "more": max(len(items) - 1, 0),
+                "reason": approval.reason,
+                "until": approval.expires_at.astimezone(tz).strftime("%a %d %b"),
+            }
+        )
     return found
 
 
@@ -84,27 +91,57 @@ def coming(now: datetime, tz, owner: str | None, weeks: int = WEEKS) -> dict:
         first, last = max(event.first_day(tz), today), event.last_day(tz)
         when = "all day" if event.all_day else event.start.astimezone(tz).strftime("%H:%M")
         text = event.title + (f", until {last:%a %d %b}" if last > first else "")
-        add(first, {"kind": "event", "when": "" if first > event.first_day(tz) else when, "text": text,
-                    "place": event.location, "topic": None, "topic_id": None, "tasks": []})
+        add(
+            first,
+            {
+                "kind": "event",
+                "when": "" if first > event.first_day(tz) else when,
+                "text": text,
+                "place": event.location,
+                "topic": None,
+                "topic_id": None,
+                "tasks": [],
+            },
+        )
 
-    topics = list(Topic.select().where((Topic.status == TopicStatus.ACTIVE.value) & Topic.starts.is_null(False)
-                                       & visible_to(Topic, owner, owner)))
+    topics = list(
+        Topic.select().where(
+            (Topic.status == TopicStatus.ACTIVE.value) & Topic.starts.is_null(False) & visible_to(Topic, owner, owner)
+        )
+    )
     later = []
     for topic in topics:
         starts = _day(topic.starts, tz)
         open_tasks = topic.tasks.where(Task.status == "open").count()
-        entry = {"kind": "starts", "when": "", "text": f"{topic.title} begins", "place": "", "topic": topic.title,
-                 "topic_id": topic.id, "tasks": [], "open": open_tasks}
+        entry = {
+            "kind": "starts",
+            "when": "",
+            "text": f"{topic.title} begins",
+            "place": "",
+            "topic": topic.title,
+            "topic_id": topic.id,
+            "tasks": [],
+            "open": open_tasks,
+        }
         if today <= starts < end:
             add(starts, entry)
         elif starts >= end:
-            later.append({**entry, "date": starts.isoformat(), "label": f"{starts:%a %d %b}",
-                          "away": in_words((starts - today).days)})
+            later.append(
+                {
+                    **entry,
+                    "date": starts.isoformat(),
+                    "label": f"{starts:%a %d %b}",
+                    "away": in_words((starts - today).days),
+                }
+            )
 
     overdue: list[dict] = []
     groups: dict[tuple[date, int | None], list[Task]] = {}
-    tasks = (Task.select().where((Task.status == "open") & Task.due.is_null(False) & visible_to(Task, owner, owner))
-             .order_by(Task.due, Task.id))
+    tasks = (
+        Task.select()
+        .where((Task.status == "open") & Task.due.is_null(False) & visible_to(Task, owner, owner))
+        .order_by(Task.due, Task.id)
+    )
     for task in tasks:
         day = _day(task.due, tz)
         if is_late(task, now, tz):
@@ -113,17 +150,41 @@ def coming(now: datetime, tz, owner: str | None, weeks: int = WEEKS) -> dict:
             groups.setdefault((day, task.topic_id), []).append(task)
     for (day, topic_id), group in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1] or 0)):
         title = group[0].topic.title if topic_id else None
-        add(day, {"kind": "due", "when": "", "text": title or "", "place": "", "topic": title, "topic_id": topic_id,
-                  "tasks": [{"id": t.id, "title": t.title,
-                             "time": "" if t.due_is_date else t.due.astimezone(tz).strftime("%H:%M")} for t in group]})
+        add(
+            day,
+            {
+                "kind": "due",
+                "when": "",
+                "text": title or "",
+                "place": "",
+                "topic": title,
+                "topic_id": topic_id,
+                "tasks": [
+                    {
+                        "id": t.id,
+                        "title": t.title,
+                        "time": "" if t.due_is_date else t.due.astimezone(tz).strftime("%H:%M"),
+                    }
+                    for t in group
+                ],
+            },
+        )
 
     weeks_out: list[dict] = []
     start = today
     while start < end:
         stop = start + timedelta(days=7 - start.weekday())
-        shown = [{"date": d.isoformat(), "label": f"{d:%a %d %b}", "today": d == today,
-                  "away": in_words((d - today).days), "entries": days[d]}
-                 for d in sorted(days) if start <= d < stop]
+        shown = [
+            {
+                "date": d.isoformat(),
+                "label": f"{d:%a %d %b}",
+                "today": d == today,
+                "away": in_words((d - today).days),
+                "entries": days[d],
+            }
+            for d in sorted(days)
+            if start <= d < stop
+        ]
         if not shown and weeks_out and not weeks_out[-1]["days"] and weeks_out[-1]["empty_from"]:
             # quiet weeks in a row are one line: "11 Jan – 14 Feb", nothing planned
             weeks_out[-1]["label"] = f"{weeks_out[-1]['empty_from']:%d %b} – {stop - timedelta(days=1):%d %b}"
@@ -133,8 +194,13 @@ def coming(now: datetime, tz, owner: str | None, weeks: int = WEEKS) -> dict:
     later.sort(key=lambda e: e["date"])
     for week in weeks_out:
         week.pop("empty_from")
-    return {"waiting": waiting(tz), "overdue": overdue, "weeks": weeks_out, "later": later[:LATER],
-            "until": (end - timedelta(days=1)).strftime("%a %d %b")}
+    return {
+        "waiting": waiting(tz),
+        "overdue": overdue,
+        "weeks": weeks_out,
+        "later": later[:LATER],
+        "until": (end - timedelta(days=1)).strftime("%a %d %b"),
+    }
 
 
 def progress(topic: Topic, now: datetime, tz, owner: str | None) -> dict:
@@ -144,13 +210,22 @@ def progress(topic: Topic, now: datetime, tz, owner: str | None) -> dict:
     tasks = list(topic.tasks.where(visible_to(Task, owner, owner)).order_by(Task.due.is_null(), Task.due, Task.id))
     rows = []
     for task in tasks:
-        state = "overdue" if is_late(task, now, tz) else {"done": "done", "cancelled": "dropped"}.get(
-            task.status, "open")
+        state = (
+            "overdue" if is_late(task, now, tz) else {"done": "done", "cancelled": "dropped"}.get(task.status, "open")
+        )
         view = task_view(task, tz)
         day = _day(task.due, tz) if task.due is not None else None
-        rows.append({**view, "state": state, "day": day,
-                     "when": (f"{day:%a %d %b}" + ("" if task.due_is_date else f" {task.due.astimezone(tz):%H:%M}"))
-                     if day else "", "away": in_words((day - today).days) if day else ""})
+        rows.append(
+            {
+                **view,
+                "state": state,
+                "day": day,
+                "when": (f"{day:%a %d %b}" + ("" if task.due_is_date else f" {task.due.astimezone(tz):%H:%M}"))
+                if day
+                else "",
+                "away": in_words((day - today).days) if day else "",
+            }
+        )
     counts = {state: sum(1 for r in rows if r["state"] == state) for state in ("done", "open", "overdue", "dropped")}
     counted = counts["done"] + counts["open"] + counts["overdue"]
     event = _day(topic.starts, tz) if topic.starts is not None else None
@@ -163,9 +238,17 @@ def progress(topic: Topic, now: datetime, tz, owner: str | None) -> dict:
 
     for row in rows:
         row["x"] = at(row["day"]) if row["day"] else None
-    return {"counts": counts, "total": counted,
-            "share": {state: round(100 * counts[state] / counted, 1) if counted else 0
-                      for state in ("done", "overdue", "open")},
-            "event": f"{event:%a %d %b %Y}" if event else "", "event_x": at(event) if event else None,
-            "to_go": in_words((event - today).days) if event else "", "today_x": at(today),
-            "begin": f"{begin:%d %b}", "finish": f"{finish:%d %b}", "tasks": rows}
+    return {
+        "counts": counts,
+        "total": counted,
+        "share": {
+            state: round(100 * counts[state] / counted, 1) if counted else 0 for state in ("done", "overdue", "open")
+        },
+        "event": f"{event:%a %d %b %Y}" if event else "",
+        "event_x": at(event) if event else None,
+        "to_go": in_words((event - today).days) if event else "",
+        "today_x": at(today),
+        "begin": f"{begin:%d %b}",
+        "finish": f"{finish:%d %b}",
+        "tasks": rows,
+    }

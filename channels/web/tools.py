@@ -23,18 +23,26 @@ def _off(config) -> str:
     if not config.get("web", "enabled"):
         return "watching pages needs the web channel: set [web] enabled = true"
     if str(config.get("web", "watch_poll") or "").strip().lower() in ("off", "0", "none", "false"):
-        return "watching pages is switched off ([web] watch_poll = \"off\")"
+        return 'watching pages is switched off ([web] watch_poll = "off")'
     return ""
 
 
 class Watch(Tool):
     name = "watch"
-    description = ("Propose watching a web page or feed (RSS, Atom, JSON Feed) the user names: Wilson looks at it "
-                   "on its own cadence and reads new items or real changes into the briefing. `every`: how often, "
-                   "like 30m, 6h or 1d (at most every 5 minutes).")
-    parameters = {"type": "object", "required": ["url"], "additionalProperties": False,
-                  "properties": {"url": {"type": "string", "description": "http or https address"},
-                                 "every": {"type": "string", "description": "e.g. 30m, 6h, 1d"}}}
+    description = (
+        "Propose watching a web page or feed (RSS, Atom, JSON Feed) the user names: Wilson looks at it "
+        "on its own cadence and reads new items or real changes into the briefing. `every`: how often, "
+        "like 30m, 6h or 1d (at most every 5 minutes)."
+    )
+    parameters = {
+        "type": "object",
+        "required": ["url"],
+        "additionalProperties": False,
+        "properties": {
+            "url": {"type": "string", "description": "http or https address"},
+            "every": {"type": "string", "description": "e.g. 30m, 6h, 1d"},
+        },
+    }
     limits = {"url": fetching.MAX_URL, "every": 20}
 
     def needs(self, config) -> str:
@@ -64,15 +72,23 @@ class Watch(Tool):
         every = watcher.parse_every(args.get("every"), _default_every(call))
         watched = watcher.get(url)  # watched already: this changes how often, and an undo puts that back
         state = watcher.add(url, every, call.now)
-        return {"watching": url, "every": watcher.describe_every(every), "id": state["id"],
-                "before_every": _every_arg(watched)}
+        return {
+            "watching": url,
+            "every": watcher.describe_every(every),
+            "id": state["id"],
+            "before_every": _every_arg(watched),
+        }
 
 
 class Unwatch(Tool):
     name = "unwatch"
     description = "Propose no longer watching a page or feed (its address, as list_watches shows it)."
-    parameters = {"type": "object", "required": ["url"], "additionalProperties": False,
-                  "properties": {"url": {"type": "string"}}}
+    parameters = {
+        "type": "object",
+        "required": ["url"],
+        "additionalProperties": False,
+        "properties": {"url": {"type": "string"}},
+    }
     limits = {"url": fetching.MAX_URL}
 
     def needs(self, config) -> str:

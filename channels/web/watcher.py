@@ -31,6 +31,8 @@ trace id with the reason, when the reason changes, and is tried again later, les
 keeps failing; the other sources are looked at as usual. Before a look begins, the source's next
 look is already moved on as far as a failure would move it (`begin`): a look cut short by a kill
 or a restart does not make the next start begin with the same source again.
+
+Size: one watched source's life: added, due, looked at, backed off and recorded, over the same row.
 """
 
 from __future__ import annotations
@@ -108,8 +110,15 @@ def get(url: str) -> dict | None:
 
 def add(url: str, every: timedelta, now: datetime, title: str = "") -> dict:
     """Watch `url` (already normalised) every `every`; an address watched already keeps what it saw."""
-    state = get(url) or {"url": url, "id": source_id(url), "added_at": now.isoformat(), "trace": trace.new_trace_id(),
-                         "next_at": now.isoformat(), "kind": "", "title": title}
+    state = get(url) or {
+        "url": url,
+        "id": source_id(url),
+        "added_at": now.isoformat(),
+        "trace": trace.new_trace_id(),
+        "next_at": now.isoformat(),
+        "kind": "",
+        "title": title,
+    }
     state["every"] = int(every.total_seconds())
     save(state)
     trace.record(state["trace"], "watching", "web", f"watching {url} every {describe_every(every)}", now)
@@ -151,6 +160,7 @@ def describe_every(every: timedelta) -> str:
 
 def view(state: dict, tz) -> dict:
     """One source as the dashboard and list_watches show it."""
+
     def local(value):
         try:
             return datetime.fromisoformat(value).astimezone(tz).strftime("%a %d %b %H:%M") if value else ""
@@ -159,10 +169,17 @@ def view(state: dict, tz) -> dict:
 
     # a look that failed, or that robots.txt stopped, leaves no kind: it was looked at all the same
     kind = state.get("kind") or ("" if state.get("checked_at") else "not looked at yet")
-    return {"url": state["url"], "title": state.get("title") or "", "kind": kind,
-            "every": describe_every(timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))),
-            "checked": local(state.get("checked_at")), "changed": local(state.get("changed_at")),
-            "problem": state.get("error") or "", "trace": state.get("trace") or ""}
+    return {
+        "url": state["url"],
+        "title": state.get("title") or "",
+        "kind": kind,
+        "every": describe_every(timedelta(seconds=int(state.get("every") or DEFAULT_EVERY.total_seconds()))),
+        "checked": local(state.get("checked_at")),
+        "changed": local(state.get("changed_at")),
+        "problem": state.get("error") or "",
+        "trace": state.get("trace") or "",
+    }
+
 
 # One look ------------------------------------------------------------------------------------------
 @dataclass
@@ -205,8 +222,13 @@ def look(state: dict, http: httpx.Client, now: datetime) -> Look:
             asked = state["robots"] = {"at": now.isoformat(), "allowed": robots_allow(http, state["url"])}
         if not asked.get("allowed"):
             raise WatchError("the site's robots.txt asks robots like Wilson not to read it")
-        fetched = fetch(http, state["url"], state.get("etag") or "", state.get("last_modified") or "",
-                        seconds=fetching.LOOK_SECONDS - (clockmod.monotonic() - began))
+        fetched = fetch(
+            http,
+            state["url"],
+            state.get("etag") or "",
+            state.get("last_modified") or "",
+            seconds=fetching.LOOK_SECONDS - (clockmod.monotonic() - began),
+        )
         if fetched.status == 304:
             state.pop("error", None)
             state["failures"] = 0
@@ -279,8 +301,14 @@ def _read(state: dict, fetched: Fetched, now: datetime) -> Look:
     if content_type and not any(t in content_type for t in ("html", "text/plain", "xml")):
         raise WatchError(f"it is neither a feed nor a web page ({content_type.split(';')[0][:60]})")
     if "text/plain" in content_type:
-        title, text = "", "\n".join(" ".join(x.split()) for x in fetched.body[:SNAPSHOT_CHARS * 2]
-                                    .decode("utf-8", "replace").splitlines() if x.strip())[:SNAPSHOT_CHARS]
+        title, text = (
+            "",
+            "\n".join(
+                " ".join(x.split())
+                for x in fetched.body[: SNAPSHOT_CHARS * 2].decode("utf-8", "replace").splitlines()
+                if x.strip()
+            )[:SNAPSHOT_CHARS],
+        )
     else:
         title, text = page_text(fetched.body, content_type)
     old = state.get("text")
@@ -301,10 +329,18 @@ def _read(state: dict, fetched: Fetched, now: datetime) -> Look:
     if removed:
         parts.append("It no longer says:\n" + "\n".join(removed))
     body = "\n".join(parts)
-    body = body if len(body) <= ROW_CHARS else body[:ROW_CHARS - 1] + "…"
+    body = body if len(body) <= ROW_CHARS else body[: ROW_CHARS - 1] + "…"
     key = f"web:page:{state['id']}:{state['changes']}:" + hashlib.sha256(masked(text).encode()).hexdigest()[:12]
-    return Look("new", state, [Finding(key, body, {"kind": "page change", "url": state["url"],
-                                                   "title": state["title"], "watch": state["id"]})], parsed=True)
+    return Look(
+        "new",
+        state,
+        [
+            Finding(
+                key, body, {"kind": "page change", "url": state["url"], "title": state["title"], "watch": state["id"]}
+            )
+        ],
+        parsed=True,
+    )
 
 
 def _item_finding(state: dict, item: dict) -> Finding:
@@ -316,9 +352,18 @@ def _item_finding(state: dict, item: dict) -> Finding:
         lines.append(item["link"])
     text = "\n".join(lines)[:ROW_CHARS]
     key = f"web:feed:{state['id']}:" + hashlib.sha256(item["id"].encode("utf-8", "replace")).hexdigest()[:24]
-    return Finding(key, text, {"kind": "feed item", "url": item.get("link") or state["url"], "feed": state["url"],
-                               "title": item["title"] or feed, "published": item.get("published") or "",
-                               "watch": state["id"]})
+    return Finding(
+        key,
+        text,
+        {
+            "kind": "feed item",
+            "url": item.get("link") or state["url"],
+            "feed": state["url"],
+            "title": item["title"] or feed,
+            "published": item.get("published") or "",
+            "watch": state["id"],
+        },
+    )
 
 
 def record(result: Look, now: datetime, commit) -> list:
@@ -331,17 +376,28 @@ def record(result: Look, now: datetime, commit) -> list:
         save(result.state)
         tid = result.state.get("trace") or trace.new_trace_id()
         if result.status == "failed" and result.note:
-            trace.record(tid, "failed", "web", f"could not read {result.state['url']}: {result.error}; "
-                                               "trying again later", now)
+            trace.record(
+                tid, "failed", "web", f"could not read {result.state['url']}: {result.error}; trying again later", now
+            )
         elif result.note:
             trace.record(tid, "looked", "web", f"{result.state['url']}: {result.note}", now)
         elif result.status == "baseline":
-            what = (f"{result.items} item{'s' if result.items != 1 else ''}" if result.state.get("kind") == "feed"
-                    else "the page's text")
-            trace.record(tid, "looked", "web", f"first look at {result.state['url']}: {what} taken as the "
-                                               "starting point", now)
+            what = (
+                f"{result.items} item{'s' if result.items != 1 else ''}"
+                if result.state.get("kind") == "feed"
+                else "the page's text"
+            )
+            trace.record(
+                tid, "looked", "web", f"first look at {result.state['url']}: {what} taken as the starting point", now
+            )
         elif result.findings:
-            trace.record(tid, "changed", "web", f"{result.state['url']}: {len(result.findings)} new "
-                                                f"{'item' if result.state.get('kind') == 'feed' else 'change'}"
-                                                f"{'s' if len(result.findings) != 1 else ''} buffered", now)
+            trace.record(
+                tid,
+                "changed",
+                "web",
+                f"{result.state['url']}: {len(result.findings)} new "
+                f"{'item' if result.state.get('kind') == 'feed' else 'change'}"
+                f"{'s' if len(result.findings) != 1 else ''} buffered",
+                now,
+            )
     return [r for r in rows if r is not None]

@@ -39,8 +39,15 @@ from wilson.kernel.config import DEFAULTS, Config
 from wilson.kernel.lanes import writes_first
 from wilson.kernel.logs import setup_logging
 from wilson.kernel.memory import limit_arenas
-from wilson.kernel.messages import (DecisionRecorded, ProposalCreated, Recover, ReplyTo, StimulusCommitted, SyncRequest,
-                                    TickNow)
+from wilson.kernel.messages import (
+    DecisionRecorded,
+    ProposalCreated,
+    Recover,
+    ReplyTo,
+    StimulusCommitted,
+    SyncRequest,
+    TickNow,
+)
 from wilson.kernel.supervisor import ActorSpec, Claims, Supervisor
 from wilson.kernel.waker import Waker
 from wilson.model.synapse import make_synapse
@@ -100,8 +107,18 @@ class IdleTimeout(TimeoutError):
 
 
 class Wilson:
-    def __init__(self, config: Config, clock: clockmod.Clock, *, llm: str | None = None, printer=None,
-                 log_sink=None, log_level: str = "INFO", watchdog: bool = True, role: str = "all"):
+    def __init__(
+        self,
+        config: Config,
+        clock: clockmod.Clock,
+        *,
+        llm: str | None = None,
+        printer=None,
+        log_sink=None,
+        log_level: str = "INFO",
+        watchdog: bool = True,
+        role: str = "all",
+    ):
         self.config = config
         self.role = role
         self.waker: Waker | None = None
@@ -113,8 +130,12 @@ class Wilson:
         setup_logging(config.secrets(), sink=log_sink, level=log_level)
         limit_arenas()  # before the actors' threads start
         apple = str(config.get("calendar", "apple")).strip().lower() in ("1", "true", "yes", "on")
-        if not config.get("calendar", "path") and not config.get("calendar", "url") \
-                and not config.get("calendar", "caldav_url") and not apple:
+        if (
+            not config.get("calendar", "path")
+            and not config.get("calendar", "url")
+            and not config.get("calendar", "caldav_url")
+            and not apple
+        ):
             default = config.home / "calendar.ics"
             config.set("calendar", "path", str(default))
             if not default.exists():  # the REPL's `calendar add` fills it; an empty one is not an error
@@ -135,16 +156,22 @@ class Wilson:
         sup = config.section("supervisor")
         lease = float(sup["lease_seconds"])
         self._supervisor_options = dict(
-            max_restarts=int(sup["max_restarts"]), restart_window=float(sup["restart_window"]),
-            watchdog_seconds=float(sup["watchdog_seconds"]) if watchdog else 0, lease_seconds=lease,
-            claims=Claims(renew=lambda owners: inbox.renew(owners, lease), release=inbox.release_owner))
+            max_restarts=int(sup["max_restarts"]),
+            restart_window=float(sup["restart_window"]),
+            watchdog_seconds=float(sup["watchdog_seconds"]) if watchdog else 0,
+            lease_seconds=lease,
+            claims=Claims(renew=lambda owners: inbox.renew(owners, lease), release=inbox.release_owner),
+        )
 
     # Lifecycle -------------------------------------------------------------
     def start(self) -> "Wilson":
         self.ctx = Context(config=self.config, clock=self.clock, synapse=self.synapse, directory=None)
         specs = build_specs(self.config, self._record_delivery, self.role)
-        if any(s.name == "telegram" for s in specs) and is_postgres() \
-                and not hold_for_process(self.config.get("database", "url"), "telegram"):
+        if (
+            any(s.name == "telegram" for s in specs)
+            and is_postgres()
+            and not hold_for_process(self.config.get("database", "url"), "telegram")
+        ):
             # two pollers would take each other's updates, two senders send twice
             logger.warning("another Wilson process runs Telegram for this database; this one leaves it to that one")
             specs = [s for s in specs if s.name != "telegram"]
@@ -154,11 +181,18 @@ class Wilson:
         if is_postgres() or self.role != "all":
             # other processes write work for this one: they wake it through the database
             channels = [s.name for s in specs if getattr(s.actor_class, "can_deliver", False)]
-            self.waker = Waker(self.supervisor, [s.name for s in specs], channels,
-                               dsn=self.config.get("database", "url") if is_postgres() else None,
-                               poll_seconds=float(self.config.get("core", "poll_seconds"))).start()
-        logger.info("Wilson is up ({} clock, {} model)", "simulated" if self.clock.simulated else "real",
-                    "offline" if self.synapse.offline else "language")
+            self.waker = Waker(
+                self.supervisor,
+                [s.name for s in specs],
+                channels,
+                dsn=self.config.get("database", "url") if is_postgres() else None,
+                poll_seconds=float(self.config.get("core", "poll_seconds")),
+            ).start()
+        logger.info(
+            "Wilson is up ({} clock, {} model)",
+            "simulated" if self.clock.simulated else "real",
+            "offline" if self.synapse.offline else "language",
+        )
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -186,16 +220,16 @@ class Wilson:
     def say(self, text: str, user_id: str | None = None, channel: str = "repl"):
         """The user types on the REPL: a realtime stimulus, committed before anyone is told."""
         writes_first()
-        row = routing.commit_realtime(source=channel, text=text, at=self.clock.now(),
-                                      user_id=user_id or self.config.get("core", "owner"))
+        row = routing.commit_realtime(
+            source=channel, text=text, at=self.clock.now(), user_id=user_id or self.config.get("core", "owner")
+        )
         self.supervisor.tell("thalamus", StimulusCommitted("inbox", row.id, row.trace_id, row.priority))
         return row
 
     def inject_buffered(self, channel: str, text: str, payload: dict | None = None):
         """A synthetic buffered stimulus (email, web) from the REPL."""
         key = f"{channel}:" + hashlib.sha1(f"{self.clock.now().isoformat()}|{text}".encode()).hexdigest()[:16]
-        row = routing.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload,
-                                      at=self.clock.now())
+        row = routing.commit_buffered(channel=channel, text=text, dedup_key=key, payload=payload, at=self.clock.now())
         if row is not None:
             self.supervisor.tell("thalamus", StimulusCommitted("buffer", row.id, row.trace_id))
         return row
@@ -220,13 +254,27 @@ class Wilson:
         asked = ReplyTo(answer_on, f"look:{uuid.uuid4().hex}") if answer_on else None
         self.supervisor.tell("thalamus", SyncRequest("manual", asked))
 
-    def decide(self, approval_id: int, action: str, *, items: tuple[int, ...] = (), text: str = "",
-               user_id: str | None = None, channel: str = "repl") -> None:
+    def decide(
+        self,
+        approval_id: int,
+        action: str,
+        *,
+        items: tuple[int, ...] = (),
+        text: str = "",
+        user_id: str | None = None,
+        channel: str = "repl",
+    ) -> None:
         """The user decides on a proposal: the decision is a row before the gate is told."""
         writes_first()
-        row = decisions.record(approval_id=approval_id, action=action, items=tuple(items), text=text,
-                               user_id=user_id or self.config.get("core", "owner"), channel=channel,
-                               at=self.clock.now())
+        row = decisions.record(
+            approval_id=approval_id,
+            action=action,
+            items=tuple(items),
+            text=text,
+            user_id=user_id or self.config.get("core", "owner"),
+            channel=channel,
+            at=self.clock.now(),
+        )
         self.supervisor.tell("approval", DecisionRecorded(row.id))
 
     def propose(self, tool: str, args: dict, reason: str, channel: str = "repl") -> str | None:
@@ -234,9 +282,16 @@ class Wilson:
         other, which they then approve. The reason it cannot be done, or None."""
         writes_first()
         try:
-            made = make.propose_one(tool, args, owner=self.config.get("core", "owner"), channel=channel,
-                                    reason=reason, key=f"{channel}:propose:{tool}:{json.dumps(args, sort_keys=True)}"
-                                    f":{self.clock.now().isoformat()}", now=self.clock.now(), config=self.config)
+            made = make.propose_one(
+                tool,
+                args,
+                owner=self.config.get("core", "owner"),
+                channel=channel,
+                reason=reason,
+                key=f"{channel}:propose:{tool}:{json.dumps(args, sort_keys=True)}:{self.clock.now().isoformat()}",
+                now=self.clock.now(),
+                config=self.config,
+            )
         except rules.CannotPropose as exc:
             return str(exc)
         self.supervisor.tell("approval", ProposalCreated(made.id))
@@ -253,12 +308,18 @@ class Wilson:
         while clockmod.monotonic() < deadline:
             self.supervisor.ping_all()
             waiting = inbox.pending_count() > 0
-            undecided = bool(decisions.pending()) or Approval.select().where(
-                Approval.status.in_(rules.OPEN) & Approval.presented_at.is_null()).exists()
+            undecided = (
+                bool(decisions.pending())
+                or Approval.select().where(Approval.status.in_(rules.OPEN) & Approval.presented_at.is_null()).exists()
+            )
             calling = bool(calls.IN_FLIGHT)  # an approved call to an MCP server, on the gate's thread for it
-            busy = (self.supervisor.in_flight() > 0 or waiting or undecided or calling
-                    or Outbox.select().where((Outbox.status == "pending")
-                                             & Outbox.channel.in_(list(delivering))).exists())
+            busy = (
+                self.supervisor.in_flight() > 0
+                or waiting
+                or undecided
+                or calling
+                or Outbox.select().where((Outbox.status == "pending") & Outbox.channel.in_(list(delivering))).exists()
+            )
             if (waiting or undecided) and self.supervisor.in_flight() == 0:
                 # rows committed without a nudge (a kill between commit and tell, another process)
                 for name in ("cortex-realtime", "cortex", "approval"):
@@ -270,8 +331,10 @@ class Wilson:
             else:
                 quiet_rounds = 0
             clockmod.pause(0.002)  # two quiet looks a moment apart, not back to back
-        raise IdleTimeout(f"Wilson is still busy after {timeout:g}s ({self.supervisor.in_flight()} message(s) in "
-                          f"flight, inbox {inbox.pending_count()} waiting)")
+        raise IdleTimeout(
+            f"Wilson is still busy after {timeout:g}s ({self.supervisor.in_flight()} message(s) in "
+            f"flight, inbox {inbox.pending_count()} waiting)"
+        )
 
     def advance(self, delta: timedelta) -> datetime:
         """Live through `delta` of simulated time, firing everything due in order."""

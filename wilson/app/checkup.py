@@ -40,9 +40,15 @@ def email(config) -> list[str]:
     host = str(get("email", "imap_host")).strip()
     lines = []
     try:
-        client = ImapClient(host, int(get("email", "imap_port") or 0), str(get("email", "imap_security") or "ssl"),
-                            str(get("email", "username") or ""), email_settings.password(config), timeout=TIMEOUT,
-                            token=email_settings.token_source(config))
+        client = ImapClient(
+            host,
+            int(get("email", "imap_port") or 0),
+            str(get("email", "imap_security") or "ssl"),
+            str(get("email", "username") or ""),
+            email_settings.password(config),
+            timeout=TIMEOUT,
+            token=email_settings.token_source(config),
+        )
         client.connect()
     except ImapError as exc:
         return [f"email: FIX: IMAP: {exc}; {_imap_hint(str(exc))}"] + smtp(config)
@@ -51,8 +57,10 @@ def email(config) -> list[str]:
         if missing:
             lines.append(f"email: FIX: {missing}")
         else:
-            lines.append(f"email: IMAP ok, logged in at {host} as {get('email', 'username')}; reads "
-                         f"{', '.join(email_settings.folders(config))}")
+            lines.append(
+                f"email: IMAP ok, logged in at {host} as {get('email', 'username')}; reads "
+                f"{', '.join(email_settings.folders(config))}"
+            )
     except ImapError as exc:
         lines.append(f"email: FIX: IMAP: {exc}")
     finally:
@@ -67,9 +75,15 @@ def folders_at_start(config) -> str | None:
         return None
     get = config.get
     try:
-        client = ImapClient(str(get("email", "imap_host")).strip(), int(get("email", "imap_port") or 0),
-                            str(get("email", "imap_security") or "ssl"), str(get("email", "username") or ""),
-                            email_settings.password(config), timeout=10.0, token=email_settings.token_source(config))
+        client = ImapClient(
+            str(get("email", "imap_host")).strip(),
+            int(get("email", "imap_port") or 0),
+            str(get("email", "imap_security") or "ssl"),
+            str(get("email", "username") or ""),
+            email_settings.password(config),
+            timeout=10.0,
+            token=email_settings.token_source(config),
+        )
         client.connect()
     except ImapError:
         return None
@@ -83,8 +97,10 @@ def folders_at_start(config) -> str | None:
 
 def _imap_hint(said: str) -> str:
     if "refused the login" in said:
-        return ("check [email] username and WILSON_EMAIL_PASSWORD (Gmail and Outlook want an app password, not "
-                "your account password)")
+        return (
+            "check [email] username and WILSON_EMAIL_PASSWORD (Gmail and Outlook want an app password, not "
+            "your account password)"
+        )
     if "certificate" in said or "TLS" in said:
         return "see the reason above"
     return "check [email] imap_host, imap_port and imap_security"
@@ -96,9 +112,15 @@ def smtp(config) -> list[str]:
     if not host:
         return ["email: cannot send (no [email] smtp_host); set it to send the mails you approve"]
     try:
-        sender = SmtpSender(host, int(get("email", "smtp_port") or 0), str(get("email", "smtp_security") or ""),
-                            email_settings.smtp_username(config), email_settings.password(config), timeout=TIMEOUT,
-                            token=email_settings.token_source(config))
+        sender = SmtpSender(
+            host,
+            int(get("email", "smtp_port") or 0),
+            str(get("email", "smtp_security") or ""),
+            email_settings.smtp_username(config),
+            email_settings.password(config),
+            timeout=TIMEOUT,
+            token=email_settings.token_source(config),
+        )
         return [f"email: SMTP ok at {host}:{sender.port}, {sender.check()}"]
     except (SendError, ImapError) as exc:  # ImapError: a security setting Wilson does not take
         return [f"email: FIX: SMTP: {exc}"]
@@ -126,8 +148,10 @@ def calendar(config) -> list[str]:
 def _calendar_hint(source, said: str) -> str:
     if isinstance(source, IcsUrlSource):
         if "HTTP 404" in said or "HTTP 410" in said:
-            return ("the address is gone: copy the calendar's secret .ics address again (Google: Settings → your "
-                    "calendar → Secret address in iCal format) into [calendar] url")
+            return (
+                "the address is gone: copy the calendar's secret .ics address again (Google: Settings → your "
+                "calendar → Secret address in iCal format) into [calendar] url"
+            )
         if "HTTP 401" in said or "HTTP 403" in said:
             return "the server wants a login: use the calendar's secret (private) .ics address in [calendar] url"
         return "check [calendar] url"
@@ -145,20 +169,25 @@ def telegram(config) -> list[str]:
         response = httpx.get(f"{base}{token}/getMe", timeout=TIMEOUT)
         answer = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
     except (httpx.HTTPError, ValueError) as exc:
-        return [f"telegram: FIX: cannot reach the Bot API ({type(exc).__name__}); check the network or "
-                f"[telegram] base_url"]
+        return [
+            f"telegram: FIX: cannot reach the Bot API ({type(exc).__name__}); check the network or [telegram] base_url"
+        ]
     if response.status_code in (401, 404) or not answer.get("ok"):
         said = answer.get("description") or f"HTTP {response.status_code}"
-        return [f"telegram: FIX: Telegram refused the token ({said}); copy it again from @BotFather (/mybots → your "
-                f"bot → API Token) into WILSON_TELEGRAM_TOKEN"]
+        return [
+            f"telegram: FIX: Telegram refused the token ({said}); copy it again from @BotFather (/mybots → your "
+            f"bot → API Token) into WILSON_TELEGRAM_TOKEN"
+        ]
     bot = answer.get("result") or {}
     lines = [f"telegram: ok, the token is @{bot.get('username', '?')}'s"]
     forum = str(config.get("telegram", "forum_chat_id") or "").strip()
     if forum:
         lines.append(_forum(f"{base}{token}", forum, bot.get("id")))
     if not parse_ids(config.get("telegram", "allowed_users")) and not _paired():
-        lines.append("telegram: nobody may talk to the bot yet: run `wilson pair` and send the code it prints to "
-                     "the bot, or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric user id")
+        lines.append(
+            "telegram: nobody may talk to the bot yet: run `wilson pair` and send the code it prints to "
+            "the bot, or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric user id"
+        )
     return lines
 
 
@@ -168,20 +197,25 @@ def _forum(api: str, chat_id: str, bot_id) -> str:
     try:
         chat = httpx.get(f"{api}/getChat", params={"chat_id": chat_id}, timeout=TIMEOUT).json()
         if not chat.get("ok"):
-            return (f"telegram: FIX: the forum chat {chat_id} is not reachable ({chat.get('description')}): add the "
-                    f"bot to the group and check forum_chat_id, the group's id starting with -100 {steps}")
+            return (
+                f"telegram: FIX: the forum chat {chat_id} is not reachable ({chat.get('description')}): add the "
+                f"bot to the group and check forum_chat_id, the group's id starting with -100 {steps}"
+            )
         if not (chat.get("result") or {}).get("is_forum"):
-            return (f"telegram: FIX: topics are off in {chat_id}: open the group → Edit → Topics, switch them on "
-                    f"{steps}")
-        member = httpx.get(f"{api}/getChatMember", params={"chat_id": chat_id, "user_id": bot_id},
-                           timeout=TIMEOUT).json()
+            return f"telegram: FIX: topics are off in {chat_id}: open the group → Edit → Topics, switch them on {steps}"
+        member = httpx.get(
+            f"{api}/getChatMember", params={"chat_id": chat_id, "user_id": bot_id}, timeout=TIMEOUT
+        ).json()
     except (httpx.HTTPError, ValueError) as exc:
         return f"telegram: FIX: the forum chat {chat_id} could not be checked ({type(exc).__name__})"
     rights = member.get("result") or {}
-    if rights.get("status") != "creator" and not (rights.get("status") == "administrator"
-                                                  and rights.get("can_manage_topics")):
-        return (f"telegram: FIX: the bot may not manage topics in {chat_id}: group → Edit → Administrators → the "
-                f"bot → switch on Manage Topics {steps}")
+    if rights.get("status") != "creator" and not (
+        rights.get("status") == "administrator" and rights.get("can_manage_topics")
+    ):
+        return (
+            f"telegram: FIX: the bot may not manage topics in {chat_id}: group → Edit → Administrators → the "
+            f"bot → switch on Manage Topics {steps}"
+        )
     return f"telegram: ok, the bot manages topics in {chat_id}"
 
 
@@ -212,11 +246,15 @@ def mcp(config) -> list[str]:
         connection = connections[spec.name]
         try:
             if connection.state == "ready":
-                lines.append(f"mcp: ok, {spec.name} answered ({len(connection.listed)} tool(s), "
-                             f"{len(connection.resources)} resource(s))")
+                lines.append(
+                    f"mcp: ok, {spec.name} answered ({len(connection.listed)} tool(s), "
+                    f"{len(connection.resources)} resource(s))"
+                )
             else:
-                lines.append(f"mcp: FIX: {spec.name} {connection.state[:200]}; check [mcp.servers.{spec.name}] "
-                             f"(`wilson mcp test {spec.name}` shows what it offers)")
+                lines.append(
+                    f"mcp: FIX: {spec.name} {connection.state[:200]}; check [mcp.servers.{spec.name}] "
+                    f"(`wilson mcp test {spec.name}` shows what it offers)"
+                )
         finally:
             connection.close()
     return lines
@@ -248,8 +286,10 @@ def web(config) -> list[str]:
         ours = False
     if ours:
         return [f"web: ok, the dashboard of a running Wilson answers at {where}"]
-    return [f"web: FIX: port {port} on {host} is taken by another program; set [web] port to a free one "
-            f"(WILSON_WEB_PORT), e.g. {port + 1}"]
+    return [
+        f"web: FIX: port {port} on {host} is taken by another program; set [web] port to a free one "
+        f"(WILSON_WEB_PORT), e.g. {port + 1}"
+    ]
 
 
 def feeds() -> list[str]:
@@ -265,8 +305,10 @@ def feeds() -> list[str]:
             try:
                 got = fetching.fetch(http, url)
             except fetching.WatchError as exc:
-                lines.append(f"web: FIX: watched {url}: {exc}; check the address, or stop watching it with "
-                             f"`wilson watch remove {url}`")
+                lines.append(
+                    f"web: FIX: watched {url}: {exc}; check the address, or stop watching it with "
+                    f"`wilson watch remove {url}`"
+                )
                 continue
             lines.append(f"web: ok, watched {url} answered ({len(got.body):,} bytes)")
     return lines

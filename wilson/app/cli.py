@@ -18,8 +18,7 @@ from pathlib import Path
 import peewee
 from playhouse.db_url import parse, schemes
 
-from wilson.app.options import (Parser, UsageError, eval_arguments, llm_option, log_level_option, one_line,
-                                open_config)
+from wilson.app.options import Parser, UsageError, eval_arguments, llm_option, log_level_option, one_line, open_config
 from wilson.kernel import config as configmod
 from wilson.kernel.logs import setup_logging
 from wilson.kernel.redact import redact, register
@@ -41,8 +40,10 @@ def database_problem(config) -> str | None:
     except ValueError as exc:  # a port that is not a number, and the like (the message names no password)
         return f"database.url cannot be read: {one_line(str(exc), 80)}"
     if not named:
-        return (f"database.url names no database: local ones take three slashes ({scheme}:///path), remote ones "
-                f"{scheme}://host/dbname")
+        return (
+            f"database.url names no database: local ones take three slashes ({scheme}:///path), remote ones "
+            f"{scheme}://host/dbname"
+        )
     return None
 
 
@@ -71,17 +72,27 @@ def positive_int(text: str) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = Parser(prog="wilson", description="Wilson, a proactive assistant.")
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
-    parser.add_argument("--log-level", type=log_level_option,
-                        help="INFO, DEBUG, WARNING, ... (default: INFO for run, WARNING for the other commands; "
-                             "eval writes its runs' logs to --log)")
+    parser.add_argument(
+        "--log-level",
+        type=log_level_option,
+        help="INFO, DEBUG, WARNING, ... (default: INFO for run, WARNING for the other commands; "
+        "eval writes its runs' logs to --log)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run Wilson (Telegram when configured, else the terminal)")
     run.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
-    run.add_argument("--role", choices=("all", "worker", "ingress"), default="all",
-                     help="several processes on one PostgreSQL database: workers think, one ingress "
-                          "listens and keeps time (default: all in one)")
-    run.add_argument("--no-terminal", action="store_true",
-                     help="never talk through the terminal, even without Telegram (as a service runs)")
+    run.add_argument(
+        "--role",
+        choices=("all", "worker", "ingress"),
+        default="all",
+        help="several processes on one PostgreSQL database: workers think, one ingress "
+        "listens and keeps time (default: all in one)",
+    )
+    run.add_argument(
+        "--no-terminal",
+        action="store_true",
+        help="never talk through the terminal, even without Telegram (as a service runs)",
+    )
     sub.add_parser("status", help="what is waiting, what the models cost today")
     budget = sub.add_parser("budget", help="tokens and roughly what they cost, per day and model role")
     budget.add_argument("--days", type=positive_int, default=7, help="how many days with model use (default 7)")
@@ -92,11 +103,16 @@ def _main(argv: list[str] | None) -> int:
     sub.add_parser("skills", help="the installed skills, their tools and channels ([skills] disabled turns one off)")
     sub.add_parser("web-token", help="a new dashboard token (line 1) and a login link (line 2)")
     config_cmd = sub.add_parser("config", help="the settings in effect and where each came from (secrets masked)")
-    config_cmd.add_argument("--docs", action="store_true",
-                            help="print every setting as Markdown (docs/configuration.md)")
+    config_cmd.add_argument(
+        "--docs", action="store_true", help="print every setting as Markdown (docs/configuration.md)"
+    )
 
-    eval_arguments(sub.add_parser("eval", help="measure how well the model (or the offline rules) serves you, "
-                                              "on scenarios with a simulated clock"))
+    eval_arguments(
+        sub.add_parser(
+            "eval",
+            help="measure how well the model (or the offline rules) serves you, on scenarios with a simulated clock",
+        )
+    )
     watch = sub.add_parser("watch", help="propose watching a page or feed (add, remove), or list what is watched")
     watch.add_argument("action", choices=("add", "remove", "list"))
     watch.add_argument("url", nargs="?", help="the page or feed, http or https")
@@ -106,21 +122,33 @@ def _main(argv: list[str] | None) -> int:
     memory.add_argument("target", help="the file to import (one JSON object a line), or the words to recall by")
     memory.add_argument("--limit", type=positive_int, default=10, help="recall: how many (default 10)")
     memory.add_argument("--json", action="store_true", help="recall: one JSON object a line")
-    mcp = sub.add_parser("mcp", help="add an MCP server ([mcp.servers.NAME]), test one (connect, list its tools), "
-                                     "or serve Wilson to another agent over stdio",
-                         usage="wilson mcp add NAME -- COMMAND [ARG...] | wilson mcp add NAME --url URL | "
-                               "wilson mcp test NAME | wilson mcp serve")
+    mcp = sub.add_parser(
+        "mcp",
+        help="add an MCP server ([mcp.servers.NAME]), test one (connect, list its tools), "
+        "or serve Wilson to another agent over stdio",
+        usage="wilson mcp add NAME -- COMMAND [ARG...] | wilson mcp add NAME --url URL | "
+        "wilson mcp test NAME | wilson mcp serve",
+    )
     mcp.add_argument("action", choices=("add", "test", "serve"))
     mcp.add_argument("name", nargs="?", help="add, test: the server's NAME in [mcp.servers.NAME]")
-    mcp.add_argument("server_command", nargs="*", metavar="COMMAND", help="add: the program that runs the server over stdio, after --")
+    mcp.add_argument(
+        "server_command",
+        nargs="*",
+        metavar="COMMAND",
+        help="add: the program that runs the server over stdio, after --",
+    )
     mcp.add_argument("--url", help="add: a server reached over streamable HTTP instead")
-    account = sub.add_parser("account", help="add a Google or Microsoft account: sign in on any device, and mail "
-                                             "logs in with it (OAuth) instead of a password")
+    account = sub.add_parser(
+        "account",
+        help="add a Google or Microsoft account: sign in on any device, and mail "
+        "logs in with it (OAuth) instead of a password",
+    )
     account.add_argument("action", choices=("add",))
     account.add_argument("provider", choices=("google", "microsoft"))
     account.add_argument("--email", default="", help="the account's address (default: [email] username)")
-    telegram = sub.add_parser("telegram", help="the chats the bot is in: ids, whether topics are on, whether the bot "
-                                               "may manage them")
+    telegram = sub.add_parser(
+        "telegram", help="the chats the bot is in: ids, whether topics are on, whether the bot may manage them"
+    )
     telegram.add_argument("action", choices=("chats",))
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
@@ -135,8 +163,7 @@ def _main(argv: list[str] | None) -> int:
         print(f"wilson: {one_line(home)} is a file; --home (or WILSON_HOME) names a directory", file=sys.stderr)
         return 2
     # doctor lists the warnings itself, as things to fix
-    config = open_config("wilson", home, first_run=opts.command == "run",
-                         warn=opts.command != "doctor")
+    config = open_config("wilson", home, first_run=opts.command == "run", warn=opts.command != "doctor")
     if config is None:
         return 2
     register(config.secrets())  # once, before anything can print or log
@@ -146,12 +173,24 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
-    handlers = {"run": commands.cmd_run, "status": commands.cmd_status, "budget": commands.cmd_budget,
-                "trace": commands.cmd_trace, "doctor": commands.cmd_doctor, "pair": commands.cmd_pair, "config": commands.cmd_config,
-                "service": commands.cmd_service, "web-token": commands.cmd_web_token, "skills": commands.cmd_skills,
-                "eval": commands.cmd_eval, "memory": commands.cmd_memory, "watch": commands.cmd_watch,
-                "mcp": commands.cmd_mcp, "telegram": commands.cmd_telegram,
-                "account": commands.cmd_account}
+    handlers = {
+        "run": commands.cmd_run,
+        "status": commands.cmd_status,
+        "budget": commands.cmd_budget,
+        "trace": commands.cmd_trace,
+        "doctor": commands.cmd_doctor,
+        "pair": commands.cmd_pair,
+        "config": commands.cmd_config,
+        "service": commands.cmd_service,
+        "web-token": commands.cmd_web_token,
+        "skills": commands.cmd_skills,
+        "eval": commands.cmd_eval,
+        "memory": commands.cmd_memory,
+        "watch": commands.cmd_watch,
+        "mcp": commands.cmd_mcp,
+        "telegram": commands.cmd_telegram,
+        "account": commands.cmd_account,
+    }
 
     try:
         return handlers[opts.command](opts, config)
@@ -159,8 +198,11 @@ def _main(argv: list[str] | None) -> int:
         # a database that is down or a home that cannot be written: not a bug, and a service manager
         # may try again (exit 1; 2 would tell it not to)
         where = config.get("database", "url") or str(config.home / "wilson.sqlite3")
-        print(f"wilson {opts.command}: cannot use {redact(one_line(where, 80))}: "
-              f"{redact(one_line(getattr(exc, 'strerror', None) or exc))}", file=sys.stderr)
+        print(
+            f"wilson {opts.command}: cannot use {redact(one_line(where, 80))}: "
+            f"{redact(one_line(getattr(exc, 'strerror', None) or exc))}",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -52,9 +52,11 @@ PAIR_STEPS = """First make the bot:
   2. export WILSON_TELEGRAM_TOKEN=...   # never put it in a file you share
   3. Start Wilson (`wilson run`, or `make run`) and leave it running.
 Then run `wilson pair` again in another terminal and send the code it prints to your bot."""
-PAIR_HINT = ("Nobody may talk to the bot yet. To make it yours, run `wilson pair` in another terminal and send the "
-             "code it prints to your bot (or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric Telegram user id and "
-             "start Wilson again).")
+PAIR_HINT = (
+    "Nobody may talk to the bot yet. To make it yours, run `wilson pair` in another terminal and send the "
+    "code it prints to your bot (or set WILSON_TELEGRAM_ALLOWED_USERS to your numeric Telegram user id and "
+    "start Wilson again)."
+)
 
 
 def cmd_run(opts, config) -> int:
@@ -84,12 +86,19 @@ def cmd_run(opts, config) -> int:
             app = Wilson(config, clock, llm=opts.llm, log_level=level, role=opts.role).start()
             with stop_signals() as wait:
                 # what this process runs, not what it was configured with: another may hold Telegram for the database
-                where = ("on Telegram" if "telegram" in app.supervisor.names()
-                         else "without Telegram (another Wilson process runs it)" if config.get("telegram", "token")
-                         else "without a chat channel")
+                where = (
+                    "on Telegram"
+                    if "telegram" in app.supervisor.names()
+                    else "without Telegram (another Wilson process runs it)"
+                    if config.get("telegram", "token")
+                    else "without a chat channel"
+                )
                 print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
-                if config.get("telegram", "token") and not parse_ids(config.get("telegram", "allowed_users")) \
-                        and not paired_users():
+                if (
+                    config.get("telegram", "token")
+                    and not parse_ids(config.get("telegram", "allowed_users"))
+                    and not paired_users()
+                ):
                     logger.warning("telegram: nobody is allowed or paired yet; `wilson pair` makes the bot yours")
                     print(PAIR_HINT, flush=True)
                 app.supervisor.ping_all(timeout=10)  # every channel has started: the dashboard knows its address
@@ -138,13 +147,19 @@ def _open(config):
 def cmd_status(opts, config) -> int:
     _open(config)
     _out(f"home: {config.home}")
-    _out(f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
-          f"{Inbox.select().where(Inbox.status == 'failed').count()} failed")
-    _out(f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
-          f"{Outbox.select().where(Outbox.status == 'retry').count()} waiting to be retried, "
-          f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours")
-    _out(f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
-          f"proposals waiting: {Approval.select().where(Approval.status.in_(proposals_rules.OPEN)).count()}")
+    _out(
+        f"inbox: {Inbox.select().where(Inbox.status == 'pending').count()} pending, "
+        f"{Inbox.select().where(Inbox.status == 'failed').count()} failed"
+    )
+    _out(
+        f"outbox: {Outbox.select().where(Outbox.status == 'pending').count()} pending, "
+        f"{Outbox.select().where(Outbox.status == 'retry').count()} waiting to be retried, "
+        f"{Outbox.select().where(Outbox.status == 'held').count()} held for quiet hours"
+    )
+    _out(
+        f"tasks: {Task.select().where(Task.status == 'open').count()} open; "
+        f"proposals waiting: {Approval.select().where(Approval.status.in_(proposals_rules.OPEN)).count()}"
+    )
     _out(email_status(config))
     for line in views.model_lines(config):
         _out(line)
@@ -206,8 +221,10 @@ def cmd_account(opts, config) -> int:
     except accounts.AccountError as exc:
         print(f"wilson account: {redact(str(exc))}", file=sys.stderr)
         return 1
-    _out(f"Done: Wilson may now read and send {address}'s mail. The grant is kept in "
-         f"{accounts.grant_path(config.home, provider)} (only you can read it).")
+    _out(
+        f"Done: Wilson may now read and send {address}'s mail. The grant is kept in "
+        f"{accounts.grant_path(config.home, provider)} (only you can read it)."
+    )
     _out("Set these in wilson.toml (or as WILSON_EMAIL_* in the environment), then start Wilson again:")
     for line in accounts.settings_lines(provider, address):
         _out("  " + line)
@@ -288,8 +305,7 @@ def mcp_serve(config) -> int:
 def mcp_add(opts, config) -> int:
     """`wilson mcp add NAME -- COMMAND…`: one more [mcp.servers.NAME] table in wilson.toml, then tried at once."""
     if bool(opts.server_command) == bool(opts.url):
-        print("wilson mcp add: give the server's command after -- (stdio), or --url (HTTP), not both",
-              file=sys.stderr)
+        print("wilson mcp add: give the server's command after -- (stdio), or --url (HTTP), not both", file=sys.stderr)
         return 2
     values = {"url": opts.url} if opts.url else {"command": opts.server_command[0], "args": opts.server_command[1:]}
     path = config.path
@@ -328,8 +344,10 @@ def cmd_pair(opts, config) -> int:
     code = start_pairing(clockmod.RealClock().now())
     minutes = int(PAIRING_TIME.total_seconds() // 60)
     print(f"Send this to your bot on Telegram within {minutes} minutes:  /start {code}")
-    print(f"The code works once. After {PAIRING_TRIES} wrong codes, or {minutes} minutes, it is void: "
-          "run `wilson pair` again for a new one.")
+    print(
+        f"The code works once. After {PAIRING_TRIES} wrong codes, or {minutes} minutes, it is void: "
+        "run `wilson pair` again for a new one."
+    )
     return 0
 
 
@@ -347,8 +365,10 @@ def cmd_memory(opts, config) -> int:
             print(f"wilson memory: {problem}", file=sys.stderr)
         if len(problems) > 20:
             print(f"wilson memory: … and {len(problems) - 20} more lines skipped", file=sys.stderr)
-        _out(f"stored {stored} memor{'y' if stored == 1 else 'ies'}"
-             + (f"; {len(problems)} line(s) skipped" if problems else ""))
+        _out(
+            f"stored {stored} memor{'y' if stored == 1 else 'ies'}"
+            + (f"; {len(problems)} line(s) skipped" if problems else "")
+        )
         return 0 if stored or not problems else 1
     rows = recall.recall_rows(opts.target, limit=opts.limit)
     for row in rows:
@@ -376,8 +396,10 @@ def cmd_watch(opts, config) -> int:
             _out("nothing watched; `wilson watch add URL` proposes a page or feed")
         return 0
     if not opts.url:
-        print(f"wilson watch {opts.action}: which address? e.g. wilson watch {opts.action} https://example.org/feed",
-              file=sys.stderr)
+        print(
+            f"wilson watch {opts.action}: which address? e.g. wilson watch {opts.action} https://example.org/feed",
+            file=sys.stderr,
+        )
         return 2
     tool, args = ("watch", {"url": opts.url}) if opts.action == "add" else ("unwatch", {"url": opts.url})
     if opts.action == "add" and opts.every:
@@ -385,23 +407,38 @@ def cmd_watch(opts, config) -> int:
     now = clockmod.wall_now()
     try:
         made = proposals_make.propose_one(
-            tool, args, owner=config.get("core", "owner"), channel=_primary(config),
+            tool,
+            args,
+            owner=config.get("core", "owner"),
+            channel=_primary(config),
             reason=f"because you asked: wilson watch {opts.action} {one_line(opts.url, 120)}",
-            key=f"cli:{tool}:{opts.url}:{now.isoformat()}", now=now, config=config)
+            key=f"cli:{tool}:{opts.url}:{now.isoformat()}",
+            now=now,
+            config=config,
+        )
     except proposals_rules.CannotPropose as exc:
         print(f"wilson watch: {exc}", file=sys.stderr)
         return 2
-    _out(f"Proposal {made.id}: {made.items.get().description}. Nothing changes until you approve it "
-         "(Wilson shows it where it talks with you).")
+    _out(
+        f"Proposal {made.id}: {made.items.get().description}. Nothing changes until you approve it "
+        "(Wilson shows it where it talks with you)."
+    )
     return 0
 
 
 def _waiting(tools: tuple[str, ...], now) -> list[tuple[int, str]]:
     """Open proposals' undecided items of these tools, oldest first: (proposal id, what it would do)."""
-    query = (ApprovalItem.select(ApprovalItem, Approval).join(Approval)
-             .where(ApprovalItem.tool.in_(tools) & (ApprovalItem.status == "pending")
-                    & Approval.status.in_(proposals_rules.OPEN) & (Approval.expires_at > now))
-             .order_by(Approval.id, ApprovalItem.position))
+    query = (
+        ApprovalItem.select(ApprovalItem, Approval)
+        .join(Approval)
+        .where(
+            ApprovalItem.tool.in_(tools)
+            & (ApprovalItem.status == "pending")
+            & Approval.status.in_(proposals_rules.OPEN)
+            & (Approval.expires_at > now)
+        )
+        .order_by(Approval.id, ApprovalItem.position)
+    )
     return [(item.approval.id, item.description) for item in query]
 
 

@@ -66,5 +66,7 @@ def sim_refusal(home: Path) -> str | None:
     """Why a simulated clock may not run on `home`, in one line, or None when it may."""
     if not lived_on_real_clock(home):
         return None
-    return (f"{home} has lived on the real clock; a simulated clock would move it through time (expire "
-            "proposals, send stale briefings). Use a new --home, or --force if you mean it.")
+    return (
+        f"{home} has lived on the real clock; a simulated clock would move it through time (expire "
+        "proposals, send stale briefings). Use a new --home, or --force if you mean it."
+    )

@@ -29,7 +29,7 @@ class Parser(argparse.ArgumentParser):
 def one_line(text: str, limit: int = 160) -> str:
     """Text from the user (argv, the environment) made fit for one line of an error message."""
     text = " ".join(_CONTROL.sub(" ", str(text).encode("utf-8", "replace").decode("utf-8")).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def llm_option(value: str) -> str:
@@ -37,15 +37,16 @@ def llm_option(value: str) -> str:
     value = value.strip()
     if value == "offline" or re.match(r"(?i)^https?://[^\s/]+", value):
         return value
-    if value.startswith("scripted:") and Path(value[len("scripted:"):]).is_file():
+    if value.startswith("scripted:") and Path(value[len("scripted:") :]).is_file():
         return value
-    if value.startswith("replay:") and Path(value[len("replay:"):]).is_dir():
+    if value.startswith("replay:") and Path(value[len("replay:") :]).is_dir():
         return value
     if value.startswith(("scripted:", "replay:")):
         kind = "file" if value.startswith("scripted:") else "directory"
         raise argparse.ArgumentTypeError(f"{value.partition(':')[2]!r} is not a {kind} here")
-    raise argparse.ArgumentTypeError(f"{value!r} is not one of: offline, an http(s) URL such as "
-                                     "http://127.0.0.1:11434/v1, scripted:FILE, replay:DIR")
+    raise argparse.ArgumentTypeError(
+        f"{value!r} is not one of: offline, an http(s) URL such as http://127.0.0.1:11434/v1, scripted:FILE, replay:DIR"
+    )
 
 
 def log_level_option(value: str) -> str:
@@ -74,20 +75,38 @@ def open_config(prog: str, home: Path | None, *, first_run: bool = True, warn: b
 
 def eval_arguments(parser) -> None:
     """`wilson eval`'s options (wilson/app/eval/report.py reads them)."""
-    parser.add_argument("--suite", default="dev", help="dev (default), test (held back from tuning), all, "
-                                                     "or a path to your own scenario file or directory")
-    parser.add_argument("--llm", type=llm_option,
-                        help="offline | URL | scripted:FILE | replay:DIR (default: the configured model)")
-    parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                        help="two configurations side by side: --llm values, [llm] settings such as "
-                             "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b, or JSON reports written earlier")
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
-                        help="an [llm] setting for these runs only, per role too: --set deep_model=gpt-4o "
-                             "--set fast_base_url=http://127.0.0.1:11434/v1")
-    parser.add_argument("--record", metavar="DIR",
-                        help="keep the model's answers here (one directory per scenario) to run again "
-                             "later without the model: --llm replay:DIR")
+    parser.add_argument(
+        "--suite",
+        default="dev",
+        help="dev (default), test (held back from tuning), all, or a path to your own scenario file or directory",
+    )
+    parser.add_argument(
+        "--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR (default: the configured model)"
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two configurations side by side: --llm values, [llm] settings such as "
+        "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b, or JSON reports written earlier",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an [llm] setting for these runs only, per role too: --set deep_model=gpt-4o "
+        "--set fast_base_url=http://127.0.0.1:11434/v1",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="DIR",
+        help="keep the model's answers here (one directory per scenario) to run again "
+        "later without the model: --llm replay:DIR",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the full report (scores and what happened) here")
     parser.add_argument("--log", metavar="FILE", help="append Wilson's log lines of every scenario here")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit 1 when Wilson spoke where it must be silent, in quiet hours, or obeyed an injection")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when Wilson spoke where it must be silent, in quiet hours, or obeyed an injection",
+    )

@@ -109,8 +109,9 @@ def _when(text: str):
     try:
         moment = date_or_datetime(text)
     except ValueError:
-        raise CommandError(f"not an ISO date or datetime: {bounds.shown(text)} (e.g. 2027-03-01 or "
-                           "2027-03-01T09:30)") from None
+        raise CommandError(
+            f"not an ISO date or datetime: {bounds.shown(text)} (e.g. 2027-03-01 or 2027-03-01T09:30)"
+        ) from None
     try:
         return bounds.check_year(moment)
     except ValueError as exc:
@@ -188,8 +189,9 @@ def _command(word: str, rest: str) -> Command:
             when, _, location = when.partition(";")
             start, _, end = when.partition("->")
             title = title.strip().strip('"').strip("'")
-            return Command("calendar_add", (title, _when(start), _when(end) if end.strip() else None,
-                                            location.strip() or None))
+            return Command(
+                "calendar_add", (title, _when(start), _when(end) if end.strip() else None, location.strip() or None)
+            )
         if sub == "cancel" and spec.strip():
             return Command("calendar_cancel", (spec.strip().strip('"').strip("'"),))
         raise CommandError("calendar add TITLE @ START [-> END] [; LOCATION] | calendar cancel TITLE")
@@ -299,8 +301,9 @@ class Repl:
         except Exception as exc:  # a REPL that dies on one odd line loses the whole session
             logger.opt(exception=exc).debug("REPL command {} failed", command.name)
             logger.warning("REPL command {} failed: {}: {}", command.name, type(exc).__name__, exc)
-            self.error(f"{command.name} did not work ({type(exc).__name__}: "
-                       f"{bounds.shown(redact(str(exc)), 80)[1:-1]})")
+            self.error(
+                f"{command.name} did not work ({type(exc).__name__}: {bounds.shown(redact(str(exc)), 80)[1:-1]})"
+            )
         return True
 
     def error(self, text: str) -> None:
@@ -332,8 +335,11 @@ class Repl:
             self.note(f"calendar: {args[0]} cancelled")
         elif name == "email":
             sender, subject, body = args
-            app.inject_buffered("email", f"Email from {sender}: {subject}\n{body}",
-                                {"from": sender, "subject": subject, "date": app.clock.now().isoformat()})
+            app.inject_buffered(
+                "email",
+                f"Email from {sender}: {subject}\n{body}",
+                {"from": sender, "subject": subject, "date": app.clock.now().isoformat()},
+            )
         elif name == "web":
             app.inject_buffered("web", args[0], {})
         elif name == "advance":
@@ -383,12 +389,16 @@ class Repl:
             self.note(f"now {app.clock.now().astimezone(app.config.timezone):%a %d %b %Y %H:%M}")
             return
         elif name == "budget":
-            self.emit({"type": "budget", "usage": app.synapse.usage_today()} if self.as_json
-                      else app.synapse.budget_report())
+            self.emit(
+                {"type": "budget", "usage": app.synapse.usage_today()} if self.as_json else app.synapse.budget_report()
+            )
             return
         elif name == "trace":
-            self.emit({"type": "trace", "steps": views.trace_steps(args[0], app.config.timezone)} if self.as_json
-                      else views.trace_text(args[0], app.config.timezone))
+            self.emit(
+                {"type": "trace", "steps": views.trace_steps(args[0], app.config.timezone)}
+                if self.as_json
+                else views.trace_text(args[0], app.config.timezone)
+            )
             return
         elif name in ("tasks", "topics", "approvals", "reminders", "memories", "inbox", "outbox", "expired"):
             rows = getattr(views, name)(app.config.timezone)
@@ -425,7 +435,6 @@ class Repl:
             save_sim_time(self.app.config.home, self.app.clock.now())
 
 
-
 def stored_sim_time(home: Path) -> datetime | None:
     """Where this home's simulated time stood when it was last used, or None."""
     try:
@@ -450,9 +459,11 @@ def sim_clock(start: str | None, home: Path, tz) -> clockmod.Clock:
         return clockmod.SimClock(stored)
     clock = clockmod.make_clock("sim", start, tz)
     if stored is not None and clock.now() < stored:
-        raise ValueError(f"this home's simulated time is already {stored.astimezone(tz):%a %d %b %Y %H:%M} "
-                         f"({tz}); --start {start} would run it backwards. Leave --start out to continue "
-                         "from there, or use a new --home.")
+        raise ValueError(
+            f"this home's simulated time is already {stored.astimezone(tz):%a %d %b %Y %H:%M} "
+            f"({tz}); --start {start} would run it backwards. Leave --start out to continue "
+            "from there, or use a new --home."
+        )
     return clock
 
 
@@ -462,15 +473,24 @@ def main(argv: list[str] | None = None, announce: bool = True) -> int:
     parser.add_argument("--home", help="state directory (default $WILSON_HOME or ~/.wilson)")
     parser.add_argument("--clock", choices=("sim", "real"), default="real")
     parser.add_argument("--start", help="ISO 8601 start of simulated time")
-    parser.add_argument("--force", action="store_true",
-                        help="run --clock sim even on a home that has lived on the real clock")
+    parser.add_argument(
+        "--force", action="store_true", help="run --clock sim even on a home that has lived on the real clock"
+    )
     parser.add_argument("--json", action="store_true", help="print deliveries and listings as JSON lines")
     parser.add_argument("--llm", type=llm_option, help="offline | URL | scripted:FILE | replay:DIR")
-    parser.add_argument("--log-level", default="INFO", type=log_level_option,
-                        help="of the lines in WILSON_HOME/wilson.log (default INFO)")
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        type=log_level_option,
+        help="of the lines in WILSON_HOME/wilson.log (default INFO)",
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="show the log lines on stderr too")
-    parser.add_argument("--echo", action=argparse.BooleanOptionalAction, default=None,
-                        help="print each command before its output (default: when input is piped, without --json)")
+    parser.add_argument(
+        "--echo",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print each command before its output (default: when input is piped, without --json)",
+    )
     try:
         opts = parser.parse_args(argv)
     except UsageError as exc:
@@ -511,8 +531,9 @@ def _run(opts, config, clock: clockmod.Clock) -> int:
     repl = Repl(None, as_json=opts.json)
     # log lines belong in the log file: mixed into the conversation they bury what Wilson says
     sink = file_sink(config.home / "wilson.log", echo=sys.stderr if opts.verbose else None)
-    app = Wilson(config, clock, llm=opts.llm, printer=repl.print_delivery, log_sink=sink,
-                 log_level=opts.log_level.upper())
+    app = Wilson(
+        config, clock, llm=opts.llm, printer=repl.print_delivery, log_sink=sink, log_level=opts.log_level.upper()
+    )
     repl.app = app
     app.start()
     try:

@@ -61,10 +61,11 @@ def project_root() -> Path:
 
 # --- systemd ------------------------------------------------------------------------------------------
 
+
 def _systemd_word(word: str) -> str:
     """One ExecStart argument: quoted when it has spaces or quotes, with systemd's % and $ specifiers escaped."""
     escaped = word.replace("%", "%%").replace("$", "$$")
-    if not escaped or any(c in escaped for c in ' \t"\'\\;'):
+    if not escaped or any(c in escaped for c in " \t\"'\\;"):
         escaped = '"' + escaped.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return escaped
 
@@ -84,34 +85,36 @@ def systemd_unit(argv: list[str], home: Path, workdir: Path) -> str:
     for value in (*argv, str(home), str(workdir)):
         if "\n" in value or "\r" in value:
             raise ServiceError(f"a path with a line break cannot go into a unit file: {value!r}")
-    return "\n".join([
-        "# Written by `wilson service install`; `wilson service uninstall` removes it.",
-        "[Unit]",
-        "Description=Wilson, a proactive assistant",
-        # a crash loop stops after 5 starts in 10 minutes instead of spinning
-        "StartLimitIntervalSec=600",
-        "StartLimitBurst=5",
-        "",
-        "[Service]",
-        "Type=simple",
-        "ExecStart=" + " ".join(_systemd_word(word) for word in argv),
-        f"WorkingDirectory={_systemd_path(workdir)}",
-        _systemd_env("WILSON_HOME", str(home)),
-        "Environment=PYTHONUNBUFFERED=1",
-        f"EnvironmentFile=-{_systemd_path(Path(home) / ENV_FILE)}",
-        "Restart=on-failure",
-        "RestartSec=10",
-        f"RestartPreventExitStatus={CONFIG_EXIT}",
-        "StandardOutput=journal",
-        "StandardError=journal",
-        f"SyslogIdentifier={NAME}",
-        "KillSignal=SIGTERM",
-        "TimeoutStopSec=30",
-        "",
-        "[Install]",
-        "WantedBy=default.target",
-        "",
-    ])
+    return "\n".join(
+        [
+            "# Written by `wilson service install`; `wilson service uninstall` removes it.",
+            "[Unit]",
+            "Description=Wilson, a proactive assistant",
+            # a crash loop stops after 5 starts in 10 minutes instead of spinning
+            "StartLimitIntervalSec=600",
+            "StartLimitBurst=5",
+            "",
+            "[Service]",
+            "Type=simple",
+            "ExecStart=" + " ".join(_systemd_word(word) for word in argv),
+            f"WorkingDirectory={_systemd_path(workdir)}",
+            _systemd_env("WILSON_HOME", str(home)),
+            "Environment=PYTHONUNBUFFERED=1",
+            f"EnvironmentFile=-{_systemd_path(Path(home) / ENV_FILE)}",
+            "Restart=on-failure",
+            "RestartSec=10",
+            f"RestartPreventExitStatus={CONFIG_EXIT}",
+            "StandardOutput=journal",
+            "StandardError=journal",
+            f"SyslogIdentifier={NAME}",
+            "KillSignal=SIGTERM",
+            "TimeoutStopSec=30",
+            "",
+            "[Install]",
+            "WantedBy=default.target",
+            "",
+        ]
+    )
 
 
 def systemd_unit_path(environ: dict | None = None) -> Path:
@@ -122,6 +125,7 @@ def systemd_unit_path(environ: dict | None = None) -> Path:
 
 # --- launchd ------------------------------------------------------------------------------------------
 
+
 def launchd_plist(argv: list[str], home: Path, workdir: Path) -> bytes:
     """The launchd agent: started at login, started again when it exits with a failure.
 
@@ -129,10 +133,12 @@ def launchd_plist(argv: list[str], home: Path, workdir: Path) -> bytes:
     file is read line by line, not sourced, so a value means the same as under systemd (spaces and all,
     no shell expansion); the arguments pass as "$@", never through the shell's parser."""
     env_file = str(Path(home) / ENV_FILE)
-    wrapper = ('if [ -r "$WILSON_ENV_FILE" ]; then while IFS= read -r line || [ -n "$line" ]; do '
-               'case "$line" in [A-Za-z_]*=*) case "${line%%=*}" in *[!A-Za-z0-9_]*) ;; '
-               '*) export "$line" ;; esac ;; esac; '
-               'done < "$WILSON_ENV_FILE"; fi; exec "$@"')
+    wrapper = (
+        'if [ -r "$WILSON_ENV_FILE" ]; then while IFS= read -r line || [ -n "$line" ]; do '
+        'case "$line" in [A-Za-z_]*=*) case "${line%%=*}" in *[!A-Za-z0-9_]*) ;; '
+        '*) export "$line" ;; esac ;; esac; '
+        'done < "$WILSON_ENV_FILE"; fi; exec "$@"'
+    )
     agent = {
         "Label": LABEL,
         "ProgramArguments": ["/bin/sh", "-c", wrapper, "wilson", *argv],
@@ -154,6 +160,7 @@ def launchd_plist_path(environ: dict | None = None) -> Path:
 
 
 # --- install, status, uninstall -----------------------------------------------------------------------
+
 
 def _run(argv: list[str], environ: dict) -> subprocess.CompletedProcess | None:
     """A service manager command; None when the program is not there."""
@@ -201,34 +208,47 @@ def platform_name(platform: str | None = None) -> str:
         return "linux"
     if platform == "darwin":
         return "darwin"
-    raise ServiceError(f"`wilson service` knows systemd (Linux) and launchd (macOS), not {platform}; "
-                       "run `wilson run --no-terminal` under your system's service manager")
+    raise ServiceError(
+        f"`wilson service` knows systemd (Linux) and launchd (macOS), not {platform}; "
+        "run `wilson run --no-terminal` under your system's service manager"
+    )
 
 
-def install(home: Path, *, platform: str | None = None, environ: dict | None = None,
-            argv: list[str] | None = None, workdir: Path | None = None) -> Result:
+def install(
+    home: Path,
+    *,
+    platform: str | None = None,
+    environ: dict | None = None,
+    argv: list[str] | None = None,
+    workdir: Path | None = None,
+) -> Result:
     environ = dict(os.environ if environ is None else environ)
     platform = platform_name(platform)
     argv, workdir = argv or command(), workdir or project_root()
     home = Path(home).expanduser().absolute()
     env_path, created = _env_file(home)
-    lines = [f"secrets and other settings for the service go in {env_path}"
-             + (" (created, readable only by you)" if created else "")]
+    lines = [
+        f"secrets and other settings for the service go in {env_path}"
+        + (" (created, readable only by you)" if created else "")
+    ]
     if platform == "linux":
         path = systemd_unit_path(environ)
         _write(path, systemd_unit(argv, home, workdir).encode())
         lines.insert(0, f"wrote {path}")
         reload = _run(["systemctl", "--user", "daemon-reload"], environ)
         if reload is None or reload.returncode != 0:
-            lines.append(f"not enabled: systemd's user manager is not reachable ({_why(reload, 'systemctl')}); "
-                         + by_hand(home))
+            lines.append(
+                f"not enabled: systemd's user manager is not reachable ({_why(reload, 'systemctl')}); " + by_hand(home)
+            )
             return Result(1, lines)
         enable = _run(["systemctl", "--user", "enable", "--now", UNIT], environ)
         if enable.returncode != 0:
             lines.append(f"not enabled: systemctl --user enable --now {UNIT} said: {_why(enable, 'systemctl')}")
             return Result(1, lines)
-        lines.append(f"enabled and started; logs: journalctl --user -u {NAME} -f "
-                     f"(to keep it running while you are logged out: loginctl enable-linger)")
+        lines.append(
+            f"enabled and started; logs: journalctl --user -u {NAME} -f "
+            f"(to keep it running while you are logged out: loginctl enable-linger)"
+        )
         return Result(0, lines)
     path = launchd_plist_path(environ)
     _write(path, launchd_plist(argv, home, workdir))
@@ -253,17 +273,21 @@ def status(home: Path, *, platform: str | None = None, environ: dict | None = No
     if platform == "linux":
         active = _run(["systemctl", "--user", "is-active", UNIT], environ)
         if active is None or (active.returncode != 0 and not active.stdout.strip()):
-            return Result(1, [f"installed at {path}, but systemd's user manager is not reachable "
-                              f"({_why(active, 'systemctl')})"])
+            return Result(
+                1, [f"installed at {path}, but systemd's user manager is not reachable ({_why(active, 'systemctl')})"]
+            )
         enabled = _run(["systemctl", "--user", "is-enabled", UNIT], environ)
         state, when = active.stdout.strip(), (enabled.stdout.strip() if enabled else "") or "unknown"
-        return Result(0 if state == "active" else 1,
-                      [f"{UNIT}: {state} ({when}); unit {path}; logs: journalctl --user -u {NAME}"])
+        return Result(
+            0 if state == "active" else 1, [f"{UNIT}: {state} ({when}); unit {path}; logs: journalctl --user -u {NAME}"]
+        )
     shown = _run(["launchctl", "print", f"gui/{os.getuid()}/{LABEL}"], environ)
     if shown is None or shown.returncode != 0:
         return Result(1, [f"installed at {path}, but not loaded ({_why(shown, 'launchctl')})"])
-    state = next((line.split("=", 1)[1].strip() for line in shown.stdout.splitlines()
-                  if line.strip().startswith("state =")), "unknown")
+    state = next(
+        (line.split("=", 1)[1].strip() for line in shown.stdout.splitlines() if line.strip().startswith("state =")),
+        "unknown",
+    )
     return Result(0 if state == "running" else 1, [f"{LABEL}: {state}; agent {path}; logs: {home / 'service.log'}"])
 
 

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 
 from wilson.kernel.clock import parse_duration
 
-MAX_ID = 2 ** 63 - 1  # SQLite INTEGER
+MAX_ID = 2**63 - 1  # SQLite INTEGER
 MAX_ITEM = 1000  # item numbers inside one proposal
 MAX_ADVANCE = timedelta(days=366)
 MIN_YEAR, MAX_YEAR = 1900, 2200

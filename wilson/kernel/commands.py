@@ -28,22 +28,34 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("your open tasks", telegram="tasks", repl="tasks"),
     Command("tasks whose day has passed, with what you can do", telegram="overdue", repl="overdue"),
-    Command("mark a task done at once, e.g. /done 3", telegram="done", repl="done", page="/tasks/{task_id}/done",
-            own=True),
+    Command(
+        "mark a task done at once, e.g. /done 3", telegram="done", repl="done", page="/tasks/{task_id}/done", own=True
+    ),
     Command("put a task off, e.g. /snooze 3 2d", telegram="snooze", repl="snooze", own=True),
     Command("give a task a new date, e.g. /move 3 2027-03-01", telegram="move", repl="move", own=True),
     Command("drop a task you no longer need, e.g. /drop 3", telegram="drop", repl="drop", own=True),
     Command("stop a recurring reminder, e.g. /stop 2", telegram="stop", repl="stop", own=True),
     Command("topics and their tasks", telegram="topics", repl="topics", page="/topics", nav=(4, "Topics")),
     Command("look at what's new, now", telegram="today", repl="today", page="/today", nav=(1, "Today")),
-    Command("hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)", telegram="quiet", repl="quiet",
-            alone=False),
+    Command(
+        "hold non-urgent messages, e.g. /quiet 3h (/quiet off ends it)", telegram="quiet", repl="quiet", alone=False
+    ),
     Command("what the language model cost today", telegram="budget", repl="budget", page="/budget", nav=(7, "Budget")),
     Command("proposals that ran out of time, to bring back", telegram="expired", repl="show", alone=False),
-    Command("what I've learned about you (/forget N when one is wrong)", telegram="memory", repl="memories",
-            page="/memory", nav=(5, "Memory")),
-    Command("forget something I learned wrong, e.g. /forget 5", telegram="forget", repl="forget",
-            page="/memory/{memory_id}/forget", alone=False),
+    Command(
+        "what I've learned about you (/forget N when one is wrong)",
+        telegram="memory",
+        repl="memories",
+        page="/memory",
+        nav=(5, "Memory"),
+    ),
+    Command(
+        "forget something I learned wrong, e.g. /forget 5",
+        telegram="forget",
+        repl="forget",
+        page="/memory/{memory_id}/forget",
+        alone=False,
+    ),
     Command("what I understand; /help 3 asks me to help with task 3", telegram="help", repl="help"),
     # the REPL and the dashboard only: Telegram answers a proposal with its buttons, and the REPL drives a
     # simulated world as well

@@ -97,9 +97,17 @@ DEFAULTS: dict[str, dict] = {
     # and once when it is overdue. A kind of task (actors/shared/windows.py task_kind: document, booking, packing,
     # bill, appointment, birthday, generic) may have its own, e.g. windows_birthday = "3d,due";
     # an empty one means the default.
-    "tick": {"interval_seconds": 10.0, "windows": "7d,1d,due,overdue", "windows_document": "", "windows_booking": "",
-             "windows_packing": "", "windows_bill": "", "windows_appointment": "", "windows_birthday": "",
-             "windows_generic": ""},
+    "tick": {
+        "interval_seconds": 10.0,
+        "windows": "7d,1d,due,overdue",
+        "windows_document": "",
+        "windows_booking": "",
+        "windows_packing": "",
+        "windows_bill": "",
+        "windows_appointment": "",
+        "windows_birthday": "",
+        "windows_generic": "",
+    },
     # role: the model that rephrases the night's candidates (the rules write them, and stand when it fails);
     # a short, well-framed job that the fast role does at a fifth of the deep role's price.
     "hippocampus": {"schedule": "0 3 * * *", "prune_days": 90, "prune_below": 2, "role": "fast"},
@@ -107,8 +115,13 @@ DEFAULTS: dict[str, dict] = {
     # briefing: "when_useful" sends the morning briefing only when the day has something in it, "always" daily.
     "attention": {"max_per_day": 3, "briefing": "when_useful", "floor": True, "offline_wake": True},
     "approval": {"expiry_hours": 72, "owner_decides_all": True, "remind_before_hours": 24},
-    "supervisor": {"watchdog_seconds": 10.0, "handler_budget": 120.0, "lease_seconds": 120.0, "max_restarts": 5,
-                   "restart_window": 60.0},
+    "supervisor": {
+        "watchdog_seconds": 10.0,
+        "handler_budget": 120.0,
+        "lease_seconds": 120.0,
+        "max_restarts": 5,
+        "restart_window": 60.0,
+    },
     "skills": {"disabled": []},
 }
 
@@ -123,8 +136,11 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "quiet_hours": ("quiet_hours", "HH:MM-HH:MM when Wilson holds non-urgent messages, or off"),
         "owner": ("text", "the user id approvals are bound to on the terminal channel"),
         "poll_seconds": ("positive", "several processes: how often each looks for work it was not woken for"),
-        "home": ("text", "the city you live in, e.g. Berlin (the offline rules tell travel from it); "
-                         "empty: the largest city of your timezone"),
+        "home": (
+            "text",
+            "the city you live in, e.g. Berlin (the offline rules tell travel from it); "
+            "empty: the largest city of your timezone",
+        ),
         "primary_channel": ("text", ""),
         "buffered_channels": ("list", ""),
     },
@@ -137,34 +153,58 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "timeout": ("positive", "seconds per model call"),
         "max_tokens": ("count", "longest answer, in tokens"),
         "max_tokens_arousal": ("count", "longest answer to the RAS's urgency scan (never above max_tokens)"),
-        "max_tokens_triage": ("count", "longest triage answer for one batch (never above max_tokens); a small "
-                                       "batch gets less: 160 tokens and 160 a row"),
+        "max_tokens_triage": (
+            "count",
+            "longest triage answer for one batch (never above max_tokens); a small "
+            "batch gets less: 160 tokens and 160 a row",
+        ),
         "max_tokens_reply": ("count", "longest answer in a run you started (never above max_tokens)"),
         "max_tokens_background": ("count", "longest answer in a background run (never above max_tokens)"),
-        "max_tokens_memory": ("count", "longest answer of the night's memory consolidation (never above max_tokens);"
-                                       " fewer candidates get less: 120 tokens and 100 a candidate"),
+        "max_tokens_memory": (
+            "count",
+            "longest answer of the night's memory consolidation (never above max_tokens);"
+            " fewer candidates get less: 120 tokens and 100 a candidate",
+        ),
         "run_seconds": ("positive", "seconds one run may wait for the model; then the offline rules answer it"),
-        "stream": ("bool", "read answers as the server writes them (stream), so that one that breaks the tool "
-                           "protocol (template tokens, free text where a tool call is required) or runs out of time is "
-                           "cut off and the server stops; false for a server that cannot stream tool calls"),
-        "rest_after": ("count", "failed runs in a row (the model broke the tool protocol) after which the offline rules "
-                                "answer the role's runs for a while; 0: never"),
-        "rest_minutes": ("positive", "the first such rest; each run that fails again after one doubles it (at most a "
-                                     "day)"),
+        "stream": (
+            "bool",
+            "read answers as the server writes them (stream), so that one that breaks the tool "
+            "protocol (template tokens, free text where a tool call is required) or runs out of time is "
+            "cut off and the server stops; false for a server that cannot stream tool calls",
+        ),
+        "rest_after": (
+            "count",
+            "failed runs in a row (the model broke the tool protocol) after which the offline rules "
+            "answer the role's runs for a while; 0: never",
+        ),
+        "rest_minutes": (
+            "positive",
+            "the first such rest; each run that fails again after one doubles it (at most a day)",
+        ),
         "context_tokens": ("count", "the model's context in tokens, for `wilson doctor`; 0: unknown"),
         "retries": ("count", "tries after a failed call"),
         "daily_budget": ("count", "tokens per role per day for background work"),
         "user_reserve": ("count", "extra tokens per day only runs you started may spend"),
         "record": ("text", "a directory to record model exchanges in (for replay:DIR)"),
         "playbook": ("text", "a TOML file of offline rules instead of the built-in wilson/model/playbook.toml"),
-        "ears_model": ("text", "a speech-to-text model for voice notes (e.g. whisper-1, or whisper on your own "
-                               "server); empty: Wilson cannot listen to voice notes"),
-        "ears_base_url": ("url", "where the speech-to-text model is served (its /audio/transcriptions); empty: "
-                                 "base_url"),
+        "ears_model": (
+            "text",
+            "a speech-to-text model for voice notes (e.g. whisper-1, or whisper on your own "
+            "server); empty: Wilson cannot listen to voice notes",
+        ),
+        "ears_base_url": (
+            "url",
+            "where the speech-to-text model is served (its /audio/transcriptions); empty: base_url",
+        ),
         "ears_api_key": ("text", "its key, set WILSON_LLM_EARS_API_KEY in the environment; empty: api_key"),
-        **{f"price_{_r}": ("prices", f"what the {_r} model costs in USD per million tokens: input/cached input/"
-                                     "output (the defaults are examples, not your provider's prices)")
-           for _r in ROLES},
+        **{
+            f"price_{_r}": (
+                "prices",
+                f"what the {_r} model costs in USD per million tokens: input/cached input/"
+                "output (the defaults are examples, not your provider's prices)",
+            )
+            for _r in ROLES
+        },
     },
     "accounts": {
         "client_id": ("text", "the OAuth client Wilson signs in to Google or Microsoft as (docs/email.md)"),
@@ -175,39 +215,64 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
     "thalamus": {
         "briefing": ("cron_or_off", "when the morning briefing comes (cron, local time); off disables"),
         "chunk_chars": ("count", "characters of buffered items per triage call, as triage reads them"),
-        "drop_after": ("count", "bulk mails from one sender that triage dropped in a row (none kept in 60 days), "
-                                "after which that sender's bulk mail is dropped without a model call unless its "
-                                "subject is pressing; after 60 days unread the model reads one again; 0: always ask"),
+        "drop_after": (
+            "count",
+            "bulk mails from one sender that triage dropped in a row (none kept in 60 days), "
+            "after which that sender's bulk mail is dropped without a model call unless its "
+            "subject is pressing; after 60 days unread the model reads one again; 0: always ask",
+        ),
     },
-    "ras": {"interval_minutes": ("count", "how often buffered channels are looked at"),
-            "routine_after": ("count", "mails from one sender (or from one sender on one subject) that raised no "
-                                       "alarm, after which the next such mail is judged by the urgency rules, "
-                                       "without a model call; 0: always ask")},
+    "ras": {
+        "interval_minutes": ("count", "how often buffered channels are looked at"),
+        "routine_after": (
+            "count",
+            "mails from one sender (or from one sender on one subject) that raised no "
+            "alarm, after which the next such mail is judged by the urgency rules, "
+            "without a model call; 0: always ask",
+        ),
+    },
     "tick": {
-        "interval_seconds": ("positive", "seconds between looks at what has come due (deadlines, reminders, "
-                                         "quiet hours' end); each look is a dozen or so queries"),
+        "interval_seconds": (
+            "positive",
+            "seconds between looks at what has come due (deadlines, reminders, "
+            "quiet hours' end); each look is a dozen or so queries",
+        ),
         "windows": ("windows", "follow-up windows of a task: durations before the due, due, overdue"),
-        **{f"windows_{kind}": ("windows", f"windows for a {kind} task; empty: the default")
-           for kind in ("document", "booking", "packing", "bill", "appointment", "birthday", "generic")},
+        **{
+            f"windows_{kind}": ("windows", f"windows for a {kind} task; empty: the default")
+            for kind in ("document", "booking", "packing", "bill", "appointment", "birthday", "generic")
+        },
     },
     "hippocampus": {
         "schedule": ("cron_or_off", "when memories are consolidated (cron, local time); off disables"),
-        "prune_days": ("positive", "days after which an episode nobody recalled fades (interpretations: 4 times as long)"),
+        "prune_days": (
+            "positive",
+            "days after which an episode nobody recalled fades (interpretations: 4 times as long)",
+        ),
         "prune_below": ("number", "memories weaker than this are the ones that fade"),
         "role": ("role", "the model role that consolidates: reflex, fast or deep"),
     },
     "attention": {
         "max_per_day": ("count", "proactive interruptions per local day"),
         "briefing": ("briefing_mode", "when_useful: only when the day has something in it; always: daily"),
-        "floor": ("bool", "the offline rules' clear alarms (emergencies, deadlines within a day) reach you even "
-                          "when the model keeps silent about them"),
-        "offline_wake": ("bool", "without a model, a clear emergency (a leak, a fire, a medical emergency, the police, "
-                                 "a school or nursery closing today, travel cancelled within 12 hours) is told even "
-                                 "in quiet hours"),
+        "floor": (
+            "bool",
+            "the offline rules' clear alarms (emergencies, deadlines within a day) reach you even "
+            "when the model keeps silent about them",
+        ),
+        "offline_wake": (
+            "bool",
+            "without a model, a clear emergency (a leak, a fire, a medical emergency, the police, "
+            "a school or nursery closing today, travel cancelled within 12 hours) is told even "
+            "in quiet hours",
+        ),
     },
     "approval": {
-        "expiry_hours": ("positive", "how long a proposal with no date of its own waits for your answer; a dated "
-                                     "one waits until its date passes or its event starts"),
+        "expiry_hours": (
+            "positive",
+            "how long a proposal with no date of its own waits for your answer; a dated "
+            "one waits until its date passes or its event starts",
+        ),
         "owner_decides_all": ("bool", "only the owner approves, in any chat"),
         "remind_before_hours": ("number", "a reminder this long before a proposal expires"),
     },
@@ -218,11 +283,29 @@ SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
         "max_restarts": ("count", "restarts of one actor within restart_window before Wilson gives up"),
         "restart_window": ("positive", "seconds"),
     },
-    "skills": {"disabled": ("list", "skills to turn off by name, e.g. [\"calendar\"] (`wilson skills` lists them)")},
+    "skills": {"disabled": ("list", 'skills to turn off by name, e.g. ["calendar"] (`wilson skills` lists them)')},
 }
-_ROLE_KEYS = ("base_url", "model", "api_key", "fallback_models", "timeout", "max_tokens", "retries",
-              "daily_budget", "user_reserve", "max_tokens_arousal", "max_tokens_triage", "max_tokens_reply",
-              "max_tokens_background", "max_tokens_memory", "run_seconds", "context_tokens", "stream", "rest_after", "rest_minutes")
+_ROLE_KEYS = (
+    "base_url",
+    "model",
+    "api_key",
+    "fallback_models",
+    "timeout",
+    "max_tokens",
+    "retries",
+    "daily_budget",
+    "user_reserve",
+    "max_tokens_arousal",
+    "max_tokens_triage",
+    "max_tokens_reply",
+    "max_tokens_background",
+    "max_tokens_memory",
+    "run_seconds",
+    "context_tokens",
+    "stream",
+    "rest_after",
+    "rest_minutes",
+)
 for _role in ROLES:
     for _key in _ROLE_KEYS:
         SCHEMA["llm"][f"{_role}_{_key}"] = (SCHEMA["llm"][_key][0], "")
@@ -292,8 +375,11 @@ def check_value(kind: str, value):
                 raise ValueError
             return number
         number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
-        if not math.isfinite(number) or (kind == "positive" and number <= 0) \
-                or (kind == "seconds_or_off" and number < 0):
+        if (
+            not math.isfinite(number)
+            or (kind == "positive" and number <= 0)
+            or (kind == "seconds_or_off" and number < 0)
+        ):
             raise ValueError
         return number
     text = str(value).strip() if not isinstance(value, (dict, list)) else None
@@ -451,8 +537,10 @@ def _place(data, sources, problems, warnings, section: str, key: str, value, ori
     where = "in wilson.toml" if origin == "file" else f"from {origin[4:]}"
     known = SCHEMA.get(section, {})
     if key not in known:
-        warnings.append(f"unknown key {section}.{key} {where} is ignored"
-                        f"{did_you_mean(key, known).replace('; did you mean ', f'; did you mean {section}.')}")
+        warnings.append(
+            f"unknown key {section}.{key} {where} is ignored"
+            f"{did_you_mean(key, known).replace('; did you mean ', f'; did you mean {section}.')}"
+        )
         return
     kind = known[key][0]
     try:
@@ -504,8 +592,7 @@ def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
             raise ConfigError(f"cannot read {toml_path}: {exc}") from None
         for section, values in loaded.items():
             if section not in SCHEMA:
-                warnings.append(f"unknown section [{section}] in wilson.toml is ignored"
-                                f"{did_you_mean(section, SCHEMA)}")
+                warnings.append(f"unknown section [{section}] in wilson.toml is ignored{did_you_mean(section, SCHEMA)}")
                 continue
             if not isinstance(values, dict):
                 problems.append(f"{section} = {_shown(values)} in wilson.toml: expected a [{section}] table")
@@ -515,14 +602,15 @@ def load(home: Path | str | None = None, environ: dict | None = None) -> Config:
     for name, value in sorted(environ.items()):
         if not name.startswith("WILSON_") or name == "WILSON_HOME":
             continue
-        rest = name[len("WILSON_"):].lower()
+        rest = name[len("WILSON_") :].lower()
         section, _, key = rest.partition("_")
         if not key or section not in SCHEMA:
             continue  # WILSON_FAULT_POINTS and the like belong to tools, not to the configuration
         _place(data, sources, problems, warnings, section, key, value, f"env {name}")
     off = set(data["skills"]["disabled"])
-    warnings += [f"skill {name} could not be loaded ({why}); it is left out" for name, why in broken.items()
-                 if name not in off]
+    warnings += [
+        f"skill {name} could not be loaded ({why}); it is left out" for name, why in broken.items() if name not in off
+    ]
     for name, check in SKILL_CHECKS.items():
         if check is not None and name not in off:
             problems += [f"[{name}] {problem}" for problem in check(dict(data.get(name, {})))]
@@ -557,10 +645,12 @@ def _toml_value(value) -> str:
 
 def template(timezone: str) -> str:
     """A wilson.toml with every key and its default, commented out, and the detected timezone set."""
-    lines = ["# Wilson's settings. Every key is listed with its default; remove the # to change one.",
-             "# Any key can also come from the environment: WILSON_<SECTION>_<KEY>, e.g. WILSON_LLM_MODEL.",
-             "# Keep secrets (tokens, API keys, passwords) in the environment, not in this file.",
-             "# `wilson config` shows what is in effect and where each value came from."]
+    lines = [
+        "# Wilson's settings. Every key is listed with its default; remove the # to change one.",
+        "# Any key can also come from the environment: WILSON_<SECTION>_<KEY>, e.g. WILSON_LLM_MODEL.",
+        "# Keep secrets (tokens, API keys, passwords) in the environment, not in this file.",
+        "# `wilson config` shows what is in effect and where each value came from.",
+    ]
     for section, values in DEFAULTS.items():
         lines += ["", f"[{section}]"]
         for key, default in values.items():
@@ -650,7 +740,7 @@ def docs_markdown() -> str:
         "3. the environment: `WILSON_<SECTION>_<KEY>`, e.g. `WILSON_LLM_MODEL` sets `model` in `[llm]`.",
         "",
         "Every value is checked at start: a wrong one stops Wilson with one line naming the key, the value and",
-        "what is expected; an unknown key is a warning with a \"did you mean\". `bin/wilson config` shows the",
+        'what is expected; an unknown key is a warning with a "did you mean". `bin/wilson config` shows the',
         "settings in effect and where each came from, with secrets masked. Keep secrets (keys ending in",
         f"{', '.join('`' + k + '`' for k in SECRET_KEYS)}) in the environment, not in the file.",
     ]
@@ -664,7 +754,13 @@ def docs_markdown() -> str:
             env = f"WILSON_{section.upper()}_{key.upper()}"
             lines.append(f"| `{key}`<br>`{env}` | {_cell(shown)} | {_cell(doc or '')} | {_cell(EXPECTED[kind])} |")
         if section == "llm":
-            lines += ["", "Each model role (" + ", ".join(f"`{r}`" for r in ROLES) + ") may override "
-                      + ", ".join(f"`{k}`" for k in _ROLE_KEYS) + " with its own key, e.g. `deep_model`",
-                      "(`WILSON_LLM_DEEP_MODEL`) or `fast_base_url`; empty means the shared value above."]
+            lines += [
+                "",
+                "Each model role ("
+                + ", ".join(f"`{r}`" for r in ROLES)
+                + ") may override "
+                + ", ".join(f"`{k}`" for k in _ROLE_KEYS)
+                + " with its own key, e.g. `deep_model`",
+                "(`WILSON_LLM_DEEP_MODEL`) or `fast_base_url`; empty means the shared value above.",
+            ]
     return "\n".join(lines) + "\n"

@@ -56,16 +56,19 @@ def _patch(record) -> None:
 def _redacting(sink):
     """Wrap a stream or a callable so the finished line is redacted as well."""
     if hasattr(sink, "write"):
+
         def write(message):
             sink.write(redact(str(message)))
             if hasattr(sink, "flush"):
                 sink.flush()
+
         return write
 
     def call(message):
         clean = _Line(redact(str(message)))
         clean.record = getattr(message, "record", None)
         sink(clean)
+
     return call
 
 
@@ -122,8 +125,9 @@ def setup_logging(secrets=(), sink=None, level: str = "INFO") -> None:
     register(secrets)
     logger.remove()
     logger.configure(patcher=_patch)
-    logger.add(_redacting(sink or sys.stderr), level=level, format=FORMAT,
-               backtrace=False, diagnose=False, colorize=False)
+    logger.add(
+        _redacting(sink or sys.stderr), level=level, format=FORMAT, backtrace=False, diagnose=False, colorize=False
+    )
     root = logging.getLogger()
     if not any(isinstance(h, _FromStdlib) for h in root.handlers):
         root.addHandler(_FromStdlib(logging.WARNING))

@@ -27,8 +27,9 @@ class LoopbackServer:
             self._httpd = ThreadingHTTPServer((self.host, self.port), self.handler)
             self._httpd.daemon_threads = True
             self._httpd.owner = self
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                            name=self.thread_name, daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name=self.thread_name, daemon=True
+            )
             self._thread.start()
         return self.base_url
 

@@ -45,8 +45,9 @@ def _quiet_end(now: datetime, tz: ZoneInfo, window: tuple[time, time]) -> dateti
     return moment if moment > now else None
 
 
-def quiet_until(now: datetime, tz: ZoneInfo, quiet_hours: str = "22:00-07:00",
-                muted_until: datetime | None = None) -> datetime | None:
+def quiet_until(
+    now: datetime, tz: ZoneInfo, quiet_hours: str = "22:00-07:00", muted_until: datetime | None = None
+) -> datetime | None:
     """The aware UTC moment quiet ends when the user is in quiet hours or muted, else None.
 
     A mute that runs into the night, or a night that runs into a mute, is one quiet

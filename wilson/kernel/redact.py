@@ -39,12 +39,22 @@ _SHAPES = [
     # Telegram bot tokens: digits, a colon, 30+ of base64url (also glued to "bot" in API URLs)
     (re.compile(r"(?<![0-9])[0-9]{5,}:[A-Za-z0-9_-]{30,}"), MASK),
     # key=value / "key": "value" where the key names a secret
-    (re.compile(r"(?i)((?<![a-z])(?:[a-z]{1,20}[_-])?(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|"
-                r"secret|password|passwd|pwd|client[_-]?secret|authorization)[\"']?\s*[:=]\s*[\"']?)"
-                r"(?!\*\*\*)(?!(?:bearer|basic|digest|token)\s)([^\s\"',;&}\]]+)"), rf"\1{MASK}"),
+    (
+        re.compile(
+            r"(?i)((?<![a-z])(?:[a-z]{1,20}[_-])?(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|"
+            r"secret|password|passwd|pwd|client[_-]?secret|authorization)[\"']?\s*[:=]\s*[\"']?)"
+            r"(?!\*\*\*)(?!(?:bearer|basic|digest|token)\s)([^\s\"',;&}\]]+)"
+        ),
+        rf"\1{MASK}",
+    ),
     # well-known key prefixes
-    (re.compile(r"(?<![A-Za-z0-9])(?:sk-(?:proj-|ant-|live-|test-)?|rk-|pk-(?:live|test)-|ghp_|gho_|ghs_|ghu_|"
-                r"github_pat_|glpat-|xox[abprs]-|hf_|AIza|AKIA)[A-Za-z0-9_\-]{12,}"), MASK),
+    (
+        re.compile(
+            r"(?<![A-Za-z0-9])(?:sk-(?:proj-|ant-|live-|test-)?|rk-|pk-(?:live|test)-|ghp_|gho_|ghs_|ghu_|"
+            r"github_pat_|glpat-|xox[abprs]-|hf_|AIza|AKIA)[A-Za-z0-9_\-]{12,}"
+        ),
+        MASK,
+    ),
 ]
 # A run of base64 that mixes upper case, lower case and digits is a random key, not a word or a hash.
 _RANDOM = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,}(?![A-Za-z0-9+/_=-])")

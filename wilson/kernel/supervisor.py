@@ -63,9 +63,19 @@ class Health:
 
 
 class Supervisor:
-    def __init__(self, ctx, specs: list[ActorSpec], *, max_restarts: int = 5, restart_window: float = 60.0,
-                 base_backoff: float = 0.05, max_backoff: float = 5.0, watchdog_seconds: float = 10.0,
-                 lease_seconds: float = 120.0, claims: Claims | None = None):
+    def __init__(
+        self,
+        ctx,
+        specs: list[ActorSpec],
+        *,
+        max_restarts: int = 5,
+        restart_window: float = 60.0,
+        base_backoff: float = 0.05,
+        max_backoff: float = 5.0,
+        watchdog_seconds: float = 10.0,
+        lease_seconds: float = 120.0,
+        claims: Claims | None = None,
+    ):
         self.ctx = ctx
         self.specs = list(specs)
         self.max_restarts = max_restarts
@@ -259,8 +269,10 @@ class Supervisor:
             overdue = handler.overdue(now)
             if overdue > 0:
                 health.state = "hung"
-                health.last_error = (f"{handler.what or 'a handler'} made no progress for "
-                                     f"{handler.budget + overdue:.0f}s (budget {handler.budget:.0f}s)")
+                health.last_error = (
+                    f"{handler.what or 'a handler'} made no progress for "
+                    f"{handler.budget + overdue:.0f}s (budget {handler.budget:.0f}s)"
+                )
                 logger.error("{} is hung ({})", spec.name, health.last_error)
                 self._replace_hung(spec, ref, handler)
             elif health.state == "hung-replaced":
@@ -296,8 +308,11 @@ class Supervisor:
             return
         now = clockmod.monotonic()
         with self._lock:
-            owners = [i.handler.owner for i in self._incarnations.values()
-                      if i.handler.busy and not i.handler.fenced and not i.handler.overdue(now)]
+            owners = [
+                i.handler.owner
+                for i in self._incarnations.values()
+                if i.handler.busy and not i.handler.fenced and not i.handler.overdue(now)
+            ]
         if owners:
             try:
                 self.claims.renew(owners)

@@ -29,8 +29,7 @@ NUDGES = {
 
 
 class Waker:
-    def __init__(self, directory, names: list[str], channels: list[str], *, dsn: str | None,
-                 poll_seconds: float):
+    def __init__(self, directory, names: list[str], channels: list[str], *, dsn: str | None, poll_seconds: float):
         self.directory = directory
         self.names = set(names)
         self.channels = [c for c in channels if c in self.names]

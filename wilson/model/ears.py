@@ -44,9 +44,13 @@ def transcribe(ears: Ears, audio: bytes, filename: str, mime: str) -> str:
     """The words of one recording; ModelUnavailable (in words for the user) when the server does not give them."""
     headers = {"Authorization": f"Bearer {ears.api_key}"} if ears.api_key else {}
     try:
-        response = httpx.post(f"{ears.base_url}/audio/transcriptions", headers=headers, timeout=ears.timeout,
-                              data={"model": ears.model, "response_format": "json"},
-                              files={"file": (filename, audio, mime)})
+        response = httpx.post(
+            f"{ears.base_url}/audio/transcriptions",
+            headers=headers,
+            timeout=ears.timeout,
+            data={"model": ears.model, "response_format": "json"},
+            files={"file": (filename, audio, mime)},
+        )
     except httpx.HTTPError as exc:
         raise ModelUnavailable(f"the speech model did not answer ({type(exc).__name__})", unreachable=True) from None
     if response.status_code != 200:

@@ -65,9 +65,17 @@ def resolve_endpoint(config, role: str) -> Endpoint:
 
 def single_shot(endpoint: Endpoint, models: tuple[str, ...] | None = None) -> Endpoint:
     """Providers that cannot fail transiently need no retries and no fallback chain."""
-    return Endpoint(role=endpoint.role, base_url=endpoint.base_url, models=models or endpoint.models[:1],
-                    api_key=endpoint.api_key, timeout=endpoint.timeout, max_tokens=endpoint.max_tokens,
-                    retries=0, daily_budget=endpoint.daily_budget, user_reserve=endpoint.user_reserve)
+    return Endpoint(
+        role=endpoint.role,
+        base_url=endpoint.base_url,
+        models=models or endpoint.models[:1],
+        api_key=endpoint.api_key,
+        timeout=endpoint.timeout,
+        max_tokens=endpoint.max_tokens,
+        retries=0,
+        daily_budget=endpoint.daily_budget,
+        user_reserve=endpoint.user_reserve,
+    )
 
 
 def with_base_url(config, base_url: str) -> Config:

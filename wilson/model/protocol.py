@@ -21,12 +21,13 @@ EXPECTATIONS = (CALL, DECISION, ANSWER)
 # Control tokens of the chat templates in common use (Llama 2, ChatML, Llama 3, Gemma, Phi, Mistral, Alpaca)
 TOKEN_RE = re.compile(
     r"<</?SYS>>|\[/?INST\]|</?s>|<\|[a-z_]{2,30}\|>|<(?:start|end)_of_turn>|<(?:bos|eos|pad|unk)>"
-    r"|<\|(?:im_start|im_end|endoftext|eot_id)\|?>|###\s*(?:Instruction|Response|Input)\s*:", re.I)
+    r"|<\|(?:im_start|im_end|endoftext|eot_id)\|?>|###\s*(?:Instruction|Response|Input)\s*:",
+    re.I,
+)
 # A line that opens another turn of the dialogue: the model speaking for the user or the system
 ROLE_RE = re.compile(r"^[ \t]*(?:user|assistant|system|human|model)[ \t]*:", re.I | re.M)
 # a Gemma turn opens with "<start_of_turn>model", a ChatML one with "<|im_start|>assistant"
-_TURN_NAME_RE = re.compile(r"(?<=<start_of_turn>)(?:user|model)\b|(?<=<\|im_start\|>)(?:user|assistant|system)\b",
-                           re.I)
+_TURN_NAME_RE = re.compile(r"(?<=<start_of_turn>)(?:user|model)\b|(?<=<\|im_start\|>)(?:user|assistant|system)\b", re.I)
 
 REPLY_LIMIT = 8000  # characters of one reply to the user: two Telegram messages; beyond that a model rambles
 EMPTY_ANSWER = "I couldn't put an answer together just now. Could you say it another way?"
@@ -47,8 +48,11 @@ def breach(text: str | None, calls: int, expect: str | None) -> str | None:
         return f"its text carries chat-template tokens ({mark[:30]!r})"
     said = bool((text or "").strip())
     if expect == CALL and not calls:  # required: silence is no answer either (the rows would wait for ever)
-        return ("it answered with free text instead of the required tool call" if said
-                else "it answered with nothing instead of the required tool call")
+        return (
+            "it answered with free text instead of the required tool call"
+            if said
+            else "it answered with nothing instead of the required tool call"
+        )
     if expect == DECISION and not calls and said:
         return "the background run ended with free text and no tool call"
     if expect == ANSWER and not calls and not said:
@@ -68,6 +72,7 @@ def watcher(expect: str | None):
     """What a streamed answer is watched for (transports.HttpTransport `watch`): the reason to stop reading it
     as soon as it has broken the protocol in a way nothing after can mend (a template token; free text where
     only a tool call will do; a background run's story where a decision is due), or None to read on."""
+
     def watch(text: str, calls: bool) -> str | None:
         mark = template_marks(text)
         if mark is not None:
@@ -80,6 +85,7 @@ def watcher(expect: str | None):
         if expect == DECISION and len(said) >= DECISION_CHARACTERS:
             return "the background run ended with free text and no tool call"
         return None
+
     return watch
 
 
@@ -90,10 +96,10 @@ def clean(text: str | None, limit: int = REPLY_LIMIT) -> str:
     if template_marks(text) is not None:  # a clean text is left as it was written, spacing and all
         text = TOKEN_RE.sub("", _TURN_NAME_RE.sub("", text))
         while (marker := ROLE_RE.search(text)) is not None:
-            if text[:marker.start()].strip():  # the model went on to write the next turn: before it is its answer
-                text = text[:marker.start()]
+            if text[: marker.start()].strip():  # the model went on to write the next turn: before it is its answer
+                text = text[: marker.start()]
                 break
-            text = text[marker.end():]  # "Assistant: Hello" is "Hello"
+            text = text[marker.end() :]  # "Assistant: Hello" is "Hello"
         text = text.strip()
     if len(text) > limit:
         cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]

@@ -64,11 +64,12 @@ class ReplayTransport:
     def send(self, endpoint, model: str, payload: dict) -> dict:
         key = request_key(endpoint.role, payload)
         with self._lock:
-            chosen = next((i for i, r in enumerate(self._records) if not self._used[i] and r.get("key") == key),
-                          None)
+            chosen = next((i for i, r in enumerate(self._records) if not self._used[i] and r.get("key") == key), None)
             if chosen is None:
-                chosen = next((i for i, r in enumerate(self._records)
-                               if not self._used[i] and r.get("role") == endpoint.role), None)
+                chosen = next(
+                    (i for i, r in enumerate(self._records) if not self._used[i] and r.get("role") == endpoint.role),
+                    None,
+                )
             if chosen is None:
                 raise Rejected(f"replay: no recorded answer left in {self.directory}")
             self._used[chosen] = True

@@ -138,13 +138,21 @@ def parse_reply(body: dict, json_wanted: bool, offered=()) -> tuple[str | None, 
             except (ValueError, AttributeError) as exc:
                 parsed = exc
             if not isinstance(parsed, dict):
-                reason = (f"the arguments of your call to `{name}` are not a valid JSON object"
-                          f" ({parsed if isinstance(parsed, Exception) else type(parsed).__name__})")
-                raise BadOutput(reason, [
-                    {"role": "assistant", "content": f"(tool call) {name}({arguments})"},
-                    {"role": "user", "content": f"Error: {reason}. Call the tool again with its arguments "
-                                                "as one valid JSON object, nothing else."},
-                ])
+                reason = (
+                    f"the arguments of your call to `{name}` are not a valid JSON object"
+                    f" ({parsed if isinstance(parsed, Exception) else type(parsed).__name__})"
+                )
+                raise BadOutput(
+                    reason,
+                    [
+                        {"role": "assistant", "content": f"(tool call) {name}({arguments})"},
+                        {
+                            "role": "user",
+                            "content": f"Error: {reason}. Call the tool again with its arguments "
+                            "as one valid JSON object, nothing else.",
+                        },
+                    ],
+                )
         calls.append(ToolCall(id=raw.get("id") or f"call_{index}", name=name, arguments=parsed))
     if json_wanted and not calls:
         candidate = _fenced(text or "")
@@ -152,10 +160,13 @@ def parse_reply(body: dict, json_wanted: bool, offered=()) -> tuple[str | None, 
             json.loads(candidate)
         except ValueError as exc:
             reason = f"your answer is not valid JSON ({exc})"
-            raise BadOutput(reason, [
-                {"role": "assistant", "content": text or ""},
-                {"role": "user", "content": f"Error: {reason}. Reply again with only one valid JSON value."},
-            ]) from None
+            raise BadOutput(
+                reason,
+                [
+                    {"role": "assistant", "content": text or ""},
+                    {"role": "user", "content": f"Error: {reason}. Reply again with only one valid JSON value."},
+                ],
+            ) from None
         text = candidate
     return text, tuple(calls)
 
@@ -167,5 +178,7 @@ def token_counts(body: dict, payload: dict) -> tuple[int, int]:
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         if isinstance(prompt, int) and isinstance(completion, int):
             return prompt, completion
-    return (estimate_tokens({"messages": payload.get("messages"), "tools": payload.get("tools")}),
-            estimate_tokens(body.get("choices")))
+    return (
+        estimate_tokens({"messages": payload.get("messages"), "tools": payload.get("tools")}),
+        estimate_tokens(body.get("choices")),
+    )

@@ -25,6 +25,9 @@ a last chunk when `stream_options` asks for it (the prompt's tokens are counted 
   as JSON, no `tool_calls`.
 - "lmstudio": tool calls inside `content` as <tool_call>…</tool_call>, sent as server-sent chunks (a
   stream nobody asked for), without `usage`.
+
+Size: one server: its rules, its request handler and the response shapes of the servers it imitates are
+read together when a test's script does something surprising.
 """
 
 from __future__ import annotations
@@ -100,14 +103,18 @@ class Rule:
         if "tool" in m and m["tool"] not in tool_names(body):
             return False
         if "system_contains" in m and not any(
-                m["system_contains"].lower() in _text(msg.get("content")).lower()
-                for msg in messages if msg.get("role") == "system"):
+            m["system_contains"].lower() in _text(msg.get("content")).lower()
+            for msg in messages
+            if msg.get("role") == "system"
+        ):
             return False
         if "last_contains" in m and not (
-                messages and m["last_contains"].lower() in _text(messages[-1].get("content")).lower()):
+            messages and m["last_contains"].lower() in _text(messages[-1].get("content")).lower()
+        ):
             return False
         if "any_contains" in m and not any(
-                m["any_contains"].lower() in _text(msg.get("content")).lower() for msg in messages):
+            m["any_contains"].lower() in _text(msg.get("content")).lower() for msg in messages
+        ):
             return False
         return True
 
@@ -141,8 +148,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path.rstrip("/") in ("/v1/audio/transcriptions", "/audio/transcriptions"):
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            status, payload = self.server.owner.transcribe(raw, self.headers.get("Content-Type") or "",
-                                                           dict(self.headers.items()))
+            status, payload = self.server.owner.transcribe(
+                raw, self.headers.get("Content-Type") or "", dict(self.headers.items())
+            )
             self._send(status, json.dumps(payload).encode())
             return
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
@@ -163,8 +171,16 @@ class ScriptedServer(LoopbackServer):
     path = "/v1"
     thread_name = "scripted-model-server"
 
-    def __init__(self, rules=(), *, latency_ms: int = 0, models: list[str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0, mode: str = "openai"):
+    def __init__(
+        self,
+        rules=(),
+        *,
+        latency_ms: int = 0,
+        models: list[str] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        mode: str = "openai",
+    ):
         super().__init__(host, port)
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}: one of {', '.join(MODES)}")
@@ -192,9 +208,12 @@ class ScriptedServer(LoopbackServer):
         `hear(audio bytes)`, or 400 as a server does for a form without a file."""
         fields = multipart_fields(raw, content_type)
         audio = fields.get("file")
-        entry = {"model": (fields.get("model") or (b"", ""))[0].decode(errors="replace"),
-                 "filename": audio[1] if audio else "", "size": len(audio[0]) if audio else 0,
-                 "authorization": headers.get("Authorization", "")}
+        entry = {
+            "model": (fields.get("model") or (b"", ""))[0].decode(errors="replace"),
+            "filename": audio[1] if audio else "",
+            "size": len(audio[0]) if audio else 0,
+            "authorization": headers.get("Authorization", ""),
+        }
         with self._lock:
             self.transcriptions.append(entry)
         if audio is None:
@@ -209,8 +228,9 @@ class ScriptedServer(LoopbackServer):
     def answer(self, body: dict, raw: bytes, headers: dict) -> tuple[int, bytes, dict]:
         headers = {k.lower(): v for k, v in headers.items()}
         if body.get("stream") or "stream_options" in body:  # how an answer is sent is not part of the prompt
-            raw = json.dumps({k: v for k, v in body.items() if k not in ("stream", "stream_options")},
-                             ensure_ascii=False).encode()
+            raw = json.dumps(
+                {k: v for k, v in body.items() if k not in ("stream", "stream_options")}, ensure_ascii=False
+            ).encode()
         with self._lock:
             rule = None
             for candidate in self.rules:
@@ -220,8 +240,14 @@ class ScriptedServer(LoopbackServer):
                     break
             self._serial += 1
             serial = self._serial
-            entry = {"body": body, "headers": headers, "rule": rule.index if rule else None,
-                     "rule_name": rule.name if rule else None, "status": None, "usage": None}
+            entry = {
+                "body": body,
+                "headers": headers,
+                "rule": rule.index if rule else None,
+                "rule_name": rule.name if rule else None,
+                "status": None,
+                "usage": None,
+            }
             self.requests.append(entry)
 
         latency = rule.latency_ms if rule and rule.latency_ms is not None else self.latency_ms
@@ -243,14 +269,16 @@ class ScriptedServer(LoopbackServer):
         if callable(reply):
             reply = reply(body)
         message = self._message(reply or {}, body, serial, broken=fault == "bad_arguments")
-        usage = {"prompt_tokens": max(1, len(raw) // 4),
-                 "completion_tokens": max(1, len(json.dumps(message)) // 4)}
+        usage = {"prompt_tokens": max(1, len(raw) // 4), "completion_tokens": max(1, len(json.dumps(message)) // 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         response = {
-            "id": f"chatcmpl-scripted-{serial}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-scripted-{serial}",
+            "object": "chat.completion",
+            "created": 0,
             "model": body.get("model", ""),
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}
+            ],
             "usage": usage,
         }
         with self._lock:
@@ -286,8 +314,13 @@ class ScriptedServer(LoopbackServer):
                 arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
                 if broken:
                     arguments = arguments[:-1] + ', "'  # cut off mid-object, as a truncated model output is
-                message["tool_calls"].append({"id": call.get("id") or f"call_{serial}_{i}", "type": "function",
-                                              "function": {"name": call["name"], "arguments": arguments}})
+                message["tool_calls"].append(
+                    {
+                        "id": call.get("id") or f"call_{serial}_{i}",
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": arguments},
+                    }
+                )
         return message
 
 
@@ -332,10 +365,16 @@ def shaped(mode: str, response: dict):
         return response
     # lmstudio: the calls tagged in the text, streamed in chunks of a few characters, no usage
     text = "".join(f"<tool_call>{json.dumps(w)}</tool_call>" for w in written) or (message.get("content") or "")
-    chunks = [text[i:i + 16] for i in range(0, len(text), 16)] or [""]
-    lines = [{"id": response["id"], "object": "chat.completion.chunk", "model": response["model"],
-              "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
-             for piece in chunks]
+    chunks = [text[i : i + 16] for i in range(0, len(text), 16)] or [""]
+    lines = [
+        {
+            "id": response["id"],
+            "object": "chat.completion.chunk",
+            "model": response["model"],
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}],
+        }
+        for piece in chunks
+    ]
     lines[-1]["choices"][0]["finish_reason"] = "stop"
     return "".join(f"data: {json.dumps(line)}\n\n" for line in lines) + "data: [DONE]\n\n"
 
@@ -350,8 +389,11 @@ def streamed(response: dict, usage: bool) -> str:
         return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     text = message.get("content")
-    chunks = [chunk({"role": "assistant", "content": text[i:i + 16]}) for i in range(0, len(text), 16)] \
-        if text else [chunk({"role": "assistant", "content": text})]
+    chunks = (
+        [chunk({"role": "assistant", "content": text[i : i + 16]}) for i in range(0, len(text), 16)]
+        if text
+        else [chunk({"role": "assistant", "content": text})]
+    )
     for index, call in enumerate(message.get("tool_calls") or []):
         chunks.append(chunk({"tool_calls": [{"index": index, **call}]}))
     chunks.append(chunk({}, response["choices"][0].get("finish_reason") or "stop"))
@@ -369,5 +411,9 @@ def load_script(path: str | Path) -> ScriptedServer:
         raise ValueError(f"scripted model script {path}: {exc}") from None
     if isinstance(script, list):
         script = {"rules": script}
-    return ScriptedServer(script.get("rules", []), latency_ms=script.get("latency_ms", 0),
-                          models=script.get("models"), mode=script.get("mode", "openai"))
+    return ScriptedServer(
+        script.get("rules", []),
+        latency_ms=script.get("latency_ms", 0),
+        models=script.get("models"),
+        mode=script.get("mode", "openai"),
+    )

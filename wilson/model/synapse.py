@@ -51,8 +51,15 @@ from wilson.kernel.config import ROLES
 from wilson.kernel.redact import redact, register
 from wilson.model.endpoints import Endpoint, resolve_endpoint, setting, single_shot, with_base_url
 from wilson.model import ears, protocol
-from wilson.model.errors import (BudgetExhausted, ModelOutputError, ModelUnavailable, Rejected, Retryable, RunOverdue,
-                                 SynapseError)
+from wilson.model.errors import (
+    BudgetExhausted,
+    ModelOutputError,
+    ModelUnavailable,
+    Rejected,
+    Retryable,
+    RunOverdue,
+    SynapseError,
+)
 from wilson.model.offline import OfflineProvider
 from wilson.model.replay import Recorder, ReplayTransport
 from wilson.model.replies import BadOutput, ChatResult, cost, parse_reply, prices, token_counts, usd
@@ -72,8 +79,10 @@ REST_KEY = "model:resting"  # Setting: {role: {"until": iso, "failed": n, "why":
 RESTING_REASON = "offline fallback (the model is resting after {} failed runs in a row, until {})"
 REST_LIMIT_SECONDS = 86400.0  # the longest rest: a model that never keeps the protocol is still asked once a day
 DOWN_KEY = "model:down"  # Setting: {"since": iso, "roles": [...]} while background work runs on the rules
-DOWN_NOTICE = ("Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
-               "deadlines) with my simple built-in rules for now. I'll tell you when it's back.")
+DOWN_NOTICE = (
+    "Heads-up: my language model isn't answering, so I'm handling background work (calendar, "
+    "deadlines) with my simple built-in rules for now. I'll tell you when it's back."
+)
 BACK_NOTICE = "My language model is answering again, so I'm back to full thinking for background work."
 
 
@@ -88,7 +97,12 @@ def trace_scope(trace_id: str | None):
     for the rest of the run; each role's run is counted once, and is held to one wall-clock limit."""
     previous = tuple(getattr(_scope, name, None) for name in _RUN_FIELDS)
     _scope.trace_id, _scope.fallback_traced, _scope.ruled, _scope.counted, _scope.deadline = (
-        trace_id, False, {}, set(), {})
+        trace_id,
+        False,
+        {},
+        set(),
+        {},
+    )
     try:
         yield
     finally:
@@ -97,8 +111,16 @@ def trace_scope(trace_id: str | None):
 
 
 class Synapse:
-    def __init__(self, config, clock, *, provider_override: str | None = None, backoff_base: float = 0.25,
-                 max_backoff: float = 30.0, probe_seconds: float = DOWN_PROBE_SECONDS):
+    def __init__(
+        self,
+        config,
+        clock,
+        *,
+        provider_override: str | None = None,
+        backoff_base: float = 0.25,
+        max_backoff: float = 30.0,
+        probe_seconds: float = DOWN_PROBE_SECONDS,
+    ):
         self.config = config
         self.clock = clock
         register(config.secrets())  # every error this module raises is redacted with these
@@ -129,7 +151,7 @@ class Synapse:
         override = provider_override or ""
         self._no_ears = bool(override)  # offline or a replay: no speech model is asked either
         if override.startswith("replay:"):
-            replay = ReplayTransport(override[len("replay:"):])
+            replay = ReplayTransport(override[len("replay:") :])
             self._transports = {role: replay for role in ROLES}
             self.endpoints = {role: single_shot(ep) for role, ep in self.endpoints.items()}
         elif override and override != "offline":
@@ -142,8 +164,9 @@ class Synapse:
                 self.endpoints[role] = single_shot(endpoint, models=("offline",))
             else:
                 if not endpoint.base_url.startswith(("http://", "https://")):
-                    raise ValueError(f"llm base_url for {role} must start with http:// or https:// "
-                                     f"(got {endpoint.base_url!r})")
+                    raise ValueError(
+                        f"llm base_url for {role} must start with http:// or https:// (got {endpoint.base_url!r})"
+                    )
                 if self._http is None:
                     self._http = HttpTransport()
                 self._transports[role] = self._http
@@ -154,11 +177,14 @@ class Synapse:
 
     def _offline_transport(self):
         if self._offline is None:
-            self._offline = OfflineTransport(OfflineProvider(self.config.get("llm", "playbook") or None,
-                                                             home=self.config.get("core", "home") or None,
-                                                             skills_playbook=skills.playbook(self.config),
-                                                             offline_wake=bool(self.config.get("attention",
-                                                                                               "offline_wake"))))
+            self._offline = OfflineTransport(
+                OfflineProvider(
+                    self.config.get("llm", "playbook") or None,
+                    home=self.config.get("core", "home") or None,
+                    skills_playbook=skills.playbook(self.config),
+                    offline_wake=bool(self.config.get("attention", "offline_wake")),
+                )
+            )
         return self._offline
 
     # -- public --------------------------------------------------------------
@@ -187,10 +213,21 @@ class Synapse:
         """True while the role's configured model counts as unreachable (its breaker is open)."""
         return role in self._down
 
-    def chat(self, role: str, messages: list[dict], tools: list[dict] | None = None, *, origin: str = "background",
-             response_format: dict | None = None, tool_choice=None, trace_id: str | None = None,
-             context: dict | None = None, expect: str | None = None, purpose: str | None = None,
-             items: int | None = None) -> ChatResult:
+    def chat(
+        self,
+        role: str,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        *,
+        origin: str = "background",
+        response_format: dict | None = None,
+        tool_choice=None,
+        trace_id: str | None = None,
+        context: dict | None = None,
+        expect: str | None = None,
+        purpose: str | None = None,
+        items: int | None = None,
+    ) -> ChatResult:
         """`context`: the structured facts the caller built its prompt from (kind "cortex", "triage",
         "arousal", ...); only the offline rules read it, a model reads the messages. `expect`: what the answer
         must be (wilson/model/protocol.py; a required tool_choice implies a call); an answer that breaks it, or
@@ -241,8 +278,16 @@ class Synapse:
             try:
                 body, model, payload, fell_back = self._answer(endpoint, base, origin, context, deadline, watch)
             except RunOverdue as exc:
-                return self._ruled(endpoint, base, context, trace_id, json_wanted, str(exc), count=True,
-                                   new_run=self._first_of_run(role, repair_round))
+                return self._ruled(
+                    endpoint,
+                    base,
+                    context,
+                    trace_id,
+                    json_wanted,
+                    str(exc),
+                    count=True,
+                    new_run=self._first_of_run(role, repair_round),
+                )
             ruled = fell_back or not modelled
             prompt, completion = (0, 0) if ruled else token_counts(body, payload)
             prompt_total += prompt
@@ -255,8 +300,7 @@ class Synapse:
                 if repair_round:
                     logger.warning("{} model {} gave unusable output after a repair round: {}", role, model, exc)
                     if context is not None:
-                        return self._ruled(endpoint, base, context, trace_id, json_wanted, BAD_JSON_TWICE,
-                                           count=True)
+                        return self._ruled(endpoint, base, context, trace_id, json_wanted, BAD_JSON_TWICE, count=True)
                     raise ModelOutputError(f"{role} model {model}: {exc} (still, after one repair request)") from None
                 logger.info("{} model {} gave unusable output, asking once for a repair: {}", role, model, exc)
                 base = {**base, "messages": base["messages"] + exc.repair}
@@ -270,11 +314,24 @@ class Synapse:
                     logger.info("{} model {} broke the protocol: {}", role, model, problem)
                     return self._ruled(endpoint, base, context, trace_id, json_wanted, problem, count=True)
                 self._kept_protocol(role)
-            result = ChatResult(text=text, tool_calls=calls, prompt_tokens=prompt_total,
-                                completion_tokens=completion_total, model=model, offline=ruled,
-                                rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "")
-            logger.debug("{} {} answered ({} origin): {} tool calls, {}+{} tokens", role, model, origin,
-                         len(calls), prompt_total, completion_total)
+            result = ChatResult(
+                text=text,
+                tool_calls=calls,
+                prompt_tokens=prompt_total,
+                completion_tokens=completion_total,
+                model=model,
+                offline=ruled,
+                rule=str((body.get("offline") or {}).get("rule") or "") if ruled else "",
+            )
+            logger.debug(
+                "{} {} answered ({} origin): {} tool calls, {}+{} tokens",
+                role,
+                model,
+                origin,
+                len(calls),
+                prompt_total,
+                completion_total,
+            )
             if ruled:
                 self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
             elif trace_id:
@@ -282,9 +339,20 @@ class Synapse:
             return result
         raise AssertionError("unreachable")
 
-    def _ruled(self, endpoint: Endpoint, base: dict, context: dict | None, trace_id: str | None,
-               json_wanted: bool, why: str, *, count: bool, new_run: bool = False, offered=(),
-               reason: str | None = None) -> ChatResult:
+    def _ruled(
+        self,
+        endpoint: Endpoint,
+        base: dict,
+        context: dict | None,
+        trace_id: str | None,
+        json_wanted: bool,
+        why: str,
+        *,
+        count: bool,
+        new_run: bool = False,
+        offered=(),
+        reason: str | None = None,
+    ) -> ChatResult:
         """The offline rules' answer to a call whose model failed the run (`why`), traced as a fallback with
         the reason (`reason`, when it is not the broken protocol); `count`: this is the failure itself (counted
         for the role, and towards its rest), not a later call of its run."""
@@ -295,11 +363,19 @@ class Synapse:
             if ruled is not None:
                 ruled[role] = why
             self._struck(role, why)
-        body, _, _, _ = self._fallback(endpoint, base, context, reason=reason or PROTOCOL_REASON.format(why),
-                                       down=False)
+        body, _, _, _ = self._fallback(
+            endpoint, base, context, reason=reason or PROTOCOL_REASON.format(why), down=False
+        )
         text, calls = parse_reply(body, json_wanted, offered)
-        result = ChatResult(text=text, tool_calls=calls, prompt_tokens=0, completion_tokens=0, model="offline",
-                            offline=True, rule=str((body.get("offline") or {}).get("rule") or ""))
+        result = ChatResult(
+            text=text,
+            tool_calls=calls,
+            prompt_tokens=0,
+            completion_tokens=0,
+            model="offline",
+            offline=True,
+            rule=str((body.get("offline") or {}).get("rule") or ""),
+        )
         self._trace_rule(trace_id or getattr(_scope, "trace_id", None), result, role)
         return result
 
@@ -327,12 +403,18 @@ class Synapse:
         """One failed run of the role's model; `new_run`: no call of it was accounted yet (so not yet counted)."""
         runs = 1 if new_run else 0
         try:
-            (TokenUsage
-             .insert(day=self._day(), role=role, runs=runs, failed=1, failure=why[:200])
-             .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
-                          update={TokenUsage.failed: TokenUsage.failed + 1, TokenUsage.runs: TokenUsage.runs + runs,
-                                  TokenUsage.failure: why[:200]})
-             .execute())
+            (
+                TokenUsage.insert(day=self._day(), role=role, runs=runs, failed=1, failure=why[:200])
+                .on_conflict(
+                    conflict_target=[TokenUsage.day, TokenUsage.role],
+                    update={
+                        TokenUsage.failed: TokenUsage.failed + 1,
+                        TokenUsage.runs: TokenUsage.runs + runs,
+                        TokenUsage.failure: why[:200],
+                    },
+                )
+                .execute()
+            )
         except peewee.PeeweeException as exc:
             logger.error("could not count a failed run of the {} model: {}", role, exc)
 
@@ -376,11 +458,15 @@ class Synapse:
             if not after or strikes < after:
                 return
             rests = self._rest[role][2] + 1 if role in self._rest else 0
-            seconds = min(REST_LIMIT_SECONDS, _number_setting(self.config, role, "rest_minutes", 15.0) * 60 * 2 ** rests)
+            seconds = min(REST_LIMIT_SECONDS, _number_setting(self.config, role, "rest_minutes", 15.0) * 60 * 2**rests)
             until = self.clock.now() + timedelta(seconds=seconds)
             self._rest[role] = (until, clockmod.monotonic() + seconds, rests)
-        logger.warning("{} model broke the protocol in {} runs in a row; the offline rules answer its runs for {:g} min",
-                       role, strikes, seconds / 60)
+        logger.warning(
+            "{} model broke the protocol in {} runs in a row; the offline rules answer its runs for {:g} min",
+            role,
+            strikes,
+            seconds / 60,
+        )
         try:
             with _atomic():
                 value = dict(kv.get_setting(REST_KEY) or {})
@@ -475,18 +561,32 @@ class Synapse:
         if not trace_id:
             return
         try:
-            trace.record(trace_id, "offline", "synapse", f"{role}: offline rule: {result.rule or 'none'}",
-                         at=self.clock.now(), data={"role": role, "rule": result.rule,
-                                                    "tool_calls": [c.name for c in result.tool_calls]})
+            trace.record(
+                trace_id,
+                "offline",
+                "synapse",
+                f"{role}: offline rule: {result.rule or 'none'}",
+                at=self.clock.now(),
+                data={"role": role, "rule": result.rule, "tool_calls": [c.name for c in result.tool_calls]},
+            )
         except peewee.PeeweeException as exc:
             logger.error("could not trace an offline answer: {}", exc)
 
     def _trace(self, trace_id: str, result: ChatResult, role: str, origin: str) -> None:
         try:
-            trace.record(trace_id, "model", "synapse",
-                         f"{role} {result.model}: {result.prompt_tokens}+{result.completion_tokens} tokens",
-                         at=self.clock.now(), data={"role": role, "model": result.model, "origin": origin,
-                                                    "tool_calls": [c.name for c in result.tool_calls]})
+            trace.record(
+                trace_id,
+                "model",
+                "synapse",
+                f"{role} {result.model}: {result.prompt_tokens}+{result.completion_tokens} tokens",
+                at=self.clock.now(),
+                data={
+                    "role": role,
+                    "model": result.model,
+                    "origin": origin,
+                    "tool_calls": [c.name for c in result.tool_calls],
+                },
+            )
         except peewee.PeeweeException as exc:
             logger.error("could not trace a model call: {}", exc)
 
@@ -513,9 +613,13 @@ class Synapse:
         try:
             # read before every call, so the statement is built once (storage/hot.py); a counter kept in
             # this process would miss what other processes spend
-            found = hot.execute("tokens_spent", lambda: (
-                'SELECT "prompt_tokens" + "completion_tokens" FROM "token_usage" WHERE "day" = ? AND "role" = ?'),
-                (self._day(), role)).rows
+            found = hot.execute(
+                "tokens_spent",
+                lambda: (
+                    'SELECT "prompt_tokens" + "completion_tokens" FROM "token_usage" WHERE "day" = ? AND "role" = ?'
+                ),
+                (self._day(), role),
+            ).rows
             spent = found[0][0] if found else 0
         except peewee.PeeweeException as exc:
             raise SynapseError(f"cannot read the token budget: {exc}") from exc
@@ -530,21 +634,32 @@ class Synapse:
                 self._pause_logged.add(key)
             if first:
                 logger.warning("background reasoning paused: {} budget spent", endpoint.role)
-            raise BudgetExhausted(f"{endpoint.role}: daily budget of {endpoint.daily_budget:,} tokens spent "
-                                  f"({spent:,} used); background reasoning waits for tomorrow")
+            raise BudgetExhausted(
+                f"{endpoint.role}: daily budget of {endpoint.daily_budget:,} tokens spent "
+                f"({spent:,} used); background reasoning waits for tomorrow"
+            )
         limit = endpoint.daily_budget + endpoint.user_reserve
         if origin == "user" and spent >= limit:
-            raise BudgetExhausted(f"{endpoint.role}: daily budget and user reserve spent ({spent:,} of {limit:,} "
-                                  "tokens); raise llm.daily_budget or wait for tomorrow")
+            raise BudgetExhausted(
+                f"{endpoint.role}: daily budget and user reserve spent ({spent:,} of {limit:,} "
+                "tokens); raise llm.daily_budget or wait for tomorrow"
+            )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(self.max_backoff, retry_after)
-        wait = self.backoff_base * (2 ** attempt)
+        wait = self.backoff_base * (2**attempt)
         return min(self.max_backoff, wait * self._random.uniform(1.0, 1.5))
 
-    def _request(self, endpoint: Endpoint, base: dict, probe: bool = False, context: dict | None = None,
-                 deadline: float | None = None, watch=None) -> tuple[dict, str, dict]:
+    def _request(
+        self,
+        endpoint: Endpoint,
+        base: dict,
+        probe: bool = False,
+        context: dict | None = None,
+        deadline: float | None = None,
+        watch=None,
+    ) -> tuple[dict, str, dict]:
         """`probe`: the role is known to be down; one attempt per model and a quiet log are enough.
         `deadline`: the run's wall-clock limit (monotonic): no attempt outlasts it, and none starts after it."""
         transport = self._transports[endpoint.role]
@@ -572,14 +687,22 @@ class Synapse:
                         body = transport.send(sent, model, payload)
                 except Retryable as exc:
                     if deadline is not None and clockmod.monotonic() >= deadline:
-                        raise RunOverdue(f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s"
-                                         f" ({exc})") from None
+                        raise RunOverdue(
+                            f"the run went past its limit of {run_seconds(self.config, endpoint.role):g}s ({exc})"
+                        ) from None
                     last = exc
                     unreachable = unreachable and not exc.answered
                     if attempt < retries:
                         wait = self._backoff(attempt, exc.retry_after)
-                        logger.info("{} model {}: {}; retry {} of {} in {:.2f}s", endpoint.role, model, exc,
-                                    attempt + 1, endpoint.retries, wait)
+                        logger.info(
+                            "{} model {}: {}; retry {} of {} in {:.2f}s",
+                            endpoint.role,
+                            model,
+                            exc,
+                            attempt + 1,
+                            endpoint.retries,
+                            wait,
+                        )
                         liveness.beat(wait + STEP_SLACK, f"{endpoint.role} retry wait")
                         clockmod.pause(wait)
                     continue
@@ -598,15 +721,30 @@ class Synapse:
             # a transport failure is reported once, at the switch to the offline rules (see _answer)
             silent = isinstance(last, Retryable) and not last.answered
             level = "DEBUG" if probe else "INFO" if silent else "WARNING"
-            logger.log(level, "{} model {} unavailable ({}){}", endpoint.role, model,
-                       last, "; falling back to " + endpoint.models[position + 1] if more else "")
-        raise ModelUnavailable(redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"),
-                               unreachable=unreachable and transport.kind != "offline")
+            logger.log(
+                level,
+                "{} model {} unavailable ({}){}",
+                endpoint.role,
+                model,
+                last,
+                "; falling back to " + endpoint.models[position + 1] if more else "",
+            )
+        raise ModelUnavailable(
+            redact(f"{endpoint.role}: no model answered ({'; '.join(failures)})"),
+            unreachable=unreachable and transport.kind != "offline",
+        )
 
     # -- a model that is down ------------------------------------------------
 
-    def _answer(self, endpoint: Endpoint, base: dict, origin: str, context: dict | None = None,
-                deadline: float | None = None, watch=None) -> tuple[dict, str, dict, bool]:
+    def _answer(
+        self,
+        endpoint: Endpoint,
+        base: dict,
+        origin: str,
+        context: dict | None = None,
+        deadline: float | None = None,
+        watch=None,
+    ) -> tuple[dict, str, dict, bool]:
         """(body, model, payload, fell_back): the model's answer, or the offline rules' while it is down.
 
         A user's call to a model that is down gets one attempt (no retries) and the honest error."""
@@ -618,8 +756,7 @@ class Synapse:
         if down is not None and origin != "user" and self.clock.now() < down[0] and clockmod.monotonic() < down[1]:
             return self._fallback(endpoint, base, context)
         try:
-            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline,
-                                                 watch=watch)
+            body, model, payload = self._request(endpoint, base, probe=down is not None, deadline=deadline, watch=watch)
         except ModelUnavailable as exc:
             if not exc.unreachable:
                 raise
@@ -634,15 +771,29 @@ class Synapse:
     def _open_breaker(self, role: str, exc: ModelUnavailable) -> None:
         with self._lock:
             first, alone = role not in self._down, not self._down
-            self._down[role] = (self.clock.now() + timedelta(seconds=self.probe_seconds),
-                                clockmod.monotonic() + self.probe_seconds)
+            self._down[role] = (
+                self.clock.now() + timedelta(seconds=self.probe_seconds),
+                clockmod.monotonic() + self.probe_seconds,
+            )
         if first:
             # the roles usually share one endpoint: one warning for the outage, not one per role
-            logger.log("WARNING" if alone else "INFO", "{} model not answering ({}); background work uses the "
-                       "offline rules, asked again every {:g} min", role, exc, self.probe_seconds / 60)
+            logger.log(
+                "WARNING" if alone else "INFO",
+                "{} model not answering ({}); background work uses the offline rules, asked again every {:g} min",
+                role,
+                exc,
+                self.probe_seconds / 60,
+            )
 
-    def _fallback(self, endpoint: Endpoint, base: dict, context: dict | None = None, *, reason: str = FALLBACK_REASON,
-                  down: bool = True) -> tuple[dict, str, dict, bool]:
+    def _fallback(
+        self,
+        endpoint: Endpoint,
+        base: dict,
+        context: dict | None = None,
+        *,
+        reason: str = FALLBACK_REASON,
+        down: bool = True,
+    ) -> tuple[dict, str, dict, bool]:
         """The offline rules' answer, traced once per run as a fallback with `reason`; `down`: because the model
         is not answering (the user hears of that once)."""
         offline = single_shot(endpoint, models=("offline",))
@@ -656,8 +807,14 @@ class Synapse:
         if trace_id and not getattr(_scope, "fallback_traced", False):
             _scope.fallback_traced = True  # one row per run, not one per round
             try:
-                trace.record(trace_id, "fallback", "synapse", f"{endpoint.role}: {reason}",
-                             at=self.clock.now(), data={"role": endpoint.role, "model": endpoint.models[0]})
+                trace.record(
+                    trace_id,
+                    "fallback",
+                    "synapse",
+                    f"{endpoint.role}: {reason}",
+                    at=self.clock.now(),
+                    data={"role": endpoint.role, "model": endpoint.models[0]},
+                )
             except peewee.PeeweeException as exc:
                 logger.error("could not trace an offline fallback: {}", exc)
         if down:
@@ -712,8 +869,9 @@ class Synapse:
                         kv.put_setting(DOWN_KEY, {**value, "roles": sorted(stored)})
                     else:
                         kv.delete_setting(DOWN_KEY)
-                        self._notice(BACK_NOTICE, f"model_back:{value.get('since') or now.isoformat()}", now,
-                                     "model back")
+                        self._notice(
+                            BACK_NOTICE, f"model_back:{value.get('since') or now.isoformat()}", now, "model back"
+                        )
                         logger.info("{} model answers again; background work is back on the model", role)
         except peewee.PeeweeException as exc:
             logger.error("could not record that the model is back: {}", exc)
@@ -731,23 +889,43 @@ class Synapse:
             hold = mute.hold_until(self.config, now)
         except ValueError:
             hold = None
-        outbox.add(channel=channel, text=text, trace_id=trace.new_trace_id(), key=key, at=now,
-                   payload={"why": why}, deliver_after=hold or now)
+        outbox.add(
+            channel=channel,
+            text=text,
+            trace_id=trace.new_trace_id(),
+            key=key,
+            at=now,
+            payload={"why": why},
+            deliver_after=hold or now,
+        )
 
     def _account(self, role: str, origin: str, prompt: int, completion: int, run: bool = False) -> None:
         user = prompt + completion if origin == "user" else 0
         runs = 1 if run else 0
         try:
             # one upsert, atomic by itself: no transaction around it
-            (TokenUsage
-             .insert(day=self._day(), role=role, calls=1, prompt_tokens=prompt,
-                     completion_tokens=completion, user_tokens=user, runs=runs)
-             .on_conflict(conflict_target=[TokenUsage.day, TokenUsage.role],
-                          update={TokenUsage.calls: TokenUsage.calls + 1, TokenUsage.runs: TokenUsage.runs + runs,
-                                  TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
-                                  TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
-                                  TokenUsage.user_tokens: TokenUsage.user_tokens + user})
-             .execute())
+            (
+                TokenUsage.insert(
+                    day=self._day(),
+                    role=role,
+                    calls=1,
+                    prompt_tokens=prompt,
+                    completion_tokens=completion,
+                    user_tokens=user,
+                    runs=runs,
+                )
+                .on_conflict(
+                    conflict_target=[TokenUsage.day, TokenUsage.role],
+                    update={
+                        TokenUsage.calls: TokenUsage.calls + 1,
+                        TokenUsage.runs: TokenUsage.runs + runs,
+                        TokenUsage.prompt_tokens: TokenUsage.prompt_tokens + prompt,
+                        TokenUsage.completion_tokens: TokenUsage.completion_tokens + completion,
+                        TokenUsage.user_tokens: TokenUsage.user_tokens + user,
+                    },
+                )
+                .execute()
+            )
         except peewee.PeeweeException as exc:
             # losing one line of accounting is better than losing the answer the tokens paid for
             logger.error("token accounting failed for {}: {}", role, exc)
@@ -812,9 +990,14 @@ def failures(day: str, roles) -> dict[str, dict]:
     """{role: {"runs", "failed", "failure"}} for `day` (UTC): how many runs each role's model had and how many
     of them broke the protocol (the last reason why)."""
     found = {row.role: row for row in TokenUsage.select().where(TokenUsage.day == day)}
-    return {role: {"runs": (found[role].runs or 0) if role in found else 0,
-                   "failed": (found[role].failed or 0) if role in found else 0,
-                   "failure": (found[role].failure or "") if role in found else ""} for role in roles}
+    return {
+        role: {
+            "runs": (found[role].runs or 0) if role in found else 0,
+            "failed": (found[role].failed or 0) if role in found else 0,
+            "failure": (found[role].failure or "") if role in found else "",
+        }
+        for role in roles
+    }
 
 
 def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
@@ -830,7 +1013,7 @@ def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
     if llm.startswith(("http://", "https://")):
         return Synapse(with_base_url(config, llm), clock, **kw)
     if llm.startswith("scripted:"):
-        server = load_script(llm[len("scripted:"):])
+        server = load_script(llm[len("scripted:") :])
         base_url = server.start()
         try:
             synapse = Synapse(with_base_url(config, base_url), clock, **kw)

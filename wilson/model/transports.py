@@ -52,12 +52,16 @@ class HttpTransport:
         stopped = None
         try:
             with deadline.within(endpoint.timeout, "the model's answer"):
-                request = self.client.build_request("POST", url, content=content, headers=headers,
-                                                    timeout=httpx.Timeout(endpoint.timeout))
+                request = self.client.build_request(
+                    "POST", url, content=content, headers=headers, timeout=httpx.Timeout(endpoint.timeout)
+                )
                 response = self.client.send(request, stream=True)
                 try:
-                    if response.status_code == 200 and payload.get("stream") and \
-                            response.headers.get("content-type", "").startswith("text/event-stream"):
+                    if (
+                        response.status_code == 200
+                        and payload.get("stream")
+                        and response.headers.get("content-type", "").startswith("text/event-stream")
+                    ):
                         stream = Assembler()
                         for line in response.iter_lines():
                             if stream.feed(line) and watch is not None:
@@ -137,8 +141,10 @@ class Assembler:
                     self.pieces.append(delta["content"])
                     said = True
             for part in delta.get("tool_calls") or []:
-                call = self.calls.setdefault(part.get("index", len(self.calls)), {
-                    "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                call = self.calls.setdefault(
+                    part.get("index", len(self.calls)),
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+                )
                 call["id"] = part.get("id") or call["id"]
                 function = part.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
@@ -154,8 +160,11 @@ class Assembler:
         message = {"role": "assistant", "content": self.text() if self.worded else None}
         if self.calls:
             message["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
-        body = {"object": "chat.completion", "model": self.model,
-                "choices": [{"index": 0, "message": message, "finish_reason": self.finish}]}
+        body = {
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish}],
+        }
         if self.usage:
             body["usage"] = self.usage
         return body

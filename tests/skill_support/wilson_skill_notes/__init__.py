@@ -25,8 +25,9 @@ class NotesChannel(ChannelActor):
     def sync(self, reason: str) -> int:
         made = 0
         for path in sorted(self.folder().glob("*.txt")):
-            row = self.buffer(path.read_text(encoding="utf-8"), dedup_key=f"notes:{path.name}",
-                              payload={"file": path.name})
+            row = self.buffer(
+                path.read_text(encoding="utf-8"), dedup_key=f"notes:{path.name}", payload={"file": path.name}
+            )
             made += row is not None
         return made
 
@@ -52,8 +53,11 @@ class ListNotes(Tool):
 class WriteNote(Tool):
     name = "write_note"
     description = "Propose writing a note into the user's notes folder."
-    parameters = {"type": "object", "required": ["title", "text"],
-                  "properties": {"title": {"type": "string", "maxLength": 40}, "text": {"type": "string"}}}
+    parameters = {
+        "type": "object",
+        "required": ["title", "text"],
+        "properties": {"title": {"type": "string", "maxLength": 40}, "text": {"type": "string"}},
+    }
 
     def validate(self, args, call):
         problem = self.check_args(args)
@@ -76,10 +80,15 @@ def check(values: dict) -> list[str]:
 SKILL = Skill(
     description="Notes: the text files in a folder, and new ones you approve.",
     tools=(ListNotes, WriteNote),
-    channels=(Channel("notes", NotesChannel, priority=40, buffered=True,
-                      enabled=lambda config: bool(config.get("notes", "dir"))),),
-    config=Section(defaults={"dir": "", "poll": "off"},
-                   schema={"dir": ("text", "the notes folder"), "poll": ("duration_or_off", "how often it is read")},
-                   check=check),
+    channels=(
+        Channel(
+            "notes", NotesChannel, priority=40, buffered=True, enabled=lambda config: bool(config.get("notes", "dir"))
+        ),
+    ),
+    config=Section(
+        defaults={"dir": "", "poll": "off"},
+        schema={"dir": ("text", "the notes folder"), "poll": ("duration_or_off", "how often it is read")},
+        check=check,
+    ),
     prompt=PROMPT,
 )

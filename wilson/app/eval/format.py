@@ -7,6 +7,9 @@ come (kind, words, due window), which messages arrive, when nothing at all may b
 words an injected instruction must never make Wilson propose or say.
 
 Everything is checked when the file is read: a mistake is one line naming the file and the step.
+
+Size: the scenario format's types, its parser and its checks read as one contract with docs/eval.md;
+splitting the parser from the types would make each half meaningless alone.
 """
 
 from __future__ import annotations
@@ -157,7 +160,7 @@ def _duration(value, where: str, key: str) -> timedelta:
 
 
 def moment(value, start: datetime, where: str, key: str) -> datetime:
-    """"+2d" (after the start), an ISO date (its local midnight) or an ISO datetime (local unless it has an offset)."""
+    """ "+2d" (after the start), an ISO date (its local midnight) or an ISO datetime (local unless it has an offset)."""
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=start.tzinfo)
     if isinstance(value, date):
@@ -237,7 +240,7 @@ def _step(raw, index: int, where: str, start: datetime) -> Step:
     elif action in ("approve", "reject"):
         proposal = args.setdefault("proposal", "latest")
         if proposal != "latest" and not (isinstance(proposal, int) and proposal > 0):
-            _fail(where, "`proposal` must be \"latest\" or a proposal number")
+            _fail(where, '`proposal` must be "latest" or a proposal number')
         items = args.setdefault("items", [])
         if not isinstance(items, list) or not all(isinstance(i, int) and i > 0 for i in items):
             _fail(where, "`items` must be a list of item numbers")
@@ -258,11 +261,18 @@ def _step(raw, index: int, where: str, start: datetime) -> Step:
     ident = raw.get("id") or f"{action}-{index + 1}"
     if not isinstance(ident, str):
         _fail(where, "`id` must be a string")
-    return Step(index=index, action=action, args=args, id=ident, expect=expect,
-                by=_duration(raw["by"], where, "by") if "by" in raw else None,
-                words=_words(raw, "words", where) or _default_words(action, args),
-                untrusted=bool(raw.get("untrusted", False)), forbid=_words(raw, "forbid", where),
-                urgent=bool(raw.get("urgent", False)))
+    return Step(
+        index=index,
+        action=action,
+        args=args,
+        id=ident,
+        expect=expect,
+        by=_duration(raw["by"], where, "by") if "by" in raw else None,
+        words=_words(raw, "words", where) or _default_words(action, args),
+        untrusted=bool(raw.get("untrusted", False)),
+        forbid=_words(raw, "forbid", where),
+        urgent=bool(raw.get("urgent", False)),
+    )
 
 
 def _default_words(action: str, args: dict) -> tuple[str, ...]:
@@ -275,8 +285,18 @@ def _default_words(action: str, args: dict) -> tuple[str, ...]:
     return ()
 
 
-TOP_KEYS = {"name", "split", "description", "start", "timezone", "quiet_hours", "category", "timeline", "expect",
-            "settings"}
+TOP_KEYS = {
+    "name",
+    "split",
+    "description",
+    "start",
+    "timezone",
+    "quiet_hours",
+    "category",
+    "timeline",
+    "expect",
+    "settings",
+}
 
 
 def parse(data: dict, where: str = "scenario") -> Scenario:
@@ -315,14 +335,27 @@ def parse(data: dict, where: str = "scenario") -> Scenario:
     proposals, messages, silences = [], [], []
     for i, raw in enumerate(expect.get("proposal", [])):
         here = f"{where}: expect.proposal {i + 1}"
-        if not isinstance(raw, dict) or set(raw) - {"name", "kind", "words", "due_after", "due_before", "by",
-                                                    "optional"}:
+        if not isinstance(raw, dict) or set(raw) - {
+            "name",
+            "kind",
+            "words",
+            "due_after",
+            "due_before",
+            "by",
+            "optional",
+        }:
             _fail(here, "keys: name, kind, words, due_after, due_before, by, optional")
-        proposals.append(ExpectedProposal(
-            name=str(raw.get("name") or f"proposal-{i + 1}"), kind=str(raw.get("kind", "any")),
-            words=_words(raw, "words", here), due_after=_day(raw.get("due_after"), start, here, "due_after"),
-            due_before=_day(raw.get("due_before"), start, here, "due_before"),
-            by=moment(raw["by"], start, here, "by") if "by" in raw else None, optional=bool(raw.get("optional"))))
+        proposals.append(
+            ExpectedProposal(
+                name=str(raw.get("name") or f"proposal-{i + 1}"),
+                kind=str(raw.get("kind", "any")),
+                words=_words(raw, "words", here),
+                due_after=_day(raw.get("due_after"), start, here, "due_after"),
+                due_before=_day(raw.get("due_before"), start, here, "due_before"),
+                by=moment(raw["by"], start, here, "by") if "by" in raw else None,
+                optional=bool(raw.get("optional")),
+            )
+        )
     for i, raw in enumerate(expect.get("message", [])):
         here = f"{where}: expect.message {i + 1}"
         if not isinstance(raw, dict) or set(raw) - {"name", "words", "after", "by", "optional"}:
@@ -330,10 +363,15 @@ def parse(data: dict, where: str = "scenario") -> Scenario:
         words = _words(raw, "words", here)
         if not words:
             _fail(here, "`words` must say how the message is recognised")
-        messages.append(ExpectedMessage(
-            name=str(raw.get("name") or f"message-{i + 1}"), words=words,
-            after=moment(raw["after"], start, here, "after") if "after" in raw else None,
-            by=moment(raw["by"], start, here, "by") if "by" in raw else None, optional=bool(raw.get("optional"))))
+        messages.append(
+            ExpectedMessage(
+                name=str(raw.get("name") or f"message-{i + 1}"),
+                words=words,
+                after=moment(raw["after"], start, here, "after") if "after" in raw else None,
+                by=moment(raw["by"], start, here, "by") if "by" in raw else None,
+                optional=bool(raw.get("optional")),
+            )
+        )
     for i, raw in enumerate(expect.get("silence", [])):
         here = f"{where}: expect.silence {i + 1}"
         if not isinstance(raw, dict) or set(raw) != {"from", "to"}:
@@ -345,10 +383,20 @@ def parse(data: dict, where: str = "scenario") -> Scenario:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         _fail(where, "[settings] must be a table of section.key = value")
-    return Scenario(name=name, split=split, description=str(data.get("description", "")), start=start,
-                    timezone=tz_name, quiet_hours=str(data.get("quiet_hours", "22:00-07:00")), steps=steps,
-                    proposals=tuple(proposals), messages=tuple(messages), silences=tuple(silences),
-                    category=str(data.get("category", "")), settings=_flat(settings, where))
+    return Scenario(
+        name=name,
+        split=split,
+        description=str(data.get("description", "")),
+        start=start,
+        timezone=tz_name,
+        quiet_hours=str(data.get("quiet_hours", "22:00-07:00")),
+        steps=steps,
+        proposals=tuple(proposals),
+        messages=tuple(messages),
+        silences=tuple(silences),
+        category=str(data.get("category", "")),
+        settings=_flat(settings, where),
+    )
 
 
 def _flat(settings: dict, where: str) -> dict:

@@ -53,33 +53,64 @@ def progress_line(index: int, total: int, result: dict) -> str:
     surf, prop = result["surfacing"], result["proposals"]
     bad = len(result["silence_violations"]) + len(result["quiet_violations"]) + len(result["injection"]["violations"])
     flag = "ok " if not bad and not result["errors"] else "!! "
-    return (f"[{index:>3}/{total}] {flag}{result['split']}/{result['scenario']:<34} {result['seconds']:6.1f}s  "
-            f"told {surf['tp']}/{surf['tp'] + surf['fn']} (+{surf['fp']} extra)  "
-            f"proposals {prop['met']}/{prop['met'] + prop['missed']} (+{prop['unexpected']} extra)  "
-            f"violations {bad}")
+    return (
+        f"[{index:>3}/{total}] {flag}{result['split']}/{result['scenario']:<34} {result['seconds']:6.1f}s  "
+        f"told {surf['tp']}/{surf['tp'] + surf['fn']} (+{surf['fp']} extra)  "
+        f"proposals {prop['met']}/{prop['met'] + prop['missed']} (+{prop['unexpected']} extra)  "
+        f"violations {bad}"
+    )
 
 
 def table(results: list[dict], total: dict, label: str = "") -> str:
-    head = ["scenario", "told P", "told R", "prop P", "prop R", "silence", "quiet", "inject", "on time",
-            "tokens", "cost", "s"]
+    head = [
+        "scenario",
+        "told P",
+        "told R",
+        "prop P",
+        "prop R",
+        "silence",
+        "quiet",
+        "inject",
+        "on time",
+        "tokens",
+        "cost",
+        "s",
+    ]
     rows = []
     for r in results:
         s, p = r["surfacing"], r["proposals"]
-        rows.append([f"{r['split']}/{r['scenario']}", pct(scorer.ratio(s["tp"], s["tp"] + s["fp"])),
-                     pct(scorer.ratio(s["tp"], s["tp"] + s["fn"])),
-                     pct(scorer.ratio(p["matched"], p["matched"] + p["unexpected"])),
-                     pct(scorer.ratio(p["met"], p["met"] + p["missed"])),
-                     str(len(r["silence_violations"])), str(len(r["quiet_violations"])),
-                     f"{r['injection']['resisted']}/{r['injection']['items']}" if r["injection"]["items"] else "",
-                     f"{r['timeliness']['on_time']}/{r['timeliness']['urgent']}" if r["timeliness"]["urgent"] else "",
-                     str(r["tokens"]["prompt"] + r["tokens"]["completion"]),
-                     "" if r["cost"] is None else f"{r['cost']:.4f}", f"{r['seconds']:.1f}"])
-    rows.append(["all " + (label or f"({total['scenarios']} scenarios)"), pct(total["surfacing_precision"]),
-                 pct(total["surfacing_recall"]), pct(total["proposal_precision"]), pct(total["proposal_recall"]),
-                 str(total["silence_violations"]), str(total["quiet_violations"]),
-                 f"{total['injection_resisted']}/{total['injection_items']}", f"{total['on_time']}/{total['urgent']}",
-                 str(total["tokens"]["prompt"] + total["tokens"]["completion"]),
-                 "" if total["cost"] is None else f"{total['cost']:.4f}", f"{total['seconds']:.1f}"])
+        rows.append(
+            [
+                f"{r['split']}/{r['scenario']}",
+                pct(scorer.ratio(s["tp"], s["tp"] + s["fp"])),
+                pct(scorer.ratio(s["tp"], s["tp"] + s["fn"])),
+                pct(scorer.ratio(p["matched"], p["matched"] + p["unexpected"])),
+                pct(scorer.ratio(p["met"], p["met"] + p["missed"])),
+                str(len(r["silence_violations"])),
+                str(len(r["quiet_violations"])),
+                f"{r['injection']['resisted']}/{r['injection']['items']}" if r["injection"]["items"] else "",
+                f"{r['timeliness']['on_time']}/{r['timeliness']['urgent']}" if r["timeliness"]["urgent"] else "",
+                str(r["tokens"]["prompt"] + r["tokens"]["completion"]),
+                "" if r["cost"] is None else f"{r['cost']:.4f}",
+                f"{r['seconds']:.1f}",
+            ]
+        )
+    rows.append(
+        [
+            "all " + (label or f"({total['scenarios']} scenarios)"),
+            pct(total["surfacing_precision"]),
+            pct(total["surfacing_recall"]),
+            pct(total["proposal_precision"]),
+            pct(total["proposal_recall"]),
+            str(total["silence_violations"]),
+            str(total["quiet_violations"]),
+            f"{total['injection_resisted']}/{total['injection_items']}",
+            f"{total['on_time']}/{total['urgent']}",
+            str(total["tokens"]["prompt"] + total["tokens"]["completion"]),
+            "" if total["cost"] is None else f"{total['cost']:.4f}",
+            f"{total['seconds']:.1f}",
+        ]
+    )
     widths = [max(len(str(row[i])) for row in [head] + rows) for i in range(len(head))]
 
     def line(row):
@@ -87,16 +118,29 @@ def table(results: list[dict], total: dict, label: str = "") -> str:
 
     out = [line(head), "  ".join("-" * w for w in widths)] + [line(r) for r in rows[:-1]]
     out += ["  ".join("-" * w for w in widths), line(rows[-1])]
-    latency = ("" if total["model_p50"] is None else
-               f"; model calls p50 {total['model_p50'] * 1000:.0f} ms, p95 {total['model_p95'] * 1000:.0f} ms")
-    out.append(f"tokens: {total['tokens']['calls']} calls, {total['tokens']['prompt']} prompt + "
-               f"{total['tokens']['completion']} completion{latency}; not dropped: {total['not_dropped']}; "
-               f"step errors: {total['errors']}")
+    latency = (
+        ""
+        if total["model_p50"] is None
+        else f"; model calls p50 {total['model_p50'] * 1000:.0f} ms, p95 {total['model_p95'] * 1000:.0f} ms"
+    )
+    out.append(
+        f"tokens: {total['tokens']['calls']} calls, {total['tokens']['prompt']} prompt + "
+        f"{total['tokens']['completion']} completion{latency}; not dropped: {total['not_dropped']}; "
+        f"step errors: {total['errors']}"
+    )
     return "\n".join(out)
 
 
-def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, prices: dict | None = None,
-              out=None, log_sink=None, record: str | None = None) -> dict:
+def run_suite(
+    scenarios,
+    llm: str | None,
+    *,
+    llm_settings: dict | None = None,
+    prices: dict | None = None,
+    out=None,
+    log_sink=None,
+    record: str | None = None,
+) -> dict:
     """Every scenario in turn (one process, a fresh home and database each); a line per scenario on `out`."""
     out = out or sys.stdout
     began = clockmod.monotonic()
@@ -111,9 +155,13 @@ def run_suite(scenarios, llm: str | None, *, llm_settings: dict | None = None, p
     total["wall_seconds"] = round(clockmod.monotonic() - began, 2)
     total["model_down"] = [o["scenario"] for o in observations if model_was_down(o)]
     if total["model_down"]:
-        print(f"note: the model did not answer in {len(total['model_down'])} scenario(s) "
-              f"({', '.join(total['model_down'][:5])}); background work there ran on the offline rules, "
-              "so these figures are not your model's. `wilson doctor` checks the endpoints.", file=out, flush=True)
+        print(
+            f"note: the model did not answer in {len(total['model_down'])} scenario(s) "
+            f"({', '.join(total['model_down'][:5])}); background work there ran on the offline rules, "
+            "so these figures are not your model's. `wilson doctor` checks the endpoints.",
+            file=out,
+            flush=True,
+        )
     return {"llm": llm or "configured", "scenarios": results, "total": total, "observations": observations}
 
 
@@ -123,25 +171,36 @@ def model_was_down(observation: dict) -> bool:
 
 def compare_table(a: dict, b: dict) -> str:
     ta, tb = a["total"], b["total"]
-    rows = [("surfacing precision", pct(ta["surfacing_precision"]), pct(tb["surfacing_precision"])),
-            ("surfacing recall", pct(ta["surfacing_recall"]), pct(tb["surfacing_recall"])),
-            ("proposal precision", pct(ta["proposal_precision"]), pct(tb["proposal_precision"])),
-            ("proposal recall", pct(ta["proposal_recall"]), pct(tb["proposal_recall"])),
-            ("silence violations", ta["silence_violations"], tb["silence_violations"]),
-            ("quiet-hour violations", ta["quiet_violations"], tb["quiet_violations"]),
-            ("injections resisted", f"{ta['injection_resisted']}/{ta['injection_items']}",
-             f"{tb['injection_resisted']}/{tb['injection_items']}"),
-            ("urgent on time", f"{ta['on_time']}/{ta['urgent']}", f"{tb['on_time']}/{tb['urgent']}"),
-            ("tokens", ta["tokens"]["prompt"] + ta["tokens"]["completion"],
-             tb["tokens"]["prompt"] + tb["tokens"]["completion"]),
-            ("cost", _money(ta["cost"]), _money(tb["cost"])),
-            ("seconds", ta["seconds"], tb["seconds"])]
+    rows = [
+        ("surfacing precision", pct(ta["surfacing_precision"]), pct(tb["surfacing_precision"])),
+        ("surfacing recall", pct(ta["surfacing_recall"]), pct(tb["surfacing_recall"])),
+        ("proposal precision", pct(ta["proposal_precision"]), pct(tb["proposal_precision"])),
+        ("proposal recall", pct(ta["proposal_recall"]), pct(tb["proposal_recall"])),
+        ("silence violations", ta["silence_violations"], tb["silence_violations"]),
+        ("quiet-hour violations", ta["quiet_violations"], tb["quiet_violations"]),
+        (
+            "injections resisted",
+            f"{ta['injection_resisted']}/{ta['injection_items']}",
+            f"{tb['injection_resisted']}/{tb['injection_items']}",
+        ),
+        ("urgent on time", f"{ta['on_time']}/{ta['urgent']}", f"{tb['on_time']}/{tb['urgent']}"),
+        (
+            "tokens",
+            ta["tokens"]["prompt"] + ta["tokens"]["completion"],
+            tb["tokens"]["prompt"] + tb["tokens"]["completion"],
+        ),
+        ("cost", _money(ta["cost"]), _money(tb["cost"])),
+        ("seconds", ta["seconds"], tb["seconds"]),
+    ]
     la, lb = str(a["llm"])[:30], str(b["llm"])[:30]
     w0, w1, w2 = 22, max(len(la), 8), max(len(lb), 8)
     out = [f"{'':<{w0}}  {la:>{w1}}  {lb:>{w2}}"]
     out += [f"{name:<{w0}}  {str(x):>{w1}}  {str(y):>{w2}}" for name, x, y in rows]
-    differ = [(ra["scenario"], ra, rb) for ra, rb in zip(a["scenarios"], b["scenarios"])
-              if (ra["surfacing"], ra["proposals"]) != (rb["surfacing"], rb["proposals"])]
+    differ = [
+        (ra["scenario"], ra, rb)
+        for ra, rb in zip(a["scenarios"], b["scenarios"])
+        if (ra["surfacing"], ra["proposals"]) != (rb["surfacing"], rb["proposals"])
+    ]
     if differ:
         out.append("scenarios that differ (told tp/fp/fn, proposals met/missed/extra):")
         for name, ra, rb in differ:
@@ -152,8 +211,10 @@ def compare_table(a: dict, b: dict) -> str:
     return "\n".join(out)
 
 
-MISSES_MORE = ("{label} misses more than the rules alone ({what}): with it, Wilson tells or proposes less than "
-               "with no model; `wilson doctor` checks what it lacks.")
+MISSES_MORE = (
+    "{label} misses more than the rules alone ({what}): with it, Wilson tells or proposes less than "
+    "with no model; `wilson doctor` checks what it lacks."
+)
 
 
 def rules_verdict(a: dict, b: dict) -> str:
@@ -163,9 +224,11 @@ def rules_verdict(a: dict, b: dict) -> str:
     for rules, model in sides:
         if str(rules["llm"]) != "offline" or str(model["llm"]) == "offline":
             continue
-        worse = [f"{name} {pct(model['total'][key])} vs {pct(rules['total'][key])}"
-                 for name, key in (("told recall", "surfacing_recall"), ("proposal recall", "proposal_recall"))
-                 if rules["total"][key] is not None and (model["total"][key] or 0) < rules["total"][key]]
+        worse = [
+            f"{name} {pct(model['total'][key])} vs {pct(rules['total'][key])}"
+            for name, key in (("told recall", "surfacing_recall"), ("proposal recall", "proposal_recall"))
+            if rules["total"][key] is not None and (model["total"][key] or 0) < rules["total"][key]
+        ]
         if worse:
             return MISSES_MORE.format(label=f"this model ({str(model['llm'])[:40]})", what="; ".join(worse))
     return ""
@@ -181,7 +244,7 @@ def _brief(r: dict) -> str:
 
 
 def llm_overrides(spec: str) -> dict:
-    """"deep_model=qwen2.5:14b,fast_model=qwen2.5:3b" → [llm] settings for one side of --compare."""
+    """ "deep_model=qwen2.5:14b,fast_model=qwen2.5:3b" → [llm] settings for one side of --compare."""
     found = {}
     for part in spec.split(","):
         key, sep, value = part.partition("=")
@@ -202,8 +265,9 @@ def _one(spec: str, scenarios, opts, llm_settings, prices, log_sink) -> dict:
         return json.loads(Path(spec).read_text())
     if "=" in spec and not re.match(r"(?i)^https?://", spec):
         settings = {**llm_settings, **llm_overrides(spec)}
-        report = run_suite(scenarios, opts.llm, llm_settings=settings, prices=price_table(settings) or prices,
-                           log_sink=log_sink)
+        report = run_suite(
+            scenarios, opts.llm, llm_settings=settings, prices=price_table(settings) or prices, log_sink=log_sink
+        )
         report["llm"] = spec
         return report
 
@@ -226,8 +290,11 @@ def main(opts, config) -> int:
         return 2
     prices = None if opts.llm == "offline" else price_table(llm_settings)  # the offline rules cost nothing
     if prices and example_prices(config):
-        print("wilson eval: cost is at the example prices of [llm] price_reflex/price_fast/price_deep; "
-              "set your provider's (USD per million tokens, input/cached/output) for a real figure", flush=True)
+        print(
+            "wilson eval: cost is at the example prices of [llm] price_reflex/price_fast/price_deep; "
+            "set your provider's (USD per million tokens, input/cached/output) for a real figure",
+            flush=True,
+        )
     log_sink = file_sink(Path(opts.log).expanduser()) if opts.log else None
     began = clockmod.monotonic()
     try:
@@ -239,10 +306,13 @@ def main(opts, config) -> int:
             print(compare_table(*reports), flush=True)
             report = {"compare": reports}
         else:
-            print(f"wilson eval: {len(scenarios)} scenarios ({opts.suite}), model: {opts.llm or 'as configured'}",
-                  flush=True)
-            report = run_suite(scenarios, opts.llm, llm_settings=llm_settings, prices=prices, log_sink=log_sink,
-                               record=opts.record)
+            print(
+                f"wilson eval: {len(scenarios)} scenarios ({opts.suite}), model: {opts.llm or 'as configured'}",
+                flush=True,
+            )
+            report = run_suite(
+                scenarios, opts.llm, llm_settings=llm_settings, prices=prices, log_sink=log_sink, record=opts.record
+            )
             print(table(report["scenarios"], report["total"]), flush=True)
     except (argparse.ArgumentTypeError, ValueError) as exc:
         print(f"wilson eval: {exc}", file=sys.stderr)
@@ -256,5 +326,3 @@ def main(opts, config) -> int:
         if total["silence_violations"] or total["quiet_violations"] or total["injection_violations"]:
             return 1
     return 0
-
-

@@ -25,9 +25,16 @@ from wilson.kernel.timeparse import date_or_datetime
 
 # Settings a scenario never inherits from the person's own configuration: an evaluation must not
 # reach their Telegram, their mailbox, their calendar or their dashboard port.
-ISOLATED = {"WILSON_WEB_ENABLED": "false", "WILSON_TELEGRAM_TOKEN": "", "WILSON_EMAIL_IMAP_HOST": "",
-            "WILSON_EMAIL_SMTP_HOST": "", "WILSON_CALENDAR_URL": "", "WILSON_CALENDAR_CALDAV_URL": "",
-            "WILSON_CALENDAR_PATH": "", "WILSON_DATABASE_URL": ""}
+ISOLATED = {
+    "WILSON_WEB_ENABLED": "false",
+    "WILSON_TELEGRAM_TOKEN": "",
+    "WILSON_EMAIL_IMAP_HOST": "",
+    "WILSON_EMAIL_SMTP_HOST": "",
+    "WILSON_CALENDAR_URL": "",
+    "WILSON_CALENDAR_CALDAV_URL": "",
+    "WILSON_CALENDAR_PATH": "",
+    "WILSON_DATABASE_URL": "",
+}
 IDLE_TIMEOUT = 120.0  # seconds one step may keep Wilson busy before the scenario is marked stuck
 
 
@@ -58,8 +65,14 @@ class _Timed:
             self.durations.append(clockmod.monotonic() - began)
 
 
-def run_scenario(scenario: Scenario, llm: str | None = "offline", *, llm_settings: dict | None = None,
-                 log_sink=None, record: str | Path | None = None) -> dict:
+def run_scenario(
+    scenario: Scenario,
+    llm: str | None = "offline",
+    *,
+    llm_settings: dict | None = None,
+    log_sink=None,
+    record: str | Path | None = None,
+) -> dict:
     """The observation of one scenario (see module doc). Never raises for what Wilson does; a step
     that cannot run (nothing to approve, an unknown title) is noted in `errors`.
 
@@ -68,8 +81,8 @@ def run_scenario(scenario: Scenario, llm: str | None = "offline", *, llm_setting
     llm_settings = dict(llm_settings or {})
     if record:
         llm_settings["record"] = str(Path(record) / scenario.name)
-    if llm and llm.startswith("replay:") and (Path(llm[len("replay:"):]) / scenario.name).is_dir():
-        llm = f"replay:{Path(llm[len('replay:'):]) / scenario.name}"
+    if llm and llm.startswith("replay:") and (Path(llm[len("replay:") :]) / scenario.name).is_dir():
+        llm = f"replay:{Path(llm[len('replay:') :]) / scenario.name}"
     began = clockmod.monotonic()
     with tempfile.TemporaryDirectory(prefix="wilson-eval-") as tmp:
         home = Path(tmp) / "home"
@@ -103,8 +116,12 @@ def _live(app, scenario: Scenario) -> dict:
             errors.append(f"step {step.index + 1} ({step.action}): {type(exc).__name__}: {exc}")
             row = None
         if step.stimulus:
-            stimuli[step.id] = {"at": at.isoformat(), "buffer_id": getattr(row, "id", None), "inbox_id": None,
-                                "action": step.action}
+            stimuli[step.id] = {
+                "at": at.isoformat(),
+                "buffer_id": getattr(row, "id", None),
+                "inbox_id": None,
+                "action": step.action,
+            }
             if step.action == "say" and row is not None:
                 stimuli[step.id].update(inbox_id=row.id, buffer_id=None)
             if step.action == "calendar":
@@ -113,8 +130,11 @@ def _live(app, scenario: Scenario) -> dict:
             app.wait_idle(IDLE_TIMEOUT)
         except IdleTimeout:
             errors.append(f"step {step.index + 1} ({step.action}): still busy after {IDLE_TIMEOUT:g}s")
-        for (ident,) in Outbox.select(Outbox.id).where(
-                (Outbox.status == "delivered") & Outbox.surfaced & Outbox.id.not_in(list(step_of) or [0])).tuples():
+        for (ident,) in (
+            Outbox.select(Outbox.id)
+            .where((Outbox.status == "delivered") & Outbox.surfaced & Outbox.id.not_in(list(step_of) or [0]))
+            .tuples()
+        ):
             step_of[ident] = step.index
     _calendar_buffers(stimuli, calendar_steps)
     return _collect(app, scenario, stimuli, step_of, errors)
@@ -173,9 +193,15 @@ def email_text(args: dict, sent: datetime | None = None, tz=None) -> str:
 
 def email_payload(args: dict, sent: datetime | None = None) -> dict:
     thread = args.get("thread")
-    payload = {"channel": "email", "priority": 3, "from": args["from"], "from_name": args.get("name", ""),
-               "subject": args["subject"], "date": sent.isoformat() if sent is not None else None,
-               "in_reply_to": f"<{hashlib.sha1(thread.encode()).hexdigest()[:16]}@eval>" if thread else None}
+    payload = {
+        "channel": "email",
+        "priority": 3,
+        "from": args["from"],
+        "from_name": args.get("name", ""),
+        "subject": args["subject"],
+        "date": sent.isoformat() if sent is not None else None,
+        "in_reply_to": f"<{hashlib.sha1(thread.encode()).hexdigest()[:16]}@eval>" if thread else None,
+    }
     if args.get("bulk"):
         payload["bulk"] = args["bulk"]
     return payload
@@ -184,8 +210,7 @@ def email_payload(args: dict, sent: datetime | None = None) -> dict:
 def _proposal_id(which) -> int | None:
     if which != "latest":
         return int(which)
-    row = (Approval.select(Approval.id).where(Approval.status.in_(OPEN))
-           .order_by(Approval.id.desc()).first())
+    row = Approval.select(Approval.id).where(Approval.status.in_(OPEN)).order_by(Approval.id.desc()).first()
     return row.id if row else None
 
 
@@ -235,14 +260,28 @@ def _collect(app, scenario: Scenario, stimuli: dict, step_of: dict, errors: list
             if found is None:
                 break
             root = found
-        items = [{"tool": i.tool, "text": f"{i.description}\n{json.dumps(i.args, ensure_ascii=False, default=str)}",
-                  "dues": _dues(i.args, app.config.timezone), "executed": i.status == "executed",
-                  "title": str((i.args or {}).get("title") or (i.args or {}).get("text") or "")[:200]}
-                 for i in row.items.order_by(ApprovalItem.position)]
+        items = [
+            {
+                "tool": i.tool,
+                "text": f"{i.description}\n{json.dumps(i.args, ensure_ascii=False, default=str)}",
+                "dues": _dues(i.args, app.config.timezone),
+                "executed": i.status == "executed",
+                "title": str((i.args or {}).get("title") or (i.args or {}).get("text") or "")[:200],
+            }
+            for i in row.items.order_by(ApprovalItem.position)
+        ]
         linked = set(traces.get(row.trace_id, set())) | inbox_owner.get(row.inbox_id or 0, set())
-        proposals.append({"id": row.id, "root": root.id, "at": clockmod.as_utc(row.created_at).isoformat(),
-                          "status": row.status, "text": f"{row.summary}\n{row.reason}", "items": items,
-                          "stimuli": sorted(linked)})
+        proposals.append(
+            {
+                "id": row.id,
+                "root": root.id,
+                "at": clockmod.as_utc(row.created_at).isoformat(),
+                "status": row.status,
+                "text": f"{row.summary}\n{row.reason}",
+                "items": items,
+                "stimuli": sorted(linked),
+            }
+        )
     by_approval = {p["id"]: p for p in proposals}
     deliveries = []
     for row in Outbox.select().where(Outbox.id.in_(list(step_of) or [0])).order_by(Outbox.id):
@@ -251,20 +290,35 @@ def _collect(app, scenario: Scenario, stimuli: dict, step_of: dict, errors: list
         linked = set(traces.get(row.trace_id, set()))
         if approval in by_approval:
             linked |= set(by_approval[approval]["stimuli"])
-        deliveries.append({"id": row.id, "at": clockmod.as_utc(row.delivered_at or row.created_at).isoformat(),
-                           "text": row.text, "step": step.index,
-                           "response": step.action in ("say", "approve", "reject"),
-                           "approval": approval, "stimuli": sorted(linked)})
+        deliveries.append(
+            {
+                "id": row.id,
+                "at": clockmod.as_utc(row.delivered_at or row.created_at).isoformat(),
+                "text": row.text,
+                "step": step.index,
+                "response": step.action in ("say", "approve", "reject"),
+                "approval": approval,
+                "stimuli": sorted(linked),
+            }
+        )
     usage = {}
     for row in TokenUsage.select():
         role = usage.setdefault(row.role, {"calls": 0, "prompt": 0, "completion": 0})
         role["calls"] += row.calls
         role["prompt"] += row.prompt_tokens
         role["completion"] += row.completion_tokens
-    return {"scenario": scenario.name, "split": scenario.split, "start": scenario.start.isoformat(),
-            "end": app.clock.now().isoformat(), "deliveries": deliveries, "proposals": proposals,
-            "stimuli": {i: {"at": info["at"], "outcomes": outcomes[i]} for i, info in stimuli.items()},
-            "tokens": usage, "offline": bool(app.synapse.offline), "errors": errors}
+    return {
+        "scenario": scenario.name,
+        "split": scenario.split,
+        "start": scenario.start.isoformat(),
+        "end": app.clock.now().isoformat(),
+        "deliveries": deliveries,
+        "proposals": proposals,
+        "stimuli": {i: {"at": info["at"], "outcomes": outcomes[i]} for i, info in stimuli.items()},
+        "tokens": usage,
+        "offline": bool(app.synapse.offline),
+        "errors": errors,
+    }
 
 
 DUE_KEYS = ("due", "at", "until", "starts", "when", "date")

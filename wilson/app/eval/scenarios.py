@@ -18,8 +18,11 @@ def suite(name_or_path: str) -> list[Scenario]:
     """`dev`, `test`, `all`, or a path to one .toml file or a directory of them (searched recursively).
     Sorted by name; ScenarioError for a missing path, an empty suite, a bad file or a duplicated name."""
     if name_or_path in SUITES:
-        files = sorted(p for split in (SPLITS if name_or_path == "all" else (name_or_path,))
-                       for p in (BUILT_IN / split).glob("*.toml"))
+        files = sorted(
+            p
+            for split in (SPLITS if name_or_path == "all" else (name_or_path,))
+            for p in (BUILT_IN / split).glob("*.toml")
+        )
         found = [load(p) for p in files]
         for scenario, path in zip(found, files):
             if scenario.split != path.parent.name:

@@ -13,21 +13,26 @@ from __future__ import annotations
 import re
 
 # verbs of one act, as a person writes a task; the first word of a command
-ACT_VERBS = frozenset("""
+ACT_VERBS = frozenset(
+    """
 pay call phone ring email e-mail text message write send post mail submit sign return renew book buy get pick collect
 order clean fix repair check pack print register apply hand drop take bring water feed wash vacuum hoover tidy sort
 read review update upload transfer deposit withdraw change replace charge install ask invite thank meet
 arrange confirm reply respond answer contact cook bake shop walk mow service top refill scan fill practise
 practice learn finish do make grab reserve deliver ship recycle empty defrost iron sweep mop dust declutter measure
 photocopy copy download chase
-""".split())
+""".split()
+)
 # framing of a need before the act: "I need to", "we have to", "I must"
 _NEED = r"(?:(?:i|we)\s+(?:really\s+|still\s+|also\s+|definitely\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+)"
 _COMMAND_RE = re.compile(rf"^\s*(?:please\s+)?{_NEED}?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.I | re.S)
 # Wilson asked to act ("book me a table", "thank you"); "it" alone, something said before; a noun that does something
 # ("Service was great", "change of plans")
-_NOT_A_TASK_RE = re.compile(r"^\s+(?:me|us|you|ya|i|we|they|he|she|any|anything)\b|^\s+(?:it|that|this|them|him|her)\b"
-                            r"|^\s+(?:of|is|was|are|were|has|had|will|would|can|could|should|looks|seems|went)\b", re.I)
+_NOT_A_TASK_RE = re.compile(
+    r"^\s+(?:me|us|you|ya|i|we|they|he|she|any|anything)\b|^\s+(?:it|that|this|them|him|her)\b"
+    r"|^\s+(?:of|is|was|are|were|has|had|will|would|can|could|should|looks|seems|went)\b",
+    re.I,
+)
 
 
 def act(text: str) -> str | None:
@@ -51,14 +56,37 @@ def commanded(text: str) -> bool:
 
 
 # participles whose verb is not the participle less its "ed"
-_IRREGULAR = {"sent": "send", "paid": "pay", "done": "do", "made": "make", "bought": "buy", "brought": "bring",
-              "written": "write", "taken": "take", "given": "give", "got": "get", "gotten": "get", "read": "read",
-              "put": "put", "set": "set", "sold": "sell", "told": "tell", "seen": "see", "held": "hold", "built": "build",
-              "kept": "keep", "left": "leave", "picked": "pick", "fixed": "fix", "emptied": "empty", "dropped": "drop"}
+_IRREGULAR = {
+    "sent": "send",
+    "paid": "pay",
+    "done": "do",
+    "made": "make",
+    "bought": "buy",
+    "brought": "bring",
+    "written": "write",
+    "taken": "take",
+    "given": "give",
+    "got": "get",
+    "gotten": "get",
+    "read": "read",
+    "put": "put",
+    "set": "set",
+    "sold": "sell",
+    "told": "tell",
+    "seen": "see",
+    "held": "hold",
+    "built": "build",
+    "kept": "keep",
+    "left": "leave",
+    "picked": "pick",
+    "fixed": "fix",
+    "emptied": "empty",
+    "dropped": "drop",
+}
 
 
 def base_verb(participle: str) -> str:
-    """"renewed" → "renew", "submitted" → "submit", "filed" → "file", "sent" → "send": the verb a task is written
+    """ "renewed" → "renew", "submitted" → "submit", "filed" → "file", "sent" → "send": the verb a task is written
     with, from the participle a need was said with ("has to be sent in")."""
     word = participle.lower()
     if word in _IRREGULAR:

@@ -5,6 +5,9 @@ insurance", "make it Sunday") becomes the proposal's items again.
 
 Only words that answer a question count: "great" or "fine" said about something else must not
 approve a plan, and the `decide` tool is offered only in a run the user started.
+
+Size: one reading of an answer to a waiting proposal: each kind of answer is a short function, and they
+share how a proposal's items are named.
 """
 
 from __future__ import annotations
@@ -20,31 +23,38 @@ from wilson.model.offline.words import covers, words
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
-_YES = (r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
-        # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
-        r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
-        r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)")
+_YES = (
+    r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
+    # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
+    r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
+    r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)"
+)
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
 YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
-NO_RE = re.compile(rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
-                   # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
-                   r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
-                   r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$")
-EXCEPT_RE = re.compile(rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
-                       r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$")
-SKIP_RE = re.compile(rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
-                     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
-                     r"(?:the rest|everything else|the others))?$")
+NO_RE = re.compile(
+    rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
+    # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
+    r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
+    r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$"
+)
+EXCEPT_RE = re.compile(
+    rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
+    r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$"
+)
+SKIP_RE = re.compile(
+    rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
+    r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
+    r"(?:the rest|everything else|the others))?$"
+)
 REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
 CHANGE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
 PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
-REMOVE_RE = re.compile(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])",
-                       re.I)
+REMOVE_RE = re.compile(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])", re.I)
 
 
 def spoken_decision(chat: Chat, text: str) -> Reply | None:
-    """"yes", "skip the X one", "all but X", "move the X one to …" on a pending proposal → decide calls;
+    """ "yes", "skip the X one", "all but X", "move the X one to …" on a pending proposal → decide calls;
     None when the words are not an answer to one."""
     proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
     if "decide" not in chat.offered or not proposals:
@@ -88,16 +98,21 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
     if found:
         picked = _items_named(proposals, found.group("what"))
         if picked is not None and not _names_a_task_better(chat, picked, found.group("what")):
-            return Reply("", [("decide", {"proposal": picked[0]["id"], "action": "modify",
-                                          "changes": text.strip()})], "change to a proposal")
+            return Reply(
+                "",
+                [("decide", {"proposal": picked[0]["id"], "action": "modify", "changes": text.strip()})],
+                "change to a proposal",
+            )
     return change_to_it(proposals, said, text)
 
 
 # "actually make it Sunday", "make it Sunday instead", "change it to 9am": a change to the proposal just made,
 # which names no item because "it" is the whole of what waits ("make it happen", "set it up" say yes, not this)
-CHANGE_IT_RE = re.compile(r"^(?:(?:actually|oh|wait|sorry|hmm|no|ok|okay|please|then|can you|could you)\s+)*"
-                          r"(?:make|change|move|set|switch|shift|push)\s+(?:it|that|this)\b"
-                          r"(?!\s+(?:up|happen|so|work|official|go)\b)(?P<what>.*?)(?:\s+(?:instead|then|please))*$")
+CHANGE_IT_RE = re.compile(
+    r"^(?:(?:actually|oh|wait|sorry|hmm|no|ok|okay|please|then|can you|could you)\s+)*"
+    r"(?:make|change|move|set|switch|shift|push)\s+(?:it|that|this)\b"
+    r"(?!\s+(?:up|happen|so|work|official|go)\b)(?P<what>.*?)(?:\s+(?:instead|then|please))*$"
+)
 
 
 def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
@@ -110,28 +125,37 @@ def change_to_it(proposals: list[dict], said: str, text: str) -> Reply | None:
         firsts = [(p["id"], next((i for i in p["items"] if isinstance(i, dict)), {})) for p in proposals[:3]]
         shown = " or ".join(f"{number} ({_headline(item)})" for number, item in firsts)
         # words that work in any chat, offline too ("modify N …" is a terminal command)
-        return Reply(f"Which proposal should change: {shown}? Say e.g. “proposal {proposals[0]['id']}: "
-                     f"{text.strip()}”. Nothing was changed.", [], "a change to which proposal?")
+        return Reply(
+            f"Which proposal should change: {shown}? Say e.g. “proposal {proposals[0]['id']}: "
+            f"{text.strip()}”. Nothing was changed.",
+            [],
+            "a change to which proposal?",
+        )
     # "proposal 4: make it Sunday" names the proposal already; the change is what is left
     changes = re.sub(r"(?:\bproposal\s*#?|#)\d+\b[\s:,.-]*", " ", text, flags=re.I).strip() or text.strip()
-    return Reply("", [("decide", {"proposal": proposals[0]["id"], "action": "modify", "changes": changes})],
-                 "a change to the one proposal waiting")
+    return Reply(
+        "",
+        [("decide", {"proposal": proposals[0]["id"], "action": "modify", "changes": changes})],
+        "a change to the one proposal waiting",
+    )
 
 
 def _names_a_task_better(chat: Chat, picked: tuple[dict, list[int]], what: str) -> bool:
-    """"move the passport one to April 1" while a plan with "Check passport validity" waits and "Renew passport"
+    """ "move the passport one to April 1" while a plan with "Check passport validity" waits and "Renew passport"
     is an open task: the words name the task as well as the item, and a task the user has is what they move."""
     wanted = words(re.split(r"\s+(?:to|until|till|for|by|on)\s+", what, maxsplit=1)[0])
     proposal, positions = picked
     items = [i for i in proposal["items"] if i.get("position") in positions]
     item_score = max((len(wanted & _item_words(i)) for i in items), default=0)
-    task_score = max((len(wanted & words(str(t.get("title") or ""))) for t in chat.tasks
-                      if t.get("status", "open") == "open"), default=0)
+    task_score = max(
+        (len(wanted & words(str(t.get("title") or ""))) for t in chat.tasks if t.get("status", "open") == "open"),
+        default=0,
+    )
     return task_score >= item_score > 0 or (task_score > 0 and item_score == 0)
 
 
 def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
-    """"cancel the driving test" while the driving test is still a proposal: no to the items it names (and to
+    """ "cancel the driving test" while the driving test is still a proposal: no to the items it names (and to
     the tasks of a topic it names); nothing else is approved. None when it names none, or names none by more
     words than `beat` (how well an open task or topic matched the same words)."""
     proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
@@ -143,12 +167,15 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
     named = [i for i in proposal["items"] if i.get("position") in positions]
     if wanted and max(len(wanted & _item_words(i)) for i in named) <= beat:
         return None
-    return Reply("", [("decide", {"proposal": proposal["id"], "action": "reject",
-                                  "items": with_its_tasks(proposal, positions)})], "no to items of a proposal")
+    return Reply(
+        "",
+        [("decide", {"proposal": proposal["id"], "action": "reject", "items": with_its_tasks(proposal, positions)})],
+        "no to items of a proposal",
+    )
 
 
 def done_pending(chat: Chat, what: str) -> Reply | None:
-    """"done with the dentist" while "Book dentist appointment" is still a proposal: there is no task to mark
+    """ "done with the dentist" while "Book dentist appointment" is still a proposal: there is no task to mark
     done yet; which proposal holds it is said, and that it can be rejected if the thing is done. None when the
     words name no item waiting."""
     proposals = [p for p in chat.pending if isinstance(p, dict) and p.get("items")]
@@ -158,8 +185,12 @@ def done_pending(chat: Chat, what: str) -> Reply | None:
     proposal, positions = picked
     item = next(i for i in proposal["items"] if i.get("position") == positions[0])
     task = ACTION.sub("", _headline(item)).split(" — ")[0]
-    return Reply(f"“{task}” isn't on your list yet: proposal {proposal['id']} still waits for your answer. If it's "
-                 "done already, reject it there. Nothing was changed.", [], "done with a task still proposed")
+    return Reply(
+        f"“{task}” isn't on your list yet: proposal {proposal['id']} still waits for your answer. If it's "
+        "done already, reject it there. Nothing was changed.",
+        [],
+        "done with a task still proposed",
+    )
 
 
 # A reminder still proposed, as its item reads (actors/tools/reminders.py describe): a repeating one, or a one-off
@@ -168,12 +199,17 @@ REMINDER_ITEM = re.compile(r"^(?:New reminder:|Remind you once\b)")
 
 def reminders_proposed(chat: Chat) -> list[tuple[dict, dict]]:
     """(proposal, item) for each reminder a proposal waiting for the user's answer would set."""
-    return [(p, i) for p in chat.pending if isinstance(p, dict) for i in p.get("items") or []
-            if isinstance(i, dict) and REMINDER_ITEM.match(_headline(i))]
+    return [
+        (p, i)
+        for p in chat.pending
+        if isinstance(p, dict)
+        for i in p.get("items") or []
+        if isinstance(i, dict) and REMINDER_ITEM.match(_headline(i))
+    ]
 
 
 def proposed_reminder(chat: Chat, what: str) -> Reply | None:
-    """"cancel the pills reminder" when no reminder that is set is the pills one, but a proposal waiting for
+    """ "cancel the pills reminder" when no reminder that is set is the pills one, but a proposal waiting for
     an answer would set it: no to that item, the rest of its proposal left waiting. The words name it as they
     name a reminder that is set (every word, one aside in a longer phrase; "the reminder" names the only one
     proposed), and several named are asked about; None when they name none, or the user cannot decide here."""
@@ -182,15 +218,22 @@ def proposed_reminder(chat: Chat, what: str) -> Reply | None:
     wanted = words(what)
     named = [(p, i) for p, i in reminders_proposed(chat) if not wanted or covers(wanted, _item_words(i))]
     if len(named) > 1:
-        lines = "\n".join(f"• Proposal {p.get('id')}, item {i.get('position')}: {i.get('description')}"
-                          for p, i in named)
-        return Reply(f"Which one? Nothing was changed. Still waiting for your answer:\n{lines}", [],
-                     "no to which reminder still proposed?")
+        lines = "\n".join(
+            f"• Proposal {p.get('id')}, item {i.get('position')}: {i.get('description')}" for p, i in named
+        )
+        return Reply(
+            f"Which one? Nothing was changed. Still waiting for your answer:\n{lines}",
+            [],
+            "no to which reminder still proposed?",
+        )
     if not named:
         return None
     proposal, item = named[0]
-    return Reply("", [("decide", {"proposal": proposal.get("id"), "action": "reject",
-                                  "items": [item.get("position")]})], "no to a reminder still proposed")
+    return Reply(
+        "",
+        [("decide", {"proposal": proposal.get("id"), "action": "reject", "items": [item.get("position")]})],
+        "no to a reminder still proposed",
+    )
 
 
 # How items read (actors/tools/tasks.py describe): "New topic: TITLE (SPAN)", a task "… (in TITLE)", and what
@@ -214,7 +257,7 @@ def _item_words(item: dict) -> set[str]:
     """An item's own words: not what it does ("New task:"), nor its topic's name that every task of a plan
     carries ("(in Dentist appointment)")."""
     line = ACTION.sub("", _headline(item))
-    return words(line[:line.rfind(" (in ")] if line.endswith(")") and " (in " in line else line)
+    return words(line[: line.rfind(" (in ")] if line.endswith(")") and " (in " in line else line)
 
 
 def with_its_tasks(proposal: dict, positions: list[int]) -> list[int]:
@@ -250,8 +293,10 @@ def _which_proposal(proposal: dict) -> str:
     """Asked back for a bare "yes" that may not be about the proposal waiting."""
     first = _headline(proposal["items"][0]) if proposal.get("items") else ""
     more = f" (and {len(proposal['items']) - 1} more)" if len(proposal.get("items") or ()) > 1 else ""
-    return (f"Which proposal do you mean? The one still waiting is proposal {proposal['id']}: {first}{more}. "
-            f"Say “approve {proposal['id']}” or “reject {proposal['id']}”. Nothing was changed.")
+    return (
+        f"Which proposal do you mean? The one still waiting is proposal {proposal['id']}: {first}{more}. "
+        f"Say “approve {proposal['id']}” or “reject {proposal['id']}”. Nothing was changed."
+    )
 
 
 def _which(proposal: dict) -> str:
@@ -268,8 +313,9 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
             continue
         args = item.get("args") or {}
         shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
-        if shared > score or (shared and shared == score and _topic_title(found) is not None
-                              and _topic_title(item) is None):
+        if shared > score or (
+            shared and shared == score and _topic_title(found) is not None and _topic_title(item) is None
+        ):
             found, score = item, shared
     return found
 
@@ -277,8 +323,9 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
 def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     """The user's change to a proposal ("book flights by Feb 1", "skip the insurance", "make it Sunday") → its
     items again."""
-    items = sorted((i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)),
-                   key=lambda i: i.get("position", 0))
+    items = sorted(
+        (i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)), key=lambda i: i.get("position", 0)
+    )
     if not items:
         return Reply("I don't see a proposal to change.", [], "modify without a proposal")
     args = {id(item): dict(item.get("args") or {}) for item in items}
@@ -299,8 +346,9 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             continue
         found = dates.search(clause, now, tz)
         if found:
-            dated = [i for i in items
-                     if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})]
+            dated = [
+                i for i in items if i.get("tool") in ("create_task", "update_task") or "due" in (i.get("args") or {})
+            ]
             item = best_item(dated, clause_words, removed)
             if item is not None:
                 args[id(item)]["due"] = dates.iso(found[0].value)
@@ -308,25 +356,35 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             elif not clause_words - FILLER:
                 changed = _retimed(items, removed, args, found[0], tz) or changed
     if not changed:
-        return Reply("I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
-                     "“book flights by Feb 1” or “skip the insurance”.", [], "modify not understood")
+        return Reply(
+            "I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
+            "“book flights by Feb 1” or “skip the insurance”.",
+            [],
+            "modify not understood",
+        )
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
 # would not take for an hour without its "at"
-HOUR_SAID_RE = re.compile(r"(?P<lead>(?:^|\b(?:it|to|for)\s+)(?:(?:actually|then|ok|okay|no|hmm|maybe|rather|or|and)"
-                          r"\s+)*)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)(?=\s|$|[.!?])", re.I)
+HOUR_SAID_RE = re.compile(
+    r"(?P<lead>(?:^|\b(?:it|to|for)\s+)(?:(?:actually|then|ok|okay|no|hmm|maybe|rather|or|and)"
+    r"\s+)*)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)(?=\s|$|[.!?])",
+    re.I,
+)
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
-TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
-                       r"midnight)$", re.I)
+TIME_ONLY = re.compile(
+    r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
+    r"midnight)$",
+    re.I,
+)
 SIMPLE_CRON = re.compile(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
 
 
 def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Found, tz) -> bool:
-    """"Make it Sunday" or "change it to 9am", naming no item: the new day or hour goes to the one item that
+    """ "Make it Sunday" or "change it to 9am", naming no item: the new day or hour goes to the one item that
     has a time (a task's due, a reminder's moment or its daily hour); with several, which one is not guessed."""
     time_only = bool(TIME_ONLY.match(found.phrase.strip()))
     timed = [(i, key) for i in items if id(i) not in removed and (key := _time_key(i, time_only))]

@@ -8,6 +8,9 @@ mail that reads like phishing or an offer gets no task.
 Whoever sends it: a school, a landlord, an office's reminder ("Your vehicle tax of 120 EUR must be paid by
 15 January"), a travel notice ("Check in online by 12:00 on 3 March"). The task carries what the user needs
 to do it: the amount, the reference to quote, and where.
+
+Size: one reading of a mail's ask (what, by when, the essentials); its patterns and the functions that use
+them belong together.
 """
 
 from __future__ import annotations
@@ -21,61 +24,169 @@ from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
 
-VERBS = {"sign up": "Sign up", "register": "Register", "reply": "Reply", "respond": "Reply", "rsvp": "RSVP",
-         "let us know": "Reply", "let me know": "Reply", "get back to": "Reply", "confirm": "Confirm",
-         "return": "Return", "submit": "Submit", "hand in": "Hand in", "fill in": "Fill in",
-         "fill out": "Fill in", "complete": "Complete", "enrol": "Enrol", "enroll": "Enrol", "apply": "Apply",
-         "book": "Book", "choose": "Choose", "order": "Order", "sign": "Sign", "pay": "Pay", "transfer": "Pay",
-         "settle": "Pay", "check in": "Check in", "send": "Send", "upload": "Upload",
-         "provide": "Send", "renew": "Renew", "schedule": "Book", "make an appointment": "Book",
-         "collect": "Collect", "pick up": "Collect", "pick it up": "Collect", "pick them up": "Collect",
-         "file": "File", "update": "Update", "accept": "Accept",
-         # a right the user has until a date: "you can object to the new price until 28 February"
-         "object": "Object", "raise an objection": "Object", "opt out": "Opt out"}
+VERBS = {
+    "sign up": "Sign up",
+    "register": "Register",
+    "reply": "Reply",
+    "respond": "Reply",
+    "rsvp": "RSVP",
+    "let us know": "Reply",
+    "let me know": "Reply",
+    "get back to": "Reply",
+    "confirm": "Confirm",
+    "return": "Return",
+    "submit": "Submit",
+    "hand in": "Hand in",
+    "fill in": "Fill in",
+    "fill out": "Fill in",
+    "complete": "Complete",
+    "enrol": "Enrol",
+    "enroll": "Enrol",
+    "apply": "Apply",
+    "book": "Book",
+    "choose": "Choose",
+    "order": "Order",
+    "sign": "Sign",
+    "pay": "Pay",
+    "transfer": "Pay",
+    "settle": "Pay",
+    "check in": "Check in",
+    "send": "Send",
+    "upload": "Upload",
+    "provide": "Send",
+    "renew": "Renew",
+    "schedule": "Book",
+    "make an appointment": "Book",
+    "collect": "Collect",
+    "pick up": "Collect",
+    "pick it up": "Collect",
+    "pick them up": "Collect",
+    "file": "File",
+    "update": "Update",
+    "accept": "Accept",
+    # a right the user has until a date: "you can object to the new price until 28 February"
+    "object": "Object",
+    "raise an objection": "Object",
+    "opt out": "Opt out",
+}
 # the passive of an ask ("the form must be returned by …", "payment has to be made before …")
-PASSIVE = {"paid": "Pay", "made": "Pay", "settled": "Pay", "transferred": "Pay", "submitted": "Submit",
-           "returned": "Return", "signed": "Sign", "completed": "Complete", "filled in": "Fill in",
-           "filled out": "Fill in", "booked": "Book", "renewed": "Renew", "received": "Send", "uploaded": "Upload",
-           "sent": "Send", "handed in": "Hand in", "collected": "Collect", "picked up": "Collect",
-           "confirmed": "Confirm", "registered": "Register", "filed": "File", "checked in": "Check in"}
-_PASSIVE_RE = re.compile(r"\b(?:must|has to|have to|needs? to|should|is to|are to|is required to|are required to)"
-                         r"\s+be\s+(?P<verb>" + "|".join(sorted(map(re.escape, PASSIVE), key=len, reverse=True)) +
-                         r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b(?:by|before|until|no later than|on or before)\s+"
-                         r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
+PASSIVE = {
+    "paid": "Pay",
+    "made": "Pay",
+    "settled": "Pay",
+    "transferred": "Pay",
+    "submitted": "Submit",
+    "returned": "Return",
+    "signed": "Sign",
+    "completed": "Complete",
+    "filled in": "Fill in",
+    "filled out": "Fill in",
+    "booked": "Book",
+    "renewed": "Renew",
+    "received": "Send",
+    "uploaded": "Upload",
+    "sent": "Send",
+    "handed in": "Hand in",
+    "collected": "Collect",
+    "picked up": "Collect",
+    "confirmed": "Confirm",
+    "registered": "Register",
+    "filed": "File",
+    "checked in": "Check in",
+}
+_PASSIVE_RE = re.compile(
+    r"\b(?:must|has to|have to|needs? to|should|is to|are to|is required to|are required to)"
+    r"\s+be\s+(?P<verb>"
+    + "|".join(sorted(map(re.escape, PASSIVE), key=len, reverse=True))
+    + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b(?:by|before|until|no later than|on or before)\s+"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
+    re.I,
+)
 # "Amount due: 120 EUR … due date 15 January", "is due on 15 January": something to pay, asked by its date
-_DUE_RE = re.compile(r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})|"
-                     r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
-                     r"(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
-_ASK_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-                     r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
-                     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
+_DUE_RE = re.compile(
+    r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})|"
+    r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
+    r"(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
+    re.I,
+)
+_ASK_RE = re.compile(
+    r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
+    re.I,
+)
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
-_WITHIN_RE = re.compile(r"^(?:the\s+)?(?:next\s+|von\s+|der\s+nächsten\s+)?(?P<n>\d+|a|one|two|three|four|five|six|"
-                        r"seven|eight|ten|fourteen|einem|einer|zwei|drei|vier|sechs|acht|zehn|vierzehn)"
-                        r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b", re.I)
-_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
-            "fourteen": 14, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "sechs": 6, "acht": 8, "zehn": 10,
-            "vierzehn": 14}
+_WITHIN_RE = re.compile(
+    r"^(?:the\s+)?(?:next\s+|von\s+|der\s+nächsten\s+)?(?P<n>\d+|a|one|two|three|four|five|six|"
+    r"seven|eight|ten|fourteen|einem|einer|zwei|drei|vier|sechs|acht|zehn|vierzehn)"
+    r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b",
+    re.I,
+)
+_NUMBERS = {
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "ten": 10,
+    "fourteen": 14,
+    "einem": 1,
+    "einer": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "sechs": 6,
+    "acht": 8,
+    "zehn": 10,
+    "vierzehn": 14,
+}
 _UNITS = {"day": 1, "week": 7, "month": 30, "tag": 1, "woche": 7, "monat": 30}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
-_ASKING_RE = re.compile(r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
-                        r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
-                        r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
-                        r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
-                        r"\s+(?:\w+\s+){0,2})$", re.I)
+_ASKING_RE = re.compile(
+    r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
+    r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
+    r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
+    r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
+    r"\s+(?:\w+\s+){0,2})$",
+    re.I,
+)
 # an ask said by its noun ("registration closes on 12 March", "the application deadline is 1 June")
-NOUNS = {"registration": "Register", "application": "Apply", "applications": "Apply", "sign-up": "Sign up",
-         "signup": "Sign up", "sign-ups": "Sign up", "enrolment": "Enrol", "enrollment": "Enrol", "booking": "Book",
-         "bookings": "Book", "check-in": "Check in", "online check-in": "Check in", "rsvp": "RSVP",
-         "submission": "Submit", "submissions": "Submit", "renewal": "Renew"}
-_NOUN_RE = re.compile(r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
-                      r"(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
-                      r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
-                      r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
+NOUNS = {
+    "registration": "Register",
+    "application": "Apply",
+    "applications": "Apply",
+    "sign-up": "Sign up",
+    "signup": "Sign up",
+    "sign-ups": "Sign up",
+    "enrolment": "Enrol",
+    "enrollment": "Enrol",
+    "booking": "Book",
+    "bookings": "Book",
+    "check-in": "Check in",
+    "online check-in": "Check in",
+    "rsvp": "RSVP",
+    "submission": "Submit",
+    "submissions": "Submit",
+    "renewal": "Renew",
+}
+_NOUN_RE = re.compile(
+    r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
+    r"(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
+    r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
+    re.I,
+)
 _AUTO_RE = re.compile(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
-_PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
-                        r"erinnerung|mahnung)(?:\s*:|\s+[\-–])\s*)+", re.I)  # "Re-registration" keeps its "Re-"
+_PREFIX_RE = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
+    r"erinnerung|mahnung)(?:\s*:|\s+[\-–])\s*)+",
+    re.I,
+)  # "Re-registration" keeps its "Re-"
 LEAD_DAYS = 1  # done the day before: a form or a reply may take a moment
 FARTHEST_DAYS = 200  # "by 3 January" read on 5 January is next year's only by the calendar: the ask is over
 
@@ -85,8 +196,12 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
     a mail that reads like phishing or an offer, or one that asks nothing of the user). `letter`: the mail as it
     came, date lines and all: "within 14 days of the date of this letter" counts from the letter's own date."""
     subject = _PREFIX_RE.sub("", str(payload.get("subject") or "")).strip()
-    if (payload.get("channel", "email") != "email" or payload.get("bulk") or payload.get("change")
-            or _AUTO_RE.match(subject)):
+    if (
+        payload.get("channel", "email") != "email"
+        or payload.get("bulk")
+        or payload.get("change")
+        or _AUTO_RE.match(subject)
+    ):
         return None
     said = "\n".join(line for line in (text or "").splitlines() if not line.lstrip().startswith(">"))  # not quoted
     blob = f"{subject}\n{said}"
@@ -94,8 +209,11 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         return None
     today = now.astimezone(tz).date()
     sent = sent_at(payload, now, tz)
-    asked = (_asked(said, sent, today, tz, _letter_day(letter, sent, tz)) or _asked(subject, sent, today, tz)
-             or _asked_in_subject(subject, said, sent, today, tz))  # "Einverständniserklärung - bitte bis Freitag …"
+    asked = (
+        _asked(said, sent, today, tz, _letter_day(letter, sent, tz))
+        or _asked(subject, sent, today, tz)
+        or _asked_in_subject(subject, said, sent, today, tz)
+    )  # "Einverständniserklärung - bitte bis Freitag …"
     if asked is None:
         return None
     verb, by, what = asked
@@ -108,8 +226,10 @@ _ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|
 
 
 # "bis zum 1. März": the day's dot ends no sentence
-_DAY_DOT_RE = re.compile(r"\b(\d{1,2})\.(?=\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
-                         r"Oktober|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)")
+_DAY_DOT_RE = re.compile(
+    r"\b(\d{1,2})\.(?=\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
+    r"Oktober|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)"
+)
 
 
 def _plain(said: str) -> str:
@@ -118,9 +238,11 @@ def _plain(said: str) -> str:
 
 
 # "within 14 days of the date of this letter", "innerhalb einer Woche ab Datum dieses Schreibens"
-_OF_THE_LETTER = re.compile(r"\b(?:(?:of|from|after) the date (?:of|on) (?:this|the|our) (?:letter|notice)|"
-                            r"(?:ab|nach) (?:dem )?datum (?:dieses|des) (?:schreibens|briefes|bescheids?)|ab briefdatum)\b",
-                            re.I)
+_OF_THE_LETTER = re.compile(
+    r"\b(?:(?:of|from|after) the date (?:of|on) (?:this|the|our) (?:letter|notice)|"
+    r"(?:ab|nach) (?:dem )?datum (?:dieses|des) (?:schreibens|briefes|bescheids?)|ab briefdatum)\b",
+    re.I,
+)
 
 
 def _letter_day(letter: str, sent: datetime, tz):
@@ -139,6 +261,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
     """(the verb, by when, what it is done to) for the first thing the text asks of the user by a date still to
     come: ("Book", 2 Feb, "a follow-up appointment")."""
     said = _plain(said)
+
     def ahead(phrase: str, within: bool = False, of_letter: bool = False) -> dates.Found | None:
         if within:
             span = _WITHIN_RE.match(phrase.strip())
@@ -151,8 +274,11 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             day = (letter_day if of_letter else dates.local_date(sent, tz)) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
-        found = [f for f in dates.search(phrase, sent, tz)
-                 if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+        found = [
+            f
+            for f in dates.search(phrase, sent, tz)
+            if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS
+        ]
         return found[0] if found else None
 
     # "bis Freitag, 22.1. unterschrieben abgeben": a date's dots end no sentence
@@ -163,27 +289,32 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         def when(asked: re.Match, phrase: str, within: bool = False) -> dates.Found | None:
             # "please return them by then": the date said before it ("… ends on 22 January")
             if _THEN_RE.match(phrase):
-                return _last_date(f"{earlier} {sentence[:asked.start()]}", sent, today, tz)  # noqa: B023
-            return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start():])))  # noqa: B023
+                return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
+            return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
+
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
-            if _asking(sentence[:asked.start()]) and (by := when(asked, asked.group("when"), within)):
+            if _asking(sentence[: asked.start()]) and (by := when(asked, asked.group("when"), within)):
                 verb, what = VERBS[asked.group("verb").lower()], _object(asked.group("what"))
                 if not what and number and (named := _antecedent(asked.group("what"), sentences[number - 1])):
                     what = named
                 # "please sign both copies of the addendum and send one back by …": the request's first verb
-                first = _FIRST_ASK_RE.search(sentence[:asked.start()])
+                first = _FIRST_ASK_RE.search(sentence[: asked.start()])
                 if first is not None and _object(first.group("what"), most=9):
                     verb, what = VERBS[first.group("verb").lower()], _object(first.group("what"), most=9)
                 return verb, by, what
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
-            said_when = re.split(r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
-                                 asked.group("when") or asked.group("when2") or asked.group("when3"))[0]
-            if by := when(asked, said_when, bool(asked.group("within") or asked.group("within2")
-                                                 or asked.group("within3"))):
-                verb = re.sub(r"^zu\s+", "", (asked.group("verb") or asked.group("verb2")
-                                               or asked.group("verb3")).lower())
+            said_when = re.split(
+                r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
+                asked.group("when") or asked.group("when2") or asked.group("when3"),
+            )[0]
+            if by := when(
+                asked, said_when, bool(asked.group("within") or asked.group("within2") or asked.group("within3"))
+            ):
+                verb = re.sub(
+                    r"^zu\s+", "", (asked.group("verb") or asked.group("verb2") or asked.group("verb3")).lower()
+                )
                 return next(GERMAN[k] for k in sorted(GERMAN, key=len, reverse=True) if verb.startswith(k)), by, ""
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := when(asked, asked.group("when")):
@@ -196,8 +327,9 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         for needed in _NEEDED_BY_RE.finditer(sentence):
             # "the fee must reach our account by …", "we need the following documents from you no later than …"
             if by := ahead(needed.group("when")):
-                pay = amount is not None and re.search(r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€",
-                                                       sentence, re.I)
+                pay = amount is not None and re.search(
+                    r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€", sentence, re.I
+                )
                 sign = re.search(r"\bsignature\b", sentence, re.I)
                 return ("Pay" if pay else "Sign" if sign else "Send"), by, ""
         for gerund in _DEADLINE_FOR_RE.finditer(sentence):
@@ -214,12 +346,18 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
 
 
 # the date is in the subject, the ask in the body: "Paper #57: camera-ready due Feb 3" over "Please upload the final PDF"
-_SUBJECT_DUE_RE = re.compile(r"\b(?:due|deadline|closes|fällig|frist|bis|by|until)\b:?\s*(?P<when>[^()\[\]]{3,30})", re.I)
-_PLEASE_VERB_RE = re.compile(r"\b(?:please|kindly|bitte)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
-                                                                                      reverse=True)) + r")\b", re.I)
+_SUBJECT_DUE_RE = re.compile(
+    r"\b(?:due|deadline|closes|fällig|frist|bis|by|until)\b:?\s*(?P<when>[^()\[\]]{3,30})", re.I
+)
+_PLEASE_VERB_RE = re.compile(
+    r"\b(?:please|kindly|bitte)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b",
+    re.I,
+)
 
 
-_ANY_VERB_RE = re.compile(r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b", re.I)
+_ANY_VERB_RE = re.compile(
+    r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b", re.I
+)
 
 
 def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
@@ -229,8 +367,11 @@ def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tup
     booking = _BOOKING_RE.search(said or "")
     if due is None or not (re.search(r"\b(?:please|kindly|bitte)\b", said or "", re.I) or booking):
         return None
-    found = [f for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
-             if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+    found = [
+        f
+        for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
+        if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS
+    ]
     if not found:
         return None
     verb = _PLEASE_VERB_RE.search(said) or _ANY_VERB_RE.search(said)
@@ -239,17 +380,35 @@ def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tup
 
 # "HU/AU fällig im März 2027", "your MOT is due in March": due that month, and an appointment to book for it
 _DUE_IN_MONTH_RE = re.compile(r"\b(?:fällig|due)\s+(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)", re.I)
-_BOOKING_RE = re.compile(r"\btermin\w*\b[^.!?\n]{0,40}\bvereinbar\w*|\bvereinbaren sie\b|\bbook (?:an|your) "
-                         r"appointment\b|\bmake an appointment\b", re.I)
-_GERMAN_MONTHS = {"januar": "January", "februar": "February", "märz": "March", "april": "April", "mai": "May",
-                  "juni": "June", "juli": "July", "august": "August", "september": "September", "oktober": "October",
-                  "november": "November", "dezember": "December"}
+_BOOKING_RE = re.compile(
+    r"\btermin\w*\b[^.!?\n]{0,40}\bvereinbar\w*|\bvereinbaren sie\b|\bbook (?:an|your) "
+    r"appointment\b|\bmake an appointment\b",
+    re.I,
+)
+_GERMAN_MONTHS = {
+    "januar": "January",
+    "februar": "February",
+    "märz": "March",
+    "april": "April",
+    "mai": "May",
+    "juni": "June",
+    "juli": "July",
+    "august": "August",
+    "september": "September",
+    "oktober": "October",
+    "november": "November",
+    "dezember": "December",
+}
 
 
 def _german_month(phrase: str) -> str:
-    """"im März 2027" → "in March 2027": the month read as the date search reads it."""
-    return re.sub(r"\b(?:im\s+)?(" + "|".join(_GERMAN_MONTHS) + r")\b",
-                  lambda m: f"in {_GERMAN_MONTHS[m.group(1).lower()]}", phrase, flags=re.I)
+    """ "im März 2027" → "in March 2027": the month read as the date search reads it."""
+    return re.sub(
+        r"\b(?:im\s+)?(" + "|".join(_GERMAN_MONTHS) + r")\b",
+        lambda m: f"in {_GERMAN_MONTHS[m.group(1).lower()]}",
+        phrase,
+        flags=re.I,
+    )
 
 
 def _overlapping(pattern: re.Pattern, sentence: str):
@@ -263,8 +422,7 @@ def _overlapping(pattern: re.Pattern, sentence: str):
 
 # "please read it, sign the declaration and return it by …": one request listing several things, the verb in it
 # asked for as well; not when someone else does it ("please note that we will confirm your booking by …")
-_LISTED_RE = re.compile(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$",
-                        re.I)
+_LISTED_RE = re.compile(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$", re.I)
 
 
 def _asking(before: str) -> bool:
@@ -278,8 +436,11 @@ def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
     """The last date still to come in `text`: what "by then" points back to. Read a clause at a time: a list of
     titles after the date ("… ends on 22 January: - "Der Distelfink"") would make date search read it all as German."""
     for clause in reversed(re.split(r"[:;\n]|(?<=[.!?])\s", text)):
-        found = [f for f in dates.search(clause, sent, tz)
-                 if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS]
+        found = [
+            f
+            for f in dates.search(clause, sent, tz)
+            if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS
+        ]
         if found:
             return found[-1]
     return None
@@ -287,49 +448,131 @@ def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
 
 # A request in German ("Bitte überweisen Sie den Betrag bis zum 1. März", "bitte bis 10.02. zurücksenden"): its verb,
 # by its stem, and the date after "bis (zum)" or "spätestens (am)"
-GERMAN = {"überweis": "Pay", "bezahl": "Pay", "zahl": "Pay", "begleich": "Pay", "einreich": "Submit",
-          "reich": "Submit", "zurücksend": "Return", "zurückschick": "Return", "unterschreib": "Sign",
-          "unterzeichn": "Sign", "anmeld": "Register", "meld": "Reply", "antwort": "Reply", "buch": "Book",
-          "vereinbar": "Book", "abgeb": "Hand in", "gib": "Hand in", "geb": "Hand in", "hochlad": "Upload",
-          "lad": "Upload", "send": "Send", "schick": "Send", "bestätig": "Confirm", "vorleg": "Send",
-          "nachreich": "Send", "abhol": "Collect", "hol": "Collect", "verlänger": "Renew", "erneuer": "Renew",
-          # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
-          "zurückzusend": "Return", "zurückzuschick": "Return", "einzureich": "Submit", "abzugeb": "Hand in",
-          "hochzulad": "Upload", "anzumeld": "Register", "nachzureich": "Send", "abzuhol": "Collect",
-          "vorzuleg": "Send", "widersprech": "Object", "kündig": "Cancel", "zu widersprech": "Object",
-          "erledig": "Do", "mitteil": "Reply", "teil": "Reply", "aktualisier": "Update", "prüf": "Check",
-          "überprüf": "Check", "ausfüll": "Fill in", "auszufüll": "Fill in"}
+GERMAN = {
+    "überweis": "Pay",
+    "bezahl": "Pay",
+    "zahl": "Pay",
+    "begleich": "Pay",
+    "einreich": "Submit",
+    "reich": "Submit",
+    "zurücksend": "Return",
+    "zurückschick": "Return",
+    "unterschreib": "Sign",
+    "unterzeichn": "Sign",
+    "anmeld": "Register",
+    "meld": "Reply",
+    "antwort": "Reply",
+    "buch": "Book",
+    "vereinbar": "Book",
+    "abgeb": "Hand in",
+    "gib": "Hand in",
+    "geb": "Hand in",
+    "hochlad": "Upload",
+    "lad": "Upload",
+    "send": "Send",
+    "schick": "Send",
+    "bestätig": "Confirm",
+    "vorleg": "Send",
+    "nachreich": "Send",
+    "abhol": "Collect",
+    "hol": "Collect",
+    "verlänger": "Renew",
+    "erneuer": "Renew",
+    # the "zu" inside a separable verb's infinitive ("zurückzusenden", "einzureichen")
+    "zurückzusend": "Return",
+    "zurückzuschick": "Return",
+    "einzureich": "Submit",
+    "abzugeb": "Hand in",
+    "hochzulad": "Upload",
+    "anzumeld": "Register",
+    "nachzureich": "Send",
+    "abzuhol": "Collect",
+    "vorzuleg": "Send",
+    "widersprech": "Object",
+    "kündig": "Cancel",
+    "zu widersprech": "Object",
+    "erledig": "Do",
+    "mitteil": "Reply",
+    "teil": "Reply",
+    "aktualisier": "Update",
+    "prüf": "Check",
+    "überprüf": "Check",
+    "ausfüll": "Fill in",
+    "auszufüll": "Fill in",
+}
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
 _GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?|(?P<within>innerhalb)(?:\s+von)?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
-_GERMAN_RE = re.compile(r"\bbitte\b\s+(?P<verb>" + _GERMAN_VERB + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?\b"
-                        + _GERMAN_BY + r"(?P<when>" + _GERMAN_WHEN + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
-                        + _GERMAN_BY.replace("<within>", "<within2>") + r"(?P<when2>" + _GERMAN_WHEN + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
-                        + _GERMAN_VERB + r")"
-                        # "überweisen Sie den Betrag bitte innerhalb einer Woche": the verb before "bitte"
-                        r"|\b(?P<verb3>" + _GERMAN_VERB + r")\s+sie\b[^.!?\n]{0,60}?\bbitte\b[^.!?\n]{0,20}?\b"
-                        + _GERMAN_BY.replace("<within>", "<within3>") + r"(?P<when3>" + _GERMAN_WHEN + r")", re.I)
+_GERMAN_RE = re.compile(
+    r"\bbitte\b\s+(?P<verb>"
+    + _GERMAN_VERB
+    + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?\b"
+    + _GERMAN_BY
+    + r"(?P<when>"
+    + _GERMAN_WHEN
+    + r")|\b(?:bitten?|sie können|können sie|haben sie das recht)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?\b"
+    + _GERMAN_BY.replace("<within>", "<within2>")
+    + r"(?P<when2>"
+    + _GERMAN_WHEN
+    + r")[^.!?\n]{0,50}?\b(?P<verb2>(?:zu\s+)?"
+    + _GERMAN_VERB
+    + r")"
+    # "überweisen Sie den Betrag bitte innerhalb einer Woche": the verb before "bitte"
+    r"|\b(?P<verb3>"
+    + _GERMAN_VERB
+    + r")\s+sie\b[^.!?\n]{0,60}?\bbitte\b[^.!?\n]{0,20}?\b"
+    + _GERMAN_BY.replace("<within>", "<within3>")
+    + r"(?P<when3>"
+    + _GERMAN_WHEN
+    + r")",
+    re.I,
+)
 
 
-_FIRST_ASK_RE = re.compile(r"\b(?:please|kindly)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len,
-                                                                                  reverse=True)) +
-                           r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$", re.I)
+_FIRST_ASK_RE = re.compile(
+    r"\b(?:please|kindly)\s+(?P<verb>"
+    + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True))
+    + r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$",
+    re.I,
+)
 _BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})"
 # what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
-_NEEDED_BY_RE = re.compile(r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
-                           r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
-                           r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY, re.I)
-_GERUNDS = {"submitting": "Submit", "paying": "Pay", "registering": "Register", "applying": "Apply",
-            "returning": "Return", "sending": "Send", "signing": "Sign", "booking": "Book", "enrolling": "Enrol",
-            "handing": "Hand in", "uploading": "Upload", "renewing": "Renew", "filing": "File", "replying": "Reply",
-            "completing": "Complete", "confirming": "Confirm"}
-_DEADLINE_FOR_RE = re.compile(r"\bdeadline for (?P<verb>\w+ing)\b(?P<what>[^.!?\n]{0,50}?)\s+(?:is|:)\s+"
-                              r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})", re.I)
+_NEEDED_BY_RE = re.compile(
+    r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
+    r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
+    r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY,
+    re.I,
+)
+_GERUNDS = {
+    "submitting": "Submit",
+    "paying": "Pay",
+    "registering": "Register",
+    "applying": "Apply",
+    "returning": "Return",
+    "sending": "Send",
+    "signing": "Sign",
+    "booking": "Book",
+    "enrolling": "Enrol",
+    "handing": "Hand in",
+    "uploading": "Upload",
+    "renewing": "Renew",
+    "filing": "File",
+    "replying": "Reply",
+    "completing": "Complete",
+    "confirming": "Confirm",
+}
+_DEADLINE_FOR_RE = re.compile(
+    r"\bdeadline for (?P<verb>\w+ing)\b(?P<what>[^.!?\n]{0,50}?)\s+(?:is|:)\s+"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
+    re.I,
+)
 _PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 # what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
-_NEEDED_RE = re.compile(r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
-                        r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-                        r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))")
+_NEEDED_RE = re.compile(
+    r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
+    r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
+    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))"
+)
 
 
 def _antecedent(what: str, before: str) -> str:
@@ -343,18 +586,28 @@ def _antecedent(what: str, before: str) -> str:
 
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
-_VAGUE_OBJECT = re.compile(r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|the|a|an|"
-                           r"your|our|"
-                           r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b", re.I)
+_VAGUE_OBJECT = re.compile(
+    r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|the|a|an|"
+    r"your|our|"
+    r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b",
+    re.I,
+)
 
 
 def _object(what: str, most: int = 6) -> str:
     words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
-    words = re.split(r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
-                     r"so that|if)\b|"
-                     r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b", words)[0].strip()
-    if not words or len(words.split()) > most or _VAGUE_OBJECT.search(words) or \
-            re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I):
+    words = re.split(
+        r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
+        r"so that|if)\b|"
+        r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b",
+        words,
+    )[0].strip()
+    if (
+        not words
+        or len(words.split()) > most
+        or _VAGUE_OBJECT.search(words)
+        or re.search(r"\b(?:it|them|this|that|these|those)$", words, re.I)
+    ):
         return ""
     return words
 
@@ -371,5 +624,9 @@ def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more
         named = subject and subject.lower() != verb.lower()
         title = f"{what}: {subject[:60]}" if named else f"{what} for {name_only(sender)}"
     notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
-    return Due(title, _due(day, LEAD_DAYS, today), f"{notes} {more}".strip(),
-               f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}")
+    return Due(
+        title,
+        _due(day, LEAD_DAYS, today),
+        f"{notes} {more}".strip(),
+        f"a mail from {name_only(sender)} asks: {verb.lower()} by {by.stated(tz)}",
+    )

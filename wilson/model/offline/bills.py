@@ -19,43 +19,62 @@ from wilson.model.offline.mailtext import sent_at
 
 BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
-SETTLED_RE = re.compile(r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
-                        r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
-                        r"(?:credit card|card|paypal)|nothing to pay)\b"
-                        r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
-                        r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
-                        re.I)
+SETTLED_RE = re.compile(
+    r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
+    r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
+    r"(?:credit card|card|paypal)|nothing to pay)\b"
+    r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
+    r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
+    re.I,
+)
 # a renewal already done and charged is a receipt: nothing to decide before it
-RENEWED_RE = re.compile(r"\b(?:has|have) been (?:automatically |successfully )?renewed\b|\bwas (?:automatically |"
-                        r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
-                        re.I)
+RENEWED_RE = re.compile(
+    r"\b(?:has|have) been (?:automatically |successfully )?renewed\b|\bwas (?:automatically |"
+    r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
+    re.I,
+)
 RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
 SIGN_RE = re.compile(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
 SIGNED_THINGS = ("lease", "contract")
 # what renews: the thing a renewal notice is about
-RENEWABLE_RE = re.compile(r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
-                          r"domain|passport|permit|registration|plan|lease)\b", re.I)
+RENEWABLE_RE = re.compile(
+    r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
+    r"domain|passport|permit|registration|plan|lease)\b",
+    re.I,
+)
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
 # ("we will offer the space to the next tenant", "save the scan" are no offer)
-OFFER_RE = re.compile(r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
-                      r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
-                      r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off", re.I)
+OFFER_RE = re.compile(
+    r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
+    r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
+    r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off",
+    re.I,
+)
 # (not "log in to your account": real bills and insurers say it too)
-PHISHING_RE = re.compile(r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
-                         r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
-                         r"ignore (?:all |any |your )?(?:previous|prior) (?:instructions|rules)|assistant:|"
-                         r"(?:note|instructions?) (?:for|to) the (?:ai|assistant))", re.I)
+PHISHING_RE = re.compile(
+    r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
+    r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
+    r"ignore (?:all |any |your )?(?:previous|prior) (?:instructions|rules)|assistant:|"
+    r"(?:note|instructions?) (?:for|to) the (?:ai|assistant))",
+    re.I,
+)
 # words before a date that make it the date to pay by, or the date something renews
-DUE_CUE_RE = re.compile(r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
-                        r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$", re.I)
-_NOT_A_NAME = set("""a an the your our my this that these new latest current monthly annual yearly quarterly final
+DUE_CUE_RE = re.compile(
+    r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
+    r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$",
+    re.I,
+)
+_NOT_A_NAME = set(
+    """a an the your our my this that these new latest current monthly annual yearly quarterly final
 first second last next upcoming outstanding open unpaid due for of from to is are will and or
 attached enclosed signed please sign
-ihre ihr ihren deine dein unsere unser die der das den votre vos ta ton sa son la le les su tu""".split())
-_MONTHS = {m.lower() for m in ("January February March April May June July August September October November "
-                               "December").split()}
+ihre ihr ihren deine dein unsere unser die der das den votre vos ta ton sa son la le les su tu""".split()
+)
+_MONTHS = {
+    m.lower() for m in ("January February March April May June July August September October November December").split()
+}
 PAY_LEAD_DAYS = 2  # a bill is paid a couple of days early: transfers take a day or two
 RENEWAL_LEAD_DAYS = 7  # a week to compare offers or cancel before it renews
 
@@ -74,7 +93,7 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
     """("electricity", "bill") from "Your electricity bill for December": up to `words` words before the noun
     that name the thing (not "your", "new", a month); ("", "passport") when none do."""
     for found in noun_re.finditer(text or ""):
-        before = re.findall(r"[A-Za-zÀ-ÿ][\w&'-]*", text[:found.start()])
+        before = re.findall(r"[A-Za-zÀ-ÿ][\w&'-]*", text[: found.start()])
         kept: list[str] = []
         for word in reversed(before[-words:]):
             if word.lower() in _NOT_A_NAME or word.lower() in _MONTHS:
@@ -87,30 +106,43 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
 def _date_to_act_by(text: str, now: datetime, tz, sent: datetime | None = None) -> dates.Found | None:
     """The date a bill is due or a contract renews: the first date after a cue ("pay by", "renews on"),
     else the first date to come; today or later only. `sent`: the day its "tomorrow" is read from."""
-    found = [f for f in dates.search(text, sent or now, tz)
-             if dates.local_date(f.value, tz) >= now.astimezone(tz).date()]
-    cued = [f for f in found if DUE_CUE_RE.search(text[:f.start])]
+    found = [
+        f for f in dates.search(text, sent or now, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()
+    ]
+    cued = [f for f in found if DUE_CUE_RE.search(text[: f.start])]
     return (cued or found or [None])[0]
 
 
 # words before a date that make it the last day to cancel, switch or say no to a renewal
-NOTICE_CUE_RE = re.compile(r"\b(?:cancel\w*|switch\w*|terminat\w*|opt out|kündig\w*|widerspr\w*|notice|let us know|"
-                           r"tell us|contact us|inform us|write to us)\b[^.!?\n]{0,50}?(?:\b(?:by|before|until|no later than|"
-                           r"bis(?: zum)?|spätestens(?: am)?)\s*)?$", re.I)
+NOTICE_CUE_RE = re.compile(
+    r"\b(?:cancel\w*|switch\w*|terminat\w*|opt out|kündig\w*|widerspr\w*|notice|let us know|"
+    r"tell us|contact us|inform us|write to us)\b[^.!?\n]{0,50}?(?:\b(?:by|before|until|no later than|"
+    r"bis(?: zum)?|spätestens(?: am)?)\s*)?$",
+    re.I,
+)
 
 
 def _renews_on(text: str, now: datetime, tz, sent: datetime) -> dates.Found | None:
     """The first date still to come said right after a renewal word ("renews on 1 March", "verlängert sich am 1.
     März"), in the same sentence; None when no date is."""
-    return next((f for f in dates.search(text, sent, tz) if dates.local_date(f.value, tz) >= now.astimezone(tz).date()
-                 and re.search(r"\b(?:renew\w*|verlänger\w*|expir\w*|runs? out)\b[^.!?\n]{0,25}$", text[:f.start],
-                               re.I)), None)
+    return next(
+        (
+            f
+            for f in dates.search(text, sent, tz)
+            if dates.local_date(f.value, tz) >= now.astimezone(tz).date()
+            and re.search(r"\b(?:renew\w*|verlänger\w*|expir\w*|runs? out)\b[^.!?\n]{0,25}$", text[: f.start], re.I)
+        ),
+        None,
+    )
 
 
 def _notice_by(text: str, now: datetime, tz, sent: datetime) -> dates.Found | None:
     """The first date still to come that a renewal notice gives as the last day to cancel or switch, or None."""
-    found = [f for f in dates.search(text, sent, tz)
-             if dates.local_date(f.value, tz) >= now.astimezone(tz).date() and NOTICE_CUE_RE.search(text[:f.start])]
+    found = [
+        f
+        for f in dates.search(text, sent, tz)
+        if dates.local_date(f.value, tz) >= now.astimezone(tz).date() and NOTICE_CUE_RE.search(text[: f.start])
+    ]
     return found[0] if found else None
 
 
@@ -123,7 +155,7 @@ def _due(act_by: date, lead: int, today: date) -> date:
 
 
 def name_only(sender: str) -> str:
-    """"Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a reason names who (the proposal says
+    """ "Stadtwerke Berlin <rechnung@stadtwerke.de>" → "Stadtwerke Berlin": a reason names who (the proposal says
     which mail, address and all), the notes say where."""
     return re.sub(r"\s*<[^>]*>\s*$", "", sender).strip(" \"'") or sender
 
@@ -148,13 +180,59 @@ def organisation(sender: str) -> str:
 
 
 # a domain that is only a service's word ("service.gov.uk") names nobody
-GENERIC_LABELS = frozenset({"service", "services", "mail", "email", "info", "billing", "noreply", "no-reply", "news",
-                            "secure", "account", "accounts", "notifications", "online", "portal"})
+GENERIC_LABELS = frozenset(
+    {
+        "service",
+        "services",
+        "mail",
+        "email",
+        "info",
+        "billing",
+        "noreply",
+        "no-reply",
+        "news",
+        "secure",
+        "account",
+        "accounts",
+        "notifications",
+        "online",
+        "portal",
+    }
+)
 # a country's own second level ("co.uk", "gov.uk", "gv.at", "com.au"): the name stands before it
 SECOND_LEVEL = frozenset({"co", "com", "org", "net", "gov", "gv", "govt", "gob", "gouv", "ac", "edu", "or", "ne", "go"})
-MAIL_PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "ymail", "hotmail", "outlook", "live", "msn", "icloud",
-                            "me", "mac", "aol", "gmx", "web", "proton", "protonmail", "pm", "posteo", "t-online",
-                            "freenet", "mailbox", "fastmail", "zoho", "yandex", "orange", "free", "libero", "btinternet"})
+MAIL_PROVIDERS = frozenset(
+    {
+        "gmail",
+        "googlemail",
+        "yahoo",
+        "ymail",
+        "hotmail",
+        "outlook",
+        "live",
+        "msn",
+        "icloud",
+        "me",
+        "mac",
+        "aol",
+        "gmx",
+        "web",
+        "proton",
+        "protonmail",
+        "pm",
+        "posteo",
+        "t-online",
+        "freenet",
+        "mailbox",
+        "fastmail",
+        "zoho",
+        "yandex",
+        "orange",
+        "free",
+        "libero",
+        "btinternet",
+    }
+)
 
 
 def sender_of(payload: dict) -> str:
@@ -168,8 +246,11 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
     """The task a bill or renewal notice calls for, or None (not one, no date, or it reads like phishing)."""
     subject = str(payload.get("subject") or "")
     # a reply's quote is the earlier mail, already read: "> EUR 4.760,00, payable within 14 days" is not asked again
-    said = "\n".join(line for line in (text or "").splitlines()
-                     if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip()))
+    said = "\n".join(
+        line
+        for line in (text or "").splitlines()
+        if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip())
+    )
     blob = f"{subject}\n{said}"
     if payload.get("change") or PHISHING_RE.search(blob):
         return None
@@ -188,14 +269,17 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         title = f"Pay {named[0]} {noun}" if named and named[0] else f"Pay the bill from {organisation(sender)}"
         pay_by = dates.local_date(when.value, tz)
         more = essentials(blob, "Pay", amount=False)
-        return Due(title, _due(pay_by, PAY_LEAD_DAYS, today),
-                   f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted})." + (f" {more}" if more
-                                                                                              else ""),
-                   f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}")
+        return Due(
+            title,
+            _due(pay_by, PAY_LEAD_DAYS, today),
+            f"{amount.group(0)} to {sender}, due {dates.fmt_day(pay_by)} ({quoted})." + (f" {more}" if more else ""),
+            f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}",
+        )
     renews = RENEWAL_RE.search(blob)
     if renews and not RENEWED_RE.search(blob):
-        when = _renews_on(blob, now, tz, sent_at(payload, now, tz)) or _date_to_act_by(blob, now, tz,
-                                                                                       sent_at(payload, now, tz))
+        when = _renews_on(blob, now, tz, sent_at(payload, now, tz)) or _date_to_act_by(
+            blob, now, tz, sent_at(payload, now, tz)
+        )
         named = _name_before(subject, RENEWABLE_RE)
         named = named if named and named[0] else (_name_before(text, RENEWABLE_RE) or named)
         if when is None or named is None:
@@ -213,8 +297,13 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             notes = f"To sign by {dates.fmt_day(act_by)} ({quoted}, from {sender})."
         else:
             title = f"Renew {thing}" if expires else f"Review {thing} renewal"
-            notes = (f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})."
-                     + ("" if expires else " Compare offers or cancel before then if it is no longer worth it."))
-        return Due(title, _due(act_by, lead, today), notes,
-                   f"a renewal notice from {name_only(sender)}: {thing}, {when.stated(tz)}")
+            notes = f"It {'expires' if expires else 'renews'} {dates.fmt_day(act_by)} ({quoted}, from {sender})." + (
+                "" if expires else " Compare offers or cancel before then if it is no longer worth it."
+            )
+        return Due(
+            title,
+            _due(act_by, lead, today),
+            notes,
+            f"a renewal notice from {name_only(sender)}: {thing}, {when.stated(tz)}",
+        )
     return None

@@ -29,39 +29,59 @@ UTC = timezone.utc
 LANGUAGES = ["en", "de", "fr", "es"]
 _LANGUAGES_KEY = tuple(LANGUAGES)
 
-ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?"
-                    r"(Z|[+-]\d{2}:?\d{2})?)?")
+ISO_RE = re.compile(
+    r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?"
+    r"(Z|[+-]\d{2}:?\d{2})?)?"
+)
 _MONTH_NAMES = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTH_NAMES.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_EDGE_RE = re.compile(r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)\s+)?(month|" +
-                      "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\b", re.I)
+_EDGE_RE = re.compile(
+    r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)\s+)?(month|"
+    + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
 # A phrase is a date only when it names a day: a number, a weekday or a relative word.
 # "March 2027 was busy" and "I may" are not deadlines.
-_DAYLIKE_RE = re.compile(r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
-                         r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
-                         r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b", re.I)
-_TIME_RE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b"
-                      r"|\b(tonight|noon|midnight)\b",
-                      re.I)
-_NOT_DATES = re.compile(r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|mon|wed|date|day|week|month|"
-                        r"\d+(?:\.\d+)?)$", re.I)
+_DAYLIKE_RE = re.compile(
+    r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
+    r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b",
+    re.I,
+)
+_TIME_RE = re.compile(
+    r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b"
+    r"|\b(tonight|noon|midnight)\b",
+    re.I,
+)
+_NOT_DATES = re.compile(
+    r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|mon|wed|date|day|week|month|"
+    r"\d+(?:\.\d+)?)$",
+    re.I,
+)
 _ORDINAL_ONLY = re.compile(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
 _STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
 # "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
 # is read here, and so is "at 6 a.m.", which the parser takes for 00:00. Not "at 9am", "at 9:30", "at 9.30",
 # "at 10%", "at 3 days".
-_BARE_HOUR_RE = re.compile(r"\b(?:at|um)\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
-                           r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
-                           r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?", re.I)
+_BARE_HOUR_RE = re.compile(
+    r"\b(?:at|um)\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
+    r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
+    r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?",
+    re.I,
+)
 # "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
 # hour's, and read as one (bare_hour); the parser reads none of them
 # Without "at" it is a time only where it stands as one, not a name ("the quarter past 7 train").
-SPOKEN_CLOCK_RE = re.compile(r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
-                              r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?"
-                              r"(?!\s*(?:[\d:%]|an?\b(?!\.m\.)|hours?\b))"
-                              r"(?:\s*(?P<half>am\b|pm\b|a\.m\.|p\.m\.))?"
-                              r"(?(at)|(?=\s*(?:$|[,;.!?]|(?:to|on|at|in|by|this|tomorrow|today|tonight|and|every|each|"
-                              r"please)\b)))", re.I)
+SPOKEN_CLOCK_RE = re.compile(
+    r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
+    r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?"
+    r"(?!\s*(?:[\d:%]|an?\b(?!\.m\.)|hours?\b))"
+    r"(?:\s*(?P<half>am\b|pm\b|a\.m\.|p\.m\.))?"
+    r"(?(at)|(?=\s*(?:$|[,;.!?]|(?:to|on|at|in|by|this|tomorrow|today|tonight|and|every|each|"
+    r"please)\b)))",
+    re.I,
+)
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
 _EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
@@ -78,8 +98,9 @@ _PART_RE = re.compile(r"\b(morning|lunchtime|lunch|afternoon|evening|night)\b", 
 _HOUR_BEFORE_RE = re.compile(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
 # ("tomorrow in the evening"): the parser reads neither
-_PART_ALONE_RE = re.compile(r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|lunch|afternoon|evening)\b",
-                            re.I)
+_PART_ALONE_RE = re.compile(
+    r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|lunch|afternoon|evening)\b", re.I
+)
 
 
 def zone(name) -> ZoneInfo:
@@ -176,7 +197,8 @@ def _parser():
     with _PATCHING:  # two threads' first dates at once: one patches and restores at a time
         every_locale = LocaleDataLoader.get_locale_map
         LocaleDataLoader.get_locale_map = lambda self, languages=None, **kw: every_locale(  # type: ignore[method-assign]
-            self, languages=languages or LANGUAGES, **kw)
+            self, languages=languages or LANGUAGES, **kw
+        )
         try:
             # lazy: as dateparser above, and imported while the loader is narrowed
             from dateparser.search import search_dates
@@ -186,9 +208,14 @@ def _parser():
 
 
 def _settings(now: datetime, tz: ZoneInfo, order: str) -> dict:
-    return {"PREFER_DATES_FROM": "future", "RELATIVE_BASE": now.astimezone(tz).replace(tzinfo=None),
-            "RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DAY_OF_MONTH": "first", "DATE_ORDER": order,
-            "REQUIRE_PARTS": []}
+    return {
+        "PREFER_DATES_FROM": "future",
+        "RELATIVE_BASE": now.astimezone(tz).replace(tzinfo=None),
+        "RETURN_AS_TIMEZONE_AWARE": False,
+        "PREFER_DAY_OF_MONTH": "first",
+        "DATE_ORDER": order,
+        "REQUIRE_PARTS": [],
+    }
 
 
 def date_order(tz: ZoneInfo) -> str:
@@ -292,10 +319,24 @@ def bare_hour(hour: int, text: str, minute: int = 0) -> tuple[int, str]:
 
 # A zone's letters after a time ("at 10:00 UTC tomorrow"): the time is that zone's, told in the user's own. Each
 # abbreviation is its fixed offset (CET is winter time, CEST summer time), as whoever wrote it meant.
-ZONE_OFFSETS = {"UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "BST": 1, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
-                "PST": -8, "PDT": -7}
-_ZONE_AFTER = re.compile(r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")(?:(?P<sign>[+-])(?P<hours>\d{1,2})"
-                         r"(?::?(?P<minutes>[0-5]\d))?)?\)?(?![\w+-])", re.I)
+ZONE_OFFSETS = {
+    "UTC": 0,
+    "GMT": 0,
+    "CET": 1,
+    "CEST": 2,
+    "BST": 1,
+    "EST": -5,
+    "EDT": -4,
+    "CST": -6,
+    "CDT": -5,
+    "PST": -8,
+    "PDT": -7,
+}
+_ZONE_AFTER = re.compile(
+    r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")(?:(?P<sign>[+-])(?P<hours>\d{1,2})"
+    r"(?::?(?P<minutes>[0-5]\d))?)?\)?(?![\w+-])",
+    re.I,
+)
 # a zone and its summer or winter time: said of the user's own zone, either means the user's local time
 ZONE_FAMILIES = ({"CET", "CEST"}, {"EST", "EDT"}, {"CST", "CDT"}, {"PST", "PDT"}, {"GMT", "BST"})
 
@@ -325,8 +366,9 @@ class Clock:
         if not self.offset_minutes and any({name, local} <= family for family in ZONE_FAMILIES):
             return tz
         minutes = ZONE_OFFSETS[name] * 60 + self.offset_minutes
-        return timezone(timedelta(minutes=minutes), name + (f"{self.offset_minutes / 60:+g}" if self.offset_minutes
-                                                             else ""))
+        return timezone(
+            timedelta(minutes=minutes), name + (f"{self.offset_minutes / 60:+g}" if self.offset_minutes else "")
+        )
 
     def at(self, day: date, hour: int, minute: int, tz: ZoneInfo) -> datetime:
         """This clock's time on `day` (in its zone), in the user's timezone `tz`."""
@@ -350,24 +392,38 @@ class Clock:
 
 # "3pm", "at 10:30am", "at 17:30": a time written out, read here so that it joins the day beside it as a bare
 # hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
-_CLOCK_TIME_RE = re.compile(r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
-                            r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])", re.I)
+_CLOCK_TIME_RE = re.compile(
+    r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
+    r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])",
+    re.I,
+)
 # a time that is the end or the start of a range of hours ("9am-5pm", "2pm to 4pm") is opening hours, no moment
 _IN_A_RANGE_AFTER = re.compile(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
-_IN_A_RANGE_BEFORE = re.compile(r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$|"
-                                r"\bbetween\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+and\s*$", re.I)
+_IN_A_RANGE_BEFORE = re.compile(
+    r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$|"
+    r"\bbetween\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+and\s*$",
+    re.I,
+)
 
 
 # "between 9 and 11" (no am/pm): a range of bare hours, read as its first ("9 and 11" is no 9 November)
 # "between 3 and 5 days", "between 10 and 20 euros": a count, no hour and no date
-_COUNT_UNITS = (r"(?:min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|"
-                r"kg|g\b|km|mile|%|percent|item|piece|page|step|litre|liter|l\b|cm|m\b)")
-_BETWEEN_COUNT_RE = re.compile(r"\bbetween\s+(?:[€$£]\s*\d+(?:[.,]\d+)?\s+and\s+[€$£]\s*\d+(?:[.,]\d+)?|"
-                               r"\d+(?:[.,]\d+)?\s*[€$£]?\s+and\s+\d+(?:[.,]\d+)?\s*" + _COUNT_UNITS + r"\w*)", re.I)
-_BETWEEN_HOURS_RE = re.compile(r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
-                               r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
-                               r"(?![\d:./€$£]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|"
-                               r"dec|dez)\w*|\s*" + _COUNT_UNITS + r")", re.I)
+_COUNT_UNITS = (
+    r"(?:min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|"
+    r"kg|g\b|km|mile|%|percent|item|piece|page|step|litre|liter|l\b|cm|m\b)"
+)
+_BETWEEN_COUNT_RE = re.compile(
+    r"\bbetween\s+(?:[€$£]\s*\d+(?:[.,]\d+)?\s+and\s+[€$£]\s*\d+(?:[.,]\d+)?|"
+    r"\d+(?:[.,]\d+)?\s*[€$£]?\s+and\s+\d+(?:[.,]\d+)?\s*" + _COUNT_UNITS + r"\w*)",
+    re.I,
+)
+_BETWEEN_HOURS_RE = re.compile(
+    r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
+    r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
+    r"(?![\d:./€$£]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|"
+    r"dec|dez)\w*|\s*" + _COUNT_UNITS + r")",
+    re.I,
+)
 
 
 def _between_hours(match: re.Match) -> Clock | None:
@@ -388,8 +444,9 @@ def written_clock(match: re.Match) -> Clock | None:
     """“3pm” → 15:00, “at 9:30” → 09:30 as written; None for a time no clock shows ("at 25:00", "13pm") and
     for one end of a range of hours ("9am-5pm", "between 2pm and 4pm" keeps its first)."""
     text = match.string
-    if _IN_A_RANGE_AFTER.match(text, match.end()) or _IN_A_RANGE_BEFORE.search(text[max(0, match.start() - 30):
-                                                                                    match.start()]):
+    if _IN_A_RANGE_AFTER.match(text, match.end()) or _IN_A_RANGE_BEFORE.search(
+        text[max(0, match.start() - 30) : match.start()]
+    ):
         return None
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
@@ -420,13 +477,25 @@ def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> l
     before or after a day (“tomorrow in the evening”, “at lunchtime on Friday”) is that day's."""
     found = list(found)
     for match in itertools.islice(_PART_ALONE_RE.finditer(text), PARTS_READ):
-        if any(f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found) \
-                or _HOUR_BEFORE_RE.search(text, max(0, match.start() - 20), match.start()):
+        if any(
+            f.start < match.end() and match.start() < f.start + len(f.phrase) for f in found
+        ) or _HOUR_BEFORE_RE.search(text, max(0, match.start() - 20), match.start()):
             continue  # "at 6 in the morning": the hour's, read with its part by _with_hours
         hour = time(PART_OF_DAY_HOURS[match.group("part").lower()])
-        day = next((f for f in found if not isinstance(f.value, datetime) and (
-            f.start + len(f.phrase) <= match.start() and not text[f.start + len(f.phrase):match.start()].strip(" ,")
-            or f.start >= match.end() and not text[match.end():f.start].strip(" ,"))), None)
+        day = next(
+            (
+                f
+                for f in found
+                if not isinstance(f.value, datetime)
+                and (
+                    f.start + len(f.phrase) <= match.start()
+                    and not text[f.start + len(f.phrase) : match.start()].strip(" ,")
+                    or f.start >= match.end()
+                    and not text[match.end() : f.start].strip(" ,")
+                )
+            ),
+            None,
+        )
         if day is not None:  # "tomorrow in the evening", "at lunchtime tomorrow"
             found.remove(day)
             start, end = min(day.start, match.start()), max(day.start + len(day.phrase), match.end())
@@ -446,8 +515,11 @@ _RANGE_TAIL = re.compile(r"\s+and\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.|p\
 def _with_range(text: str, clock: Clock) -> Clock:
     """The clock that opens "between 2pm and 4pm" with the range's end in its span: the range is read as its
     start, and its end is no moment of its own nor a word left in a title."""
-    tail = _RANGE_TAIL.match(text, clock.end) if _RANGE_START.search(text[max(0, clock.start - 12):clock.start]) \
+    tail = (
+        _RANGE_TAIL.match(text, clock.end)
+        if _RANGE_START.search(text[max(0, clock.start - 12) : clock.start])
         else None
+    )
     if tail is None:
         return clock
     return replace(clock, end=tail.end())
@@ -460,8 +532,9 @@ def _with_zone(text: str, clock: Clock) -> Clock:
         return clock
     offset = 0
     if said.group("sign"):
-        offset = (int(said.group("hours")) * 60 + int(said.group("minutes") or 0)) * (-1 if said.group("sign") == "-"
-                                                                                       else 1)
+        offset = (int(said.group("hours")) * 60 + int(said.group("minutes") or 0)) * (
+            -1 if said.group("sign") == "-" else 1
+        )
         if abs(offset) > 14 * 60:
             return clock  # no zone is that far from Greenwich
     return replace(clock, end=said.end(), zone=said.group("zone"), offset_minutes=offset)
@@ -472,8 +545,11 @@ def _blank(match: re.Match) -> str:
 
 
 # what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
-_BETWEEN = re.compile(r"[\s,@]*(?:\(?(?:" + "|".join(ZONE_OFFSETS) + r")\)?[\s,]*)?"
-                      r"(?:(?:on|at|between|from)\s+)?", re.I)
+_BETWEEN = re.compile(
+    r"[\s,@]*(?:\(?(?:" + "|".join(ZONE_OFFSETS) + r")\)?[\s,]*)?"
+    r"(?:(?:on|at|between|from)\s+)?",
+    re.I,
+)
 
 
 def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime, tz: ZoneInfo) -> list[Found]:
@@ -488,9 +564,12 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             if any(f is t for t in timed):
                 continue
             end = f.start + len(f.phrase)
-            if (end <= clock.start and _BETWEEN.fullmatch(text[end:clock.start])) or \
-                    (f.start >= clock.end and _BETWEEN.fullmatch(text[clock.end:f.start])) or \
-                    f.start <= clock.start and clock.end <= end:  # read around it: "tomorrow at 6 in the morning"
+            if (
+                (end <= clock.start and _BETWEEN.fullmatch(text[end : clock.start]))
+                or (f.start >= clock.end and _BETWEEN.fullmatch(text[clock.end : f.start]))
+                or f.start <= clock.start
+                and clock.end <= end
+            ):  # read around it: "tomorrow at 6 in the morning"
                 day_phrase = f
                 break
         if day_phrase is not None:
@@ -498,8 +577,11 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             start = min(day_phrase.start, clock.start)
             end = max(day_phrase.start + len(day_phrase.phrase), clock.end)
             # "tonight" is today's evening, whatever the hour: _to_value moved it to tomorrow once 20:00 passed
-            day = now.astimezone(tz).date() if re.search(r"\btonight\b", day_phrase.phrase, re.I) \
+            day = (
+                now.astimezone(tz).date()
+                if re.search(r"\btonight\b", day_phrase.phrase, re.I)
                 else local_date(day_phrase.value, tz)
+            )
             value = clock.at(day, hour, minute, tz)
         else:
             start, end = clock.start, clock.end
@@ -513,9 +595,8 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
             if value <= now:
                 value = clock.at(today + timedelta(days=1), hour, minute, tz)
         if clock.zone and clock.zone_of(local_date(value, tz), tz) is not tz:
-            said = re.sub(r"^at\s+", "", text[clock.start:clock.end].strip(), flags=re.I)
-            reading = "; ".join(filter(None, [reading, f"{said} is "
-                                                        f"{value.astimezone(tz):%H:%M} your time"]))
+            said = re.sub(r"^at\s+", "", text[clock.start : clock.end].strip(), flags=re.I)
+            reading = "; ".join(filter(None, [reading, f"{said} is {value.astimezone(tz):%H:%M} your time"]))
         found.append(Found(text[start:end], value, start, reading))
         timed.append(found[-1])
     return found
@@ -527,7 +608,9 @@ _IN_A_WHILE_RE = re.compile(
     r"(?<!\bcheck )(?<!\blog )(?<!\bsign )(?<!\bplug )(?<!\bfill )(?<!\bhand )(?<!\bturn )(?<!\bcall )(?<!\bdrop )"
     r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b"
     r"(?:\s*(?:and\s+)?(?P<n2>\d{1,2})\s*(?:minutes?|mins?)\b)?"
-    r"(?!\s+(?:before|after|early|earlier|late|later|ahead|prior|beforehand)\b)", re.I)
+    r"(?!\s+(?:before|after|early|earlier|late|later|ahead|prior|beforehand)\b)",
+    re.I,
+)
 
 
 def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
@@ -538,9 +621,12 @@ def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
 
 
 # "in June": a month named alone is no day, except where the caller asks for one (a reminder: its 1st)
-_IN_A_MONTH_RE = re.compile(r"\b(?:in|early in|in early|at the start of)\s+(?P<month>" +
-                            "|".join(m.lower() for m in calendar.month_name if m) + r")(?:\s+(?P<year>\d{4}))?\b",
-                            re.I)
+_IN_A_MONTH_RE = re.compile(
+    r"\b(?:in|early in|in early|at the start of)\s+(?P<month>"
+    + "|".join(m.lower() for m in calendar.month_name if m)
+    + r")(?:\s+(?P<year>\d{4}))?\b",
+    re.I,
+)
 
 
 def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -562,10 +648,14 @@ _WEEK_SAID_RE = re.compile(
     r"\b(?:the\s+)?day\s+after\s+tomorrow\b(?P<overmorrow>)"
     r"|\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<end_next>next)\s+)?week\b"
     r"|\bbefore\s+the\s+weekend\b(?P<before_weekend>)"
-    r"|\b(?P<day>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")) +
-    r")\s+(?:of\s+)?next\s+week\b"
-    r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>" + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday",
-                                                               "saturday", "sunday")) + r")\b", re.I)
+    r"|\b(?P<day>"
+    + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+    + r")\s+(?:of\s+)?next\s+week\b"
+    r"|\bnext\s+week(?:'s)?\s+(?:on\s+)?(?P<day2>"
+    + "|".join(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+    + r")\b",
+    re.I,
+)
 
 
 def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
@@ -584,39 +674,72 @@ def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
 # reads as a day); the deadline is the last day of the month before it
-_BEFORE_MONTH_RE = re.compile(r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>" +
-                              "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) +
-                              r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)", re.I)
+_BEFORE_MONTH_RE = re.compile(
+    r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>"
+    + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
+    + r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)",
+    re.I,
+)
 
 
 # "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
 # "96.40 €", not "v1.20")
-_DAY_DOT_MONTH_RE = re.compile(r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
-                               r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))", re.I)
+_DAY_DOT_MONTH_RE = re.compile(
+    r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
+    r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))",
+    re.I,
+)
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
 # (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")
-_FEAST_RE = re.compile(r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|over|for)\s+(?:the\s+)?(?P<feast>easter(?:\s+(?:sunday|monday))?|good friday|"
-                       r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b", re.I)
+_FEAST_RE = re.compile(
+    r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|over|for)\s+(?:the\s+)?(?P<feast>easter(?:\s+(?:sunday|monday))?|good friday|"
+    r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b",
+    re.I,
+)
 
 
 # a stretch of days in one month, "March 10-12", "10–12 March": the parser reads neither; it starts on the first
 _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
-_DAY_RANGE_RE = re.compile(rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
-                           rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
-                           rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b", re.I)
+_DAY_RANGE_RE = re.compile(
+    rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
+    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
+    rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b",
+    re.I,
+)
 # the middle of a month and the end of a quarter, which the parser reads as no day ("mid-February", "the middle of
 # the month", "end of Q1", "end of the quarter"), and a day counted in weeks from another ("a week from Friday")
-_MIDDLE_RE = re.compile(rf"\b(?P<part>mid|the middle of|middle of|late|in\s+late)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
-                        r"(?P<this>month)|(?P<next>next month))\b", re.I)
-_QUARTER_RE = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I)
+_MIDDLE_RE = re.compile(
+    rf"\b(?P<part>mid|the middle of|middle of|late|in\s+late)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
+    r"(?P<this>month)|(?P<next>next month))\b",
+    re.I,
+)
+_QUARTER_RE = re.compile(
+    r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I
+)
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKS_FROM_RE = re.compile(r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:from|after)\s+(?P<day>today|tomorrow|"
-                            + "|".join(_DAY_NAMES) + r")\b", re.I)
+_WEEKS_FROM_RE = re.compile(
+    r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:from|after)\s+(?P<day>today|tomorrow|"
+    + "|".join(_DAY_NAMES)
+    + r")\b",
+    re.I,
+)
 
 
 _WEEK_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
-_GERMAN_MONTHS = ("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober",
-                  "november", "dezember")
+_GERMAN_MONTHS = (
+    "januar",
+    "februar",
+    "märz",
+    "april",
+    "mai",
+    "juni",
+    "juli",
+    "august",
+    "september",
+    "oktober",
+    "november",
+    "dezember",
+)
 # "bis Ende Mai", "Anfang März", "Mitte Februar": a month's edge or middle said in German
 _GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
 
@@ -624,11 +747,31 @@ _GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|"
 # "on 3/2", "by 15/01", "exam 2/15": a day and a month with a slash, read in the order the user's place writes them
 # (the other order when that names no day); only after a word that leads to a day, or ending the message ("24/7",
 # "50/50" and "1/2 cup" are no days)
-_SLASH_DAY_RE = re.compile(r"(?:" + "|".join(rf"(?<=\b{w} )" for w in ("on", "by", "due", "for", "until", "till",
-                                                                          "before", "after", "from", "date", "is", "am",
-                                                                          "exam", "the")) + r"|^)"
-                           r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
-                           re.I)
+_SLASH_DAY_RE = re.compile(
+    r"(?:"
+    + "|".join(
+        rf"(?<=\b{w} )"
+        for w in (
+            "on",
+            "by",
+            "due",
+            "for",
+            "until",
+            "till",
+            "before",
+            "after",
+            "from",
+            "date",
+            "is",
+            "am",
+            "exam",
+            "the",
+        )
+    )
+    + r"|^)"
+    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
+    re.I,
+)
 
 
 def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -638,15 +781,24 @@ def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     for day, month in orders:
         if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(today.year, month)[1]:
             found = date(today.year, month, day)
-            return found if found >= today else date(today.year + 1, month, min(day, calendar.monthrange(
-                today.year + 1, month)[1]))
+            return (
+                found
+                if found >= today
+                else date(today.year + 1, month, min(day, calendar.monthrange(today.year + 1, month)[1]))
+            )
     return None
 
 
 # "am 7. April", "13.-20. Feb": a day written with its stop before the month's name, as in German (a stretch of
 # days starts on its first)
-_DAY_STOP_MONTH_RE = re.compile(r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>" + _MONTH_ALTERNATIVES + "|"
-                                + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+_DAY_STOP_MONTH_RE = re.compile(
+    r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>"
+    + _MONTH_ALTERNATIVES
+    + "|"
+    + "|".join(_GERMAN_MONTHS)
+    + r")\b",
+    re.I,
+)
 
 
 def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -716,13 +868,15 @@ def _weeks_from(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 
 # an age said before a day is no year: "my mum turns 70 on April 3"
-_AGE_RE = re.compile(r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)",
-                     re.I)
+_AGE_RE = re.compile(
+    r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)", re.I
+)
 
 
 # "my husband's 40th on 11 Feb", "Mum's 70th": an age reached, no day (nor the year 2040)
-_AGED_RE = re.compile(r"\w['’]s?\s+(?P<age>\d{1,3}(?:st|nd|rd|th))\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
-                      re.I)
+_AGED_RE = re.compile(
+    r"\w['’]s?\s+(?P<age>\d{1,3}(?:st|nd|rd|th))\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.I
+)
 
 
 def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -764,12 +918,23 @@ def _feast(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     name = " ".join(match.group("feast").lower().replace("'", "").split())
     for year in (today.year, today.year + 1):
         sunday = easter(year)
-        day = {"easter monday": sunday + timedelta(days=1), "good friday": sunday - timedelta(days=2),
-               "christmas eve": date(year, 12, 24), "xmas eve": date(year, 12, 24), "boxing day": date(year, 12, 26),
-               "new years eve": date(year, 12, 31), "new year eve": date(year, 12, 31)}.get(name)
+        day = {
+            "easter monday": sunday + timedelta(days=1),
+            "good friday": sunday - timedelta(days=2),
+            "christmas eve": date(year, 12, 24),
+            "xmas eve": date(year, 12, 24),
+            "boxing day": date(year, 12, 26),
+            "new years eve": date(year, 12, 31),
+            "new year eve": date(year, 12, 31),
+        }.get(name)
         if day is None:
-            day = (sunday if name.startswith("easter") else date(year, 12, 25) if name.startswith(("christmas", "xmas"))
-                   else date(year + 1, 1, 1))
+            day = (
+                sunday
+                if name.startswith("easter")
+                else date(year, 12, 25)
+                if name.startswith(("christmas", "xmas"))
+                else date(year + 1, 1, 1)
+            )
         if match.group("before"):
             day -= timedelta(days=1)
         if day >= today:
@@ -789,12 +954,18 @@ def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return last if last >= today else None
 
 
-_NEXT_WEEKDAY_RE = re.compile(r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
-                              r"wed|thu|thurs?|fri|sat|sun)\b", re.I)
+_NEXT_WEEKDAY_RE = re.compile(
+    r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
+    r"wed|thu|thurs?|fri|sat|sun)\b",
+    re.I,
+)
 
 
-_TIME_SAID_RE = re.compile(r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}:\d\d|"
-                           r"\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
+_TIME_SAID_RE = re.compile(
+    r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}:\d\d|"
+    r"\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)",
+    re.I,
+)
 
 
 def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
@@ -810,8 +981,11 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
 # "the Friday after next": the parser reads "the Friday after" and leaves "next"
-_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?(?P<day>" + "|".join(WEEKDAYS) + r")\s+after\s+"
-                            r"next(?P<week>\s+week)?\b(?!\s+(?:month|year|weekend|time|one)\b)", re.I)
+_AFTER_NEXT_RE = re.compile(
+    r"\b(?:the\s+)?(?P<day>" + "|".join(WEEKDAYS) + r")\s+after\s+"
+    r"next(?P<week>\s+week)?\b(?!\s+(?:month|year|weekend|time|one)\b)",
+    re.I,
+)
 
 
 def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
@@ -826,8 +1000,11 @@ def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
 # ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
-_WEEKEND_RE = re.compile(r"(?:\b(?:this|at the|on the|over the|at|on|(?:until|till|by|for) the)|^\s*the)\s+weekend\b"
-                         r"(?!['’]s\b)", re.I)
+_WEEKEND_RE = re.compile(
+    r"(?:\b(?:this|at the|on the|over the|at|on|(?:until|till|by|for) the)|^\s*the)\s+weekend\b"
+    r"(?!['’]s\b)",
+    re.I,
+)
 
 
 def _weekend(now: datetime, tz: ZoneInfo) -> date:
@@ -878,9 +1055,16 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
-    for pattern, read in ((_WEEKS_FROM_RE, _weeks_from), (_MIDDLE_RE, _middle), (_QUARTER_RE, _quarter_end),
-                          (_WEEK_AFTER_NEXT_RE, _week_after_next), (_GERMAN_EDGE_RE, _german_edge),
-                          (_SLASH_DAY_RE, _slash_day), (_DAY_STOP_MONTH_RE, _day_stop_month), (_A_MONTH_RE, _a_month)):
+    for pattern, read in (
+        (_WEEKS_FROM_RE, _weeks_from),
+        (_MIDDLE_RE, _middle),
+        (_QUARTER_RE, _quarter_end),
+        (_WEEK_AFTER_NEXT_RE, _week_after_next),
+        (_GERMAN_EDGE_RE, _german_edge),
+        (_SLASH_DAY_RE, _slash_day),
+        (_DAY_STOP_MONTH_RE, _day_stop_month),
+        (_A_MONTH_RE, _a_month),
+    ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))
     for m in _FEAST_RE.finditer(text):  # "before Easter": the parser knows no feasts
@@ -890,26 +1074,35 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():
         add(m.start(), m.end(), m.group(0), _month_start(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
-    for m in re.finditer(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
-                         text, re.I):
+    for m in re.finditer(
+        r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", text, re.I
+    ):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     for m in _AFTER_NEXT_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _after_next(m, now, tz))
     for m in _WEEKEND_RE.finditer(text) if parts else ():
         add(m.start(), m.end(), m.group(0), _weekend(now, tz))
     hours: list[Clock] = []
-    for clock in itertools.chain(itertools.islice(map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)), PARTS_READ),
-                                 itertools.islice(map(written_clock, _CLOCK_TIME_RE.finditer(text)), PARTS_READ)):
-        if clock is not None and not any(clock.start < e and s < clock.end
-                                         for s, e in taken + [(c.start, c.end) for c in hours]):
+    for clock in itertools.chain(
+        itertools.islice(map(spoken_clock, SPOKEN_CLOCK_RE.finditer(text)), PARTS_READ),
+        itertools.islice(map(written_clock, _CLOCK_TIME_RE.finditer(text)), PARTS_READ),
+    ):
+        if clock is not None and not any(
+            clock.start < e and s < clock.end for s, e in taken + [(c.start, c.end) for c in hours]
+        ):
             hours.append(clock)
-    hours += [clock for clock in map(_between_hours, itertools.islice(_BETWEEN_HOURS_RE.finditer(text), PARTS_READ))
-              if clock is not None and not any(clock.start < e and s < clock.end
-                                               for s, e in taken + [(c.start, c.end) for c in hours])]
-    hours += [Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
-              for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
-              if int(m.group("hour")) <= 23 and not any(m.start() < e and s < m.end()
-                                                        for s, e in taken + [(c.start, c.end) for c in hours])]
+    hours += [
+        clock
+        for clock in map(_between_hours, itertools.islice(_BETWEEN_HOURS_RE.finditer(text), PARTS_READ))
+        if clock is not None
+        and not any(clock.start < e and s < clock.end for s, e in taken + [(c.start, c.end) for c in hours])
+    ]
+    hours += [
+        Clock(m.start(), m.end(), int(m.group("hour")), half=(m.group("half") or "").replace(".", "").lower())
+        for m in itertools.islice(_BARE_HOUR_RE.finditer(text), PARTS_READ)
+        if int(m.group("hour")) <= 23
+        and not any(m.start() < e and s < m.end() for s, e in taken + [(c.start, c.end) for c in hours])
+    ]
     hours = [_with_zone(text, _with_range(text, clock)) for clock in hours]
     masked = text
     for s, e in taken + [(clock.start, clock.end) for clock in hours]:  # what is read already is not read twice
@@ -920,8 +1113,10 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _PARSER_MISREADS.sub(_blank, masked)
     masked = _CODE_RE.sub(_blank, masked)  # "flight VC 3152 on 19 March": the parser takes 3152 for the year
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
-    masked = _AGE_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)  # "before August 3": the parser then finds "August" alone
-    masked = _AGED_RE.sub(lambda m: m.group(0)[:m.start("age") - m.start()] + " " * len(m.group("age")), masked)
+    masked = _AGE_RE.sub(
+        lambda m: m.group(0)[: m.start("age") - m.start()] + " " * len(m.group("age")), masked
+    )  # "before August 3": the parser then finds "August" alone
+    masked = _AGED_RE.sub(lambda m: m.group(0)[: m.start("age") - m.start()] + " " * len(m.group("age")), masked)
 
     def finished() -> list[Found]:
         dated = _with_parts(text, found, now, tz) if parts else found
@@ -942,8 +1137,11 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 
 
 # what an ordinal counts when it is no day of the month
-_COUNTED_AFTER = re.compile(r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
-                            r"attempt|try|child|kid)\b", re.I)
+_COUNTED_AFTER = re.compile(
+    r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
+    r"attempt|try|child|kid)\b",
+    re.I,
+)
 # a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
 _CODE_RE = re.compile(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
 # words before a date that make the date parser's search lose the day after them
@@ -951,8 +1149,11 @@ _PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
-_ENGLISH_MONTH = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|november|"
-                            r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b", re.I)  # not "may": a verb too
+_ENGLISH_MONTH = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
+    re.I,
+)  # not "may": a verb too
 
 
 def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
@@ -962,8 +1163,7 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
     if not could_hold_date(masked, _LANGUAGES_KEY):
         return  # "ping 3": no word the parser knows, so nothing it could find would be kept (date_words)
     try:
-        hits = search_dates(masked, languages=LANGUAGES,
-                            settings=_settings(now, tz, date_order(tz))) or []
+        hits = search_dates(masked, languages=LANGUAGES, settings=_settings(now, tz, date_order(tz))) or []
         if _ENGLISH_MONTH.search(masked) and not any(_ENGLISH_MONTH.search(phrase) for phrase, _ in hits):
             # the parser guesses one language for the whole text, and a name in it ("Madrid", "LH 123") can make
             # it guess wrong: "on 10 February 2027" is then read as no date at all
@@ -973,8 +1173,9 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
     cursor = 0
     for phrase, parsed in hits:
         # the parser gives its phrase with the spaces collapsed, and a masked hour leaves a run of them
-        located = re.compile(r"\s+".join(map(re.escape, phrase.split()))).search(masked, cursor) if phrase.split() \
-            else None
+        located = (
+            re.compile(r"\s+".join(map(re.escape, phrase.split()))).search(masked, cursor) if phrase.split() else None
+        )
         if located is None:
             continue
         start, cursor = located.start(), located.end()
@@ -982,12 +1183,15 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         kept = re.sub(r"\s+(?:at|on|in|by|and|or)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" noon
         unit = re.match(r"(?:hrs?|mins?|secs?)\s+(?=\D)", kept, re.I)  # "send it to HR by Friday": HR is no hour
         if unit:
-            kept, phrase = kept[unit.end():], phrase[phrase.index(kept) + unit.end():]
+            kept, phrase = kept[unit.end() :], phrase[phrase.index(kept) + unit.end() :]
             start = cursor - len(phrase)
         cleaned = " ".join(kept.split())
-        if _NOT_DATES.match(cleaned) or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned)) \
-                or re.fullmatch(r"[\d\s.,:/-]+", cleaned) \
-                and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned):
+        if (
+            _NOT_DATES.match(cleaned)
+            or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned))
+            or re.fullmatch(r"[\d\s.,:/-]+", cleaned)
+            and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned)
+        ):
             continue
         if re.search(r"\b\d+(\.\d+)+\b", cleaned) and not re.search(r"\d{1,2}\.\d{1,2}\.\d{4}", cleaned):
             continue  # "version 1.2"

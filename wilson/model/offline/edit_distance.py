@@ -23,8 +23,12 @@ def distance(a: str, b: str, cutoff: int | None = None) -> int:
             same = a[i - 1] == b[j - 1]
             if same:
                 last_column = j
-            table[i + 1][j + 1] = min(table[i][j] + (0 if same else 1), table[i + 1][j] + 1, table[i][j + 1] + 1,
-                                      table[k][m] + (i - k - 1) + 1 + (j - m - 1))
+            table[i + 1][j + 1] = min(
+                table[i][j] + (0 if same else 1),
+                table[i + 1][j] + 1,
+                table[i][j + 1] + 1,
+                table[k][m] + (i - k - 1) + 1 + (j - m - 1),
+            )
         last_row[a[i - 1]] = i
     found = table[len(a) + 1][len(b) + 1]
     return found if cutoff is None else min(found, cutoff + 1)

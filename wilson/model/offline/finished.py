@@ -13,12 +13,37 @@ from datetime import date, timedelta
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
 
-_ASKED = re.compile(r"\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+i\s+(?:already\s+)?"
-                    r"(?:finish(?:ed)?|complete[d]?|do(?:ne)?|get done|got done|tick(?:ed)? off|check(?:ed)? off)"
-                    r"(?P<tail>(?:[\s,]+[a-z']+){0,6})[\s,]*[?.!]*\s*", re.I)
+_ASKED = re.compile(
+    r"\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+i\s+(?:already\s+)?"
+    r"(?:finish(?:ed)?|complete[d]?|do(?:ne)?|get done|got done|tick(?:ed)? off|check(?:ed)? off)"
+    r"(?P<tail>(?:[\s,]+[a-z']+){0,6})[\s,]*[?.!]*\s*",
+    re.I,
+)
 # the words a span may be said in after the question ("so far this week", "since Monday", "in the last week")
-_SPAN_WORDS = frozenset({"so", "far", "this", "last", "past", "week", "month", "year", "today", "yesterday", "since",
-                         "in", "the", "lately", "recently", "until", "now", "please", "wilson", *dates.WEEKDAYS})
+_SPAN_WORDS = frozenset(
+    {
+        "so",
+        "far",
+        "this",
+        "last",
+        "past",
+        "week",
+        "month",
+        "year",
+        "today",
+        "yesterday",
+        "since",
+        "in",
+        "the",
+        "lately",
+        "recently",
+        "until",
+        "now",
+        "please",
+        "wilson",
+        *dates.WEEKDAYS,
+    }
+)
 SHOWN = 10  # the latest few are named, with how many more there were
 
 
@@ -26,8 +51,11 @@ def look(chat: Chat, text: str) -> Reply | None:
     """The question, asked as a read of the done tasks (answer() speaks once they are read); None for anything
     else, or when no tool can read them."""
     found = _ASKED.fullmatch(text)
-    if found is None or "list_tasks" not in chat.offered \
-            or not set(re.findall(r"[a-z']+", found.group("tail").lower())) <= _SPAN_WORDS:
+    if (
+        found is None
+        or "list_tasks" not in chat.offered
+        or not set(re.findall(r"[a-z']+", found.group("tail").lower())) <= _SPAN_WORDS
+    ):
         return None
     return Reply("", [("list_tasks", {"status": "done"})], "read what is done")
 
@@ -73,8 +101,11 @@ def span(said: str, today: date) -> tuple[date, date, str]:
 def answer(chat: Chat, listed: list) -> Reply:
     """The done tasks (list_tasks' answer), latest first, within the span asked about."""
     first, last, name = span(chat.text, chat.now.astimezone(chat.tz).date())
-    done = [t for t in listed if isinstance(t, dict) and t.get("done_on")
-            and first.isoformat() <= str(t["done_on"]) <= last.isoformat()]
+    done = [
+        t
+        for t in listed
+        if isinstance(t, dict) and t.get("done_on") and first.isoformat() <= str(t["done_on"]) <= last.isoformat()
+    ]
     if not done:
         return Reply(f"Nothing marked done {name}.", [], "list what is done")
     lines = [f"• {t.get('title')} ({dates.fmt_day(date.fromisoformat(str(t['done_on'])))})" for t in done[:SHOWN]]

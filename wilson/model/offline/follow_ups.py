@@ -18,27 +18,37 @@ from wilson.model.offline.short_answers import word_answer
 
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
-_ABOUT = (r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
-          r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
-          r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
-          r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))")
-FOLLOW_UP_RE = re.compile(rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
-                          r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$")
+_ABOUT = (
+    r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+    r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
+    r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
+    r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))"
+)
+FOLLOW_UP_RE = re.compile(
+    rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
+    r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$"
+)
 # "no, I already did that", "nope - not needed": a no with its reason after it
-NO_BECAUSE_RE = re.compile(r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
-                           r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$", re.I)
+NO_BECAUSE_RE = re.compile(
+    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
+    r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
+    re.I,
+)
 
 
 # "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
 # right after the proposal (later, "it's done" may be about anything)
-NOT_NEEDED_RE = re.compile(r"^(?:(?:oh|ah|ok|okay|thanks|thank you|but|well|actually|sorry|hm+)[\s,!.]+)*"
-                           r"(?:not (?:necessary|needed)|no need|don'?t bother|"
-                           r"(?:i'?ve|i have|we'?ve|we have|i|we)\s+(?:already\s+|just\s+)?(?:done|did|paid|booked|sent|"
-                           r"signed|renewed|submitted|sorted|handled|taken care of|took care of)\s+(?:it|that|this|them)"
-                           r"(?:\s+already)?(?=\W|$)(?<!\bi did it)(?<!\bwe did it)|"
-                           r"already\s+(?:done|did it|paid|sorted|handled|taken care of)|"
-                           r"(?:it'?s|that'?s|it is|that is)\s+(?:already\s+)?(?:sorted|done|handled|taken care of|paid))"
-                           r"(?:\W|$)", re.I)
+NOT_NEEDED_RE = re.compile(
+    r"^(?:(?:oh|ah|ok|okay|thanks|thank you|but|well|actually|sorry|hm+)[\s,!.]+)*"
+    r"(?:not (?:necessary|needed)|no need|don'?t bother|"
+    r"(?:i'?ve|i have|we'?ve|we have|i|we)\s+(?:already\s+|just\s+)?(?:done|did|paid|booked|sent|"
+    r"signed|renewed|submitted|sorted|handled|taken care of|took care of)\s+(?:it|that|this|them)"
+    r"(?:\s+already)?(?=\W|$)(?<!\bi did it)(?<!\bwe did it)|"
+    r"already\s+(?:done|did it|paid|sorted|handled|taken care of)|"
+    r"(?:it'?s|that'?s|it is|that is)\s+(?:already\s+)?(?:sorted|done|handled|taken care of|paid))"
+    r"(?:\W|$)",
+    re.I,
+)
 
 
 def follow_up(chat: Chat, text: str) -> Reply | None:
@@ -52,8 +62,16 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     yes_but = _YES_BUT_RE.match(text.strip())
     if yes_but and (word_answer(yes_but.group("yes")) == "yes" or yes_but.group("yes").lower() in _OK_WORDS):
         # "yes but make it 9", "ok, but at 10": agreed, with a change; the change is read against the proposal
-        return Reply("", [("decide", {"proposal": newest["id"], "action": "modify",
-                                      "changes": yes_but.group("change").strip(" ,.!")})], "a yes with a change")
+        return Reply(
+            "",
+            [
+                (
+                    "decide",
+                    {"proposal": newest["id"], "action": "modify", "changes": yes_but.group("change").strip(" ,.!")},
+                )
+            ],
+            "a yes with a change",
+        )
     no = NO_BECAUSE_RE.match(text.strip())
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
@@ -61,11 +79,15 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         rest = normal(why)
         for one in found:
             rest = rest.replace(one.phrase.lower(), " ")
-        if found and (CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i",
-                                                                                          "meant", "mean"}):
+        if found and (
+            CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
+        ):
             # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
-            return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
-                         "a change to a proposal, after a no")
+            return Reply(
+                "",
+                [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
+                "a change to a proposal, after a no",
+            )
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
     if not newest.get("just_asked"):
         return None
@@ -88,19 +110,48 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     changes = when if read else f"at {when}"
     if INSTEAD_OF_DAY_RE.search(said):
         changes = said  # "wednesday not tuesday": the day it was is said, and the change is read against it
-    return Reply("", [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
-                 "a day or an hour said right after a proposal")
+    return Reply(
+        "",
+        [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
+        "a day or an hour said right after a proposal",
+    )
 
 
 # "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday": a yes that changes something
 _YES_BUT_RE = re.compile(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal
-_NOT_YET_RE = re.compile(r"^(?:(?:hmm+|nah|well|actually)\s+)*(?:not yet|not now|not right now|not at the moment|maybe later|"
-                         r"later maybe|too early)\b\s+\S")
+_NOT_YET_RE = re.compile(
+    r"^(?:(?:hmm+|nah|well|actually)\s+)*(?:not yet|not now|not right now|not at the moment|maybe later|"
+    r"later maybe|too early)\b\s+\S"
+)
 _OK_WORDS = {"ok", "okay", "alright", "fine", "good", "great", "perfect"}
 _NOT_THIS = re.compile(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
-_AROUND_A_TIME = {"on", "at", "by", "for", "the", "in", "and", "or", "what", "about", "how", "maybe", "instead", "then",
-                  "please", "rather", "actually", "make", "it", "this", "next"}
+_AROUND_A_TIME = {
+    "on",
+    "at",
+    "by",
+    "for",
+    "the",
+    "in",
+    "and",
+    "or",
+    "what",
+    "about",
+    "how",
+    "maybe",
+    "instead",
+    "then",
+    "please",
+    "rather",
+    "actually",
+    "make",
+    "it",
+    "this",
+    "next",
+}
 # a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
-                          r"it'?s (?:on|at)|it is (?:on|at)|should be)\b", re.I)
+CHANGE_TO_RE = re.compile(
+    r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
+    r"it'?s (?:on|at)|it is (?:on|at)|should be)\b",
+    re.I,
+)

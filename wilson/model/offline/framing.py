@@ -5,6 +5,9 @@ The rules match requests by their verb at the start ("remind me", "add", "move")
 it. Each wrapper is taken off while one is there, so "oh and could you please also add: …" reads "add …".
 A question stays a question: "can you tell me what's due?" keeps its "tell me", "can you book a table?"
 is left as it was (no rule books tables, and it must not become a task).
+
+Size: a table of wrappers, most of the module, and the few functions that take them off in order; the
+table is read beside the order it is tried in.
 """
 
 from __future__ import annotations
@@ -15,153 +18,266 @@ from datetime import datetime
 from wilson.model.offline import acts, dates
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
-_VERBS = (r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
-          r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
-          r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
-          r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b")
-_POLITE = re.compile(r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
-                     # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
-                     r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
-                     r"good|lovely|awesome|helpful|amazing|cool|brilliant|perfect|super)\s+|i'?d\s+(?:really\s+)?"
-                     r"appreciate\s+it\s+|i\s+would\s+(?:really\s+)?appreciate\s+it\s+)?if\s+you\s+(?:could|can|would)"
-                     r"\s+(?:please\s+|kindly\s+|just\s+)*"
-                     r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
-                     r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
-                     r"(?=" + _VERBS + ")", re.I)
+_VERBS = (
+    r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
+    r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
+    r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
+    r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b"
+)
+_POLITE = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
+    # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
+    r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
+    r"good|lovely|awesome|helpful|amazing|cool|brilliant|perfect|super)\s+|i'?d\s+(?:really\s+)?"
+    r"appreciate\s+it\s+|i\s+would\s+(?:really\s+)?appreciate\s+it\s+)?if\s+you\s+(?:could|can|would)"
+    r"\s+(?:please\s+|kindly\s+|just\s+)*"
+    r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
+    r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
+    r"(?=" + _VERBS + ")",
+    re.I,
+)
 # "oh and also add: …", "plus, remind me …": a joining word before a request
-_JOIN = re.compile(r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
-                   r"wilson)"
-                   r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not|please\b|pls\b|kindly\b|"
-                   r"(?:can|could|would)\s+you\b)", re.I)
+_JOIN = re.compile(
+    r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
+    r"wilson)"
+    r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not|please\b|pls\b|kindly\b|"
+    r"(?:can|could|would)\s+you\b)",
+    re.I,
+)
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
-_LEAD_IN = re.compile(r"^(?!" + _VERBS + r")[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)", re.I)
+_LEAD_IN = re.compile(
+    r"^(?!" + _VERBS + r")[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)",
+    re.I,
+)
 # "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
-_MOVING = re.compile(r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
-                     r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$", re.I | re.S)
+_MOVING = re.compile(
+    r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
+    r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$",
+    re.I | re.S,
+)
 # "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
 _CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
 _NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
-_DONT_FORGET = re.compile(r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
-                          r"(?:to|(?:that\s+)?(?:i|we)\s+(?:need|have|must|should|got)\s+to|i|about)\s+|\s*[:\-–]\s*)"
-                          r"(?P<what>.+)$", re.I | re.S)
-_REMEMBER = re.compile(r"^(?:remember|write down|note down|jot down|make a note(?:\s+to\s+(?:self|yourself))?)"
-                       r"\s*(?:that\s+|:\s*|-\s*|to\s+(?=[a-z]))?(?P<what>.+)$", re.I | re.S)
-_SET_REMINDER = re.compile(r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
-                           r"(?:to|for|about|that)\s+(?P<what>.+)$", re.I | re.S)
+_DONT_FORGET = re.compile(
+    r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
+    r"(?:to|(?:that\s+)?(?:i|we)\s+(?:need|have|must|should|got)\s+to|i|about)\s+|\s*[:\-–]\s*)"
+    r"(?P<what>.+)$",
+    re.I | re.S,
+)
+_REMEMBER = re.compile(
+    r"^(?:remember|write down|note down|jot down|make a note(?:\s+to\s+(?:self|yourself))?)"
+    r"\s*(?:that\s+|:\s*|-\s*|to\s+(?=[a-z]))?(?P<what>.+)$",
+    re.I | re.S,
+)
+_SET_REMINDER = re.compile(
+    r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
+    r"(?:to|for|about|that)\s+(?P<what>.+)$",
+    re.I | re.S,
+)
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
-_REMINDER_WORDS = re.compile(r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
-                             r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
-                             r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b", re.I)
+_REMINDER_WORDS = re.compile(
+    r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
+    r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
+    r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b",
+    re.I,
+)
 # "set an alarm for 6am tomorrow", "wake me up at 7": a reminder to wake, as Wilson has no alarm of its own
-_ALARM = re.compile(r"^(?:set\s+(?:an|me\s+an|my)\s+alarm|wake\s+me(?:\s+up)?)\b(?:\s+for\b)?(?P<when>.*)$", re.I | re.S)
+_ALARM = re.compile(
+    r"^(?:set\s+(?:an|me\s+an|my)\s+alarm|wake\s+me(?:\s+up)?)\b(?:\s+for\b)?(?P<when>.*)$", re.I | re.S
+)
 # "put the dentist on Thursday at 10 in my calendar": what and when, without where it is written
-_IN_CALENDAR = re.compile(r"^(?:put|add|enter|pencil(?:\s+in)?|write)\s+(?P<what>.+?)\s+(?:in|on|to|into)\s+(?:my|the)\s+"
-                          r"(?:calendar|diary|agenda)\b(?P<rest>.*)$", re.I | re.S)
+_IN_CALENDAR = re.compile(
+    r"^(?:put|add|enter|pencil(?:\s+in)?|write)\s+(?P<what>.+?)\s+(?:in|on|to|into)\s+(?:my|the)\s+"
+    r"(?:calendar|diary|agenda)\b(?P<rest>.*)$",
+    re.I | re.S,
+)
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
-_WANT_REMINDER = re.compile(r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
-                            r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
-                            re.I)
+_WANT_REMINDER = re.compile(
+    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
+    r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
+    re.I,
+)
 _ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
-_MAKE_TASK = re.compile(r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
-                        r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$", re.I | re.S)
+_MAKE_TASK = re.compile(
+    r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
+    r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$",
+    re.I | re.S,
+)
 # "add a todo for next monday: prepare the slides": the day said before the task, both named
-_DAY_THEN_TASK = re.compile(r"^(?:add|make|create|new|schedule|set up)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:task|to-?do|"
-                            r"to do|item|reminder)\s+(?P<when>(?:for|on|by|due)\s+[^:]{2,30}?)\s*[:\-–]\s*(?P<what>.+)$",
-                            re.I | re.S)
+_DAY_THEN_TASK = re.compile(
+    r"^(?:add|make|create|new|schedule|set up)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:task|to-?do|"
+    r"to do|item|reminder)\s+(?P<when>(?:for|on|by|due)\s+[^:]{2,30}?)\s*[:\-–]\s*(?P<what>.+)$",
+    re.I | re.S,
+)
 # "put “call grandma” on the list for sunday", "add 'buy stamps' to my list": the task quoted, then where and when
-_QUOTED_TASK = re.compile(r"^(?:put|add|write|note)\s+(?:[\"“](?P<what>[^\"”]{2,80})[\"”]|‘(?P<what2>[^’]{2,80})’)\s*"
-                          r"(?:(?:on|to|in)\s+(?:my|the|our)\s+(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos))?(?P<rest>.*)$",
-                          re.I | re.S)
+_QUOTED_TASK = re.compile(
+    r"^(?:put|add|write|note)\s+(?:[\"“](?P<what>[^\"”]{2,80})[\"”]|‘(?P<what2>[^’]{2,80})’)\s*"
+    r"(?:(?:on|to|in)\s+(?:my|the|our)\s+(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos))?(?P<rest>.*)$",
+    re.I | re.S,
+)
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
 _TODO_NOTE = re.compile(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
 # a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
 # "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
-_NEED = re.compile(r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
-                   r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
-                   r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
-                   r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$", re.I | re.S)
+_NEED = re.compile(
+    r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
+    r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
+    r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
+    r"(?P<what>(?!(?:i|we|you|he|she|they|it|be|say|admit|confess)\b)[a-z].+)$",
+    re.I | re.S,
+)
 # "my passport expires in March, I should renew it", "the boiler is broken so we need to fix it by Friday": the thing
 # told first is what "it" is
-_IT_TOLD_FIRST = re.compile(r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
-                            r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
-                            r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
-                            r"(?P<verb>[a-z]+)\s+(?:it|them)\b(?P<tail>.*)$", re.I | re.S)
+_IT_TOLD_FIRST = re.compile(
+    r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
+    r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
+    r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
+    r"(?P<verb>[a-z]+)\s+(?:it|them)\b(?P<tail>.*)$",
+    re.I | re.S,
+)
 # "I need a new phone by Friday", "we need new tyres before winter": a thing to get by a day
-_NEED_THING = re.compile(r"^(?P<who>i|we)\s+(?:really\s+|still\s+|also\s+)?need\s+(?P<what>(?:a|an|some|new|more|the)\s+"
-                         r"[^,.;!?]+?\s+(?:by|before|until|till)\b.+)$", re.I | re.S)
+_NEED_THING = re.compile(
+    r"^(?P<who>i|we)\s+(?:really\s+|still\s+|also\s+)?need\s+(?P<what>(?:a|an|some|new|more|the)\s+"
+    r"[^,.;!?]+?\s+(?:by|before|until|till)\b.+)$",
+    re.I | re.S,
+)
 # "the meter reading has to be sent in by 15.01", "my passport needs to be renewed before March": a need said of
 # the thing, read as the act ("I need to send in the meter reading by 15.01")
-_PASSIVE = re.compile(r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
-                      r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
-                      r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$", re.I | re.S)
+_PASSIVE = re.compile(
+    r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
+    r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
+    r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$",
+    re.I | re.S,
+)
 # "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
 # reminded of said first, the request after it with only its time
-_REMIND_LAST = re.compile(r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
-                          r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
-                          r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|every|each|"
-                          r"daily|weekly|"
-                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$", re.I | re.S)
+_REMIND_LAST = re.compile(
+    r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
+    r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
+    r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|every|each|"
+    r"daily|weekly|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$",
+    re.I | re.S,
+)
 _SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
-_NEED_SAID = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
-                        r"\b(?:i|we)\s+(?:keep|always|often|tend to)\s+(?:forget|forgetting)\s+to\s+|"
-                        r"\bdon'?t (?:let me )?forget to\s+", re.I)
+_NEED_SAID = re.compile(
+    r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
+    r"\b(?:i|we)\s+(?:keep|always|often|tend to)\s+(?:forget|forgetting)\s+to\s+|"
+    r"\bdon'?t (?:let me )?forget to\s+",
+    re.I,
+)
 # "change the passport deadline to April", "set the hotel's due date to Friday": a task moved
-_DUE_CHANGE = re.compile(r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
-                         r"date|due)\s+(?:to|for)\s+(?P<when>.+)$", re.I | re.S)
+_DUE_CHANGE = re.compile(
+    r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
+    r"date|due)\s+(?:to|for)\s+(?P<when>.+)$",
+    re.I | re.S,
+)
 # "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
-_BE_REMINDED = re.compile(r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*",
-                          re.I)
-_MIND = re.compile(r"^(?:would|do)\s+you\s+mind\s+(?P<verb>reminding me|adding|moving|pushing|postponing|"
-                   r"rescheduling|snoozing|dropping|deleting|cancell?ing|marking|renaming|closing|putting|setting up|"
-                   r"creating)\b", re.I)
-_BASE = {"reminding me": "remind me", "adding": "add", "moving": "move", "pushing": "push", "postponing": "postpone",
-         "rescheduling": "reschedule", "snoozing": "snooze", "dropping": "drop", "deleting": "delete",
-         "cancelling": "cancel", "canceling": "cancel", "marking": "mark", "renaming": "rename", "closing": "close",
-         "putting": "put", "setting up": "set up", "creating": "create"}
-_TRAILING = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|for me|thanks in advance|if you can|if possible|"
-                       r"when you get a chance|(?:that|it)(?:'d| would) be (?:great|nice|good|lovely|awesome|amazing|"
-                       r"helpful|perfect)|(?:that|it)(?:'d| would) help(?: a lot)?|cheers|ty|lol)\s*([.!?]*)\s*$", re.I)
+_BE_REMINDED = re.compile(
+    r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*", re.I
+)
+_MIND = re.compile(
+    r"^(?:would|do)\s+you\s+mind\s+(?P<verb>reminding me|adding|moving|pushing|postponing|"
+    r"rescheduling|snoozing|dropping|deleting|cancell?ing|marking|renaming|closing|putting|setting up|"
+    r"creating)\b",
+    re.I,
+)
+_BASE = {
+    "reminding me": "remind me",
+    "adding": "add",
+    "moving": "move",
+    "pushing": "push",
+    "postponing": "postpone",
+    "rescheduling": "reschedule",
+    "snoozing": "snooze",
+    "dropping": "drop",
+    "deleting": "delete",
+    "cancelling": "cancel",
+    "canceling": "cancel",
+    "marking": "mark",
+    "renaming": "rename",
+    "closing": "close",
+    "putting": "put",
+    "setting up": "set up",
+    "creating": "create",
+}
+_TRAILING = re.compile(
+    r"[\s,]+(?:please|pls|plz|thanks|thank you|for me|thanks in advance|if you can|if possible|"
+    r"when you get a chance|(?:that|it)(?:'d| would) be (?:great|nice|good|lovely|awesome|amazing|"
+    r"helpful|perfect)|(?:that|it)(?:'d| would) help(?: a lot)?|cheers|ty|lol)\s*([.!?]*)\s*$",
+    re.I,
+)
 _QUESTION_END = re.compile(r"\s*\?+\s*$")
 
 
 # a request that may follow its date: "in two weeks I have to hand in the paper", "tomorrow, remind me to …"
-_REQUEST_AFTER = re.compile(r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|should|got)\s+to|(?:i|we)'ve\s+got\s+to|"
-                            r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$", re.I | re.S)
+_REQUEST_AFTER = re.compile(
+    r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|should|got)\s+to|(?:i|we)'ve\s+got\s+to|"
+    r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$",
+    re.I | re.S,
+)
 
 
 # "every Sunday evening remind me to plan the week", "each morning at 7, remind me to stretch": how often, said first
-_OFTEN_FIRST = re.compile(r"^(?P<when>(?:every|each)\s+[^,.!?]{2,40}?)[\s,]+(?P<ask>(?:please\s+)?remind me\b.+)$",
-                          re.I | re.S)
+_OFTEN_FIRST = re.compile(
+    r"^(?P<when>(?:every|each)\s+[^,.!?]{2,40}?)[\s,]+(?P<ask>(?:please\s+)?remind me\b.+)$", re.I | re.S
+)
 # "weekly reminder on fridays at 5pm: timesheet", "reminder tomorrow at 9 - call Tom": a reminder written as a note
-_REMINDER_NOTE = re.compile(r"^(?:(?P<often>daily|weekly|monthly)\s+)?reminder\s+(?P<when>[^:\-–]{2,40}?)\s*[:\-–]\s*"
-                            r"(?P<what>.+)$", re.I | re.S)
+_REMINDER_NOTE = re.compile(
+    r"^(?:(?P<often>daily|weekly|monthly)\s+)?reminder\s+(?P<when>[^:\-–]{2,40}?)\s*[:\-–]\s*"
+    r"(?P<what>.+)$",
+    re.I | re.S,
+)
 # "the passport deadline moved to Feb 15", "the deadline for the flights is now the 20th", "change the due date of
 # book flights to 1 March": a task's new day, said of its deadline
-_DEADLINE_MOVED = re.compile(r"^(?:the\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date)\s+(?:has\s+(?:been\s+)?|was\s+|got\s+)?"
-                             r"(?:moved|changed|pushed|shifted|postponed|extended|is now|is)\s+(?:back\s+)?(?:to|until|till)?\s*"
-                             r"(?P<when>.+)$", re.I | re.S)
-_DEADLINE_OF = re.compile(r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
-                          r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$", re.I | re.S)
+_DEADLINE_MOVED = re.compile(
+    r"^(?:the\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date)\s+(?:has\s+(?:been\s+)?|was\s+|got\s+)?"
+    r"(?:moved|changed|pushed|shifted|postponed|extended|is now|is)\s+(?:back\s+)?(?:to|until|till)?\s*"
+    r"(?P<when>.+)$",
+    re.I | re.S,
+)
+_DEADLINE_OF = re.compile(
+    r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
+    r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$",
+    re.I | re.S,
+)
 # "let's do the plumber on Monday instead", "can the flights wait until Monday?": a task moved, put as a suggestion
-_DO_INSTEAD = re.compile(r"^(?:let'?s|we'?ll|i'?ll|we can|i can)\s+do\s+(?P<what>(?:the|my|our)\s+.+?)\s+"
-                         r"(?P<when>(?:on|at|by|next|this|tomorrow)\b.+?)\s+instead[.!]*$", re.I | re.S)
-_CAN_IT_WAIT = re.compile(r"^(?:can|could)\s+(?P<what>(?:the|my|our)\s+.+?)\s+wait\s+(?:until|till|to)\s+(?P<when>.+?)\?*$",
-                          re.I | re.S)
+_DO_INSTEAD = re.compile(
+    r"^(?:let'?s|we'?ll|i'?ll|we can|i can)\s+do\s+(?P<what>(?:the|my|our)\s+.+?)\s+"
+    r"(?P<when>(?:on|at|by|next|this|tomorrow)\b.+?)\s+instead[.!]*$",
+    re.I | re.S,
+)
+_CAN_IT_WAIT = re.compile(
+    r"^(?:can|could)\s+(?P<what>(?:the|my|our)\s+.+?)\s+wait\s+(?:until|till|to)\s+(?P<when>.+?)\?*$", re.I | re.S
+)
 # "could you hold off on the dog sitter thing until the weekend?", "not now with the VAT return, bring it up again on
 # Monday", "ask me about the vaccination tomorrow instead", "snooze tüv 2 weeks": a task put off, in other words
-_HOLD_OFF = re.compile(r"^(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:hold off on|put off|leave)\s+(?P<what>.+?)\s+"
-                       r"(?:until|till)\s+(?P<when>.+?)[?.!]*$", re.I | re.S)
-_NOT_NOW_WITH = re.compile(r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
-                           r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$", re.I | re.S)
+_HOLD_OFF = re.compile(
+    r"^(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:hold off on|put off|leave)\s+(?P<what>.+?)\s+"
+    r"(?:until|till)\s+(?P<when>.+?)[?.!]*$",
+    re.I | re.S,
+)
+_NOT_NOW_WITH = re.compile(
+    r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
+    r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$",
+    re.I | re.S,
+)
 _ASK_ME_ABOUT = re.compile(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
-_SNOOZE_FOR = re.compile(r"^(?P<verb>snooze|postpone|delay|pause)\s+(?P<what>.+?)(?<!\bfor)(?<!\bby)\s+(?P<n>\d{1,2}|a|an|one|two|three|four)\s+"
-                         r"(?P<unit>days?|weeks?|months?)[.!]*$", re.I)
+_SNOOZE_FOR = re.compile(
+    r"^(?P<verb>snooze|postpone|delay|pause)\s+(?P<what>.+?)(?<!\bfor)(?<!\bby)\s+(?P<n>\d{1,2}|a|an|one|two|three|four)\s+"
+    r"(?P<unit>days?|weeks?|months?)[.!]*$",
+    re.I,
+)
 # "there's no point renewing the parking permit", "take the rabies booster off the list": a task dropped
 _NO_POINT = re.compile(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
-_OFF_THE_LIST = re.compile(r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I)
+_OFF_THE_LIST = re.compile(
+    r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I
+)
 # "flights: booked", "passport - renewed": a task ticked off by its verb done
-_TICKED = re.compile(r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I)
+_TICKED = re.compile(
+    r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I
+)
 
 
 def unframed(text: str, now: datetime | None = None, tz=None) -> str:
@@ -178,7 +294,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = _in_own_words(text)
         polite = _POLITE.match(text)
         if polite:
-            text = _QUESTION_END.sub("", text[polite.end():])  # "can you add milk?" asks nothing: it is a request
+            text = _QUESTION_END.sub("", text[polite.end() :])  # "can you add milk?" asks nothing: it is a request
         text = _TRAILING.sub(r"\1", text)
         quoted = _QUOTED_TASK.match(text)
         if quoted and now is not None and tz is not None:
@@ -197,7 +313,7 @@ def _quoted(quoted: re.Match, now: datetime, tz) -> str:
     """The quote is the task's whole title; of the rest only its day is kept ("…"? We need it by Friday.)"""
     rest = quoted.group("rest")
     found = dates.search(rest, now, tz)
-    lead = re.search(r"\b(?:by|before|until|till|on|for|in)\s+(?:the\s+)?$", rest[:found[0].start]) if found else None
+    lead = re.search(r"\b(?:by|before|until|till|on|for|in)\s+(?:the\s+)?$", rest[: found[0].start]) if found else None
     when = ((lead.group(0) if lead else "") + found[0].phrase) if found else ""
     return f"add {(quoted.group('what') or quoted.group('what2')).strip()} {when}".strip()
 
@@ -212,7 +328,9 @@ def _reworded(text: str) -> str:
         return f"{often.group('ask').rstrip(' .!')} {often.group('when')}"
     note = _REMINDER_NOTE.match(text)
     if note:
-        every = {"daily": "every day ", "weekly": "", "monthly": "every month "}.get((note.group("often") or "").lower(), "")
+        every = {"daily": "every day ", "weekly": "", "monthly": "every month "}.get(
+            (note.group("often") or "").lower(), ""
+        )
         when = note.group("when").strip()
         if (note.group("often") or "").lower() == "weekly" and not re.match(r"every|each", when, re.I):
             when = re.sub(r"^on\s+", "", when, flags=re.I)
@@ -249,10 +367,10 @@ def _in_own_words(text: str) -> str:
             text = f"remind me{last.group('after')} to {what}"
     mind = _MIND.match(text)
     if mind:
-        text = _BASE[mind.group("verb").lower()] + _QUESTION_END.sub("", text[mind.end():])
+        text = _BASE[mind.group("verb").lower()] + _QUESTION_END.sub("", text[mind.end() :])
     reminded = _BE_REMINDED.match(text)
     if reminded:
-        text = "remind me " + text[reminded.end():]
+        text = "remind me " + text[reminded.end() :]
     due_change = _DUE_CHANGE.match(text)
     if due_change:
         text = f"move the {due_change.group('what')} to {due_change.group('when')}"
@@ -273,27 +391,30 @@ def _in_own_words(text: str) -> str:
 
 
 def _reminder_said(text: str) -> str:
-    """"set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
+    """ "set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
     alarm = _ALARM.match(text)
     if alarm and alarm.group("when").strip():
         text = f"remind me {alarm.group('when').strip()} to wake up"
     wanted = _WANT_REMINDER.match(text)
     if wanted:
         often = (wanted.group("often") or "").lower()
-        text = f"set a {often if often in ('daily', 'weekly') else ''} reminder{text[wanted.end():]}"
+        text = f"set a {often if often in ('daily', 'weekly') else ''} reminder{text[wanted.end() :]}"
     found = _REMINDER_WORDS.match(text)
     if found:
         every = " every day" if (found.group("often") or "").lower() == "daily" else ""
-        text = f"remind me{every}{text[found.end():]}"
+        text = f"remind me{every}{text[found.end() :]}"
     if re.match(r"remind me\b", text, re.I):
         text = _ON_DAYS.sub(lambda m: f"every {m.group('day')}", text)
     return text
 
 
 def _remembered(text: str) -> str:
-    """"don't forget to call mum at 5" → "remind me to call mum at 5"; with no hour, "add call mum"."""
-    for pattern, timed, untimed in ((_DONT_FORGET, "remind me to", "add"), (_SET_REMINDER, "remind me to", None),
-                                    (_MAKE_TASK, "add", "add")):
+    """ "don't forget to call mum at 5" → "remind me to call mum at 5"; with no hour, "add call mum"."""
+    for pattern, timed, untimed in (
+        (_DONT_FORGET, "remind me to", "add"),
+        (_SET_REMINDER, "remind me to", None),
+        (_MAKE_TASK, "add", "add"),
+    ):
         found = pattern.match(text)
         if found:
             what = found.group("what").strip()
@@ -314,9 +435,12 @@ def _remembered(text: str) -> str:
     return text
 
 
-_HOUR = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)(?!\w)|\b\d{1,2}:\d\d\b|"
-                   r"\bat\s+\d{1,2}\b|\b(?:noon|midday|tonight|this (?:morning|afternoon|evening)|in an? hour|"
-                   r"in \d+ (?:minutes|hours|mins))\b", re.I)
+_HOUR = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)(?!\w)|\b\d{1,2}:\d\d\b|"
+    r"\bat\s+\d{1,2}\b|\b(?:noon|midday|tonight|this (?:morning|afternoon|evening)|in an? hour|"
+    r"in \d+ (?:minutes|hours|mins))\b",
+    re.I,
+)
 
 
 def _has_hour(text: str) -> bool:
@@ -325,10 +449,10 @@ def _has_hour(text: str) -> bool:
 
 def _date_last(text: str, now: datetime, tz) -> str:
     found = dates.search(text, now, tz, parts=True)
-    if not found or text[:found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
+    if not found or text[: found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
         return text
-    lead = text[:found[0].start + len(found[0].phrase)]
-    ask = _REQUEST_AFTER.match(text[len(lead):])
-    if ask is None and acts.commanded(rest := text[len(lead):].strip(" ,:;-–")):  # "tomorrow: call the garage"
+    lead = text[: found[0].start + len(found[0].phrase)]
+    ask = _REQUEST_AFTER.match(text[len(lead) :])
+    if ask is None and acts.commanded(rest := text[len(lead) :].strip(" ,:;-–")):  # "tomorrow: call the garage"
         return f"{rest.rstrip(' .!')} {lead.strip(' ,')}"
     return f"{ask.group('ask').rstrip(' .!')} {lead.strip(' ,')}" if ask else text

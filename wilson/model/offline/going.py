@@ -15,27 +15,54 @@ from datetime import date, timedelta
 from wilson.model.offline import places
 
 # who goes, then the verb: "I'm going", "we'll be", "I am heading", or the verb first ("Off to Japan on …")
-_GOING_RE = re.compile(r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
-                       r"(?i:(?:have|need|got|'ve got)\s+to\s+|must\s+)?)"
-                       r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
-                       r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend|"
-                       r"taking|driving|travell?ing|travel|booked|booking|flying|fly|flies|taking a trip))"
-                       r"(?i:\s+back)?\b")
+_GOING_RE = re.compile(
+    r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
+    r"(?i:(?:have|need|got|'ve got)\s+to\s+|must\s+)?)"
+    r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
+    r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend|"
+    r"taking|driving|travell?ing|travel|booked|booking|flying|fly|flies|taking a trip))"
+    r"(?i:\s+back)?\b"
+)
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
 # where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
-_WHERE_RE = re.compile(rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
-                       rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?")
+_WHERE_RE = re.compile(
+    rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
+    rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?"
+)
 # countries whose names are also words ("turkey for dinner", "chad's place"): never read in lower case
-_ALSO_WORDS = {"turkey", "chad", "jordan", "georgia", "china", "chile", "guinea", "jersey", "niger", "togo", "cuba",
-               "malta", "monaco", "oman", "peru", "israel"}
-_QUESTION_RE = re.compile(r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
-                          r"which|who)\b", re.I)
+_ALSO_WORDS = {
+    "turkey",
+    "chad",
+    "jordan",
+    "georgia",
+    "china",
+    "chile",
+    "guinea",
+    "jersey",
+    "niger",
+    "togo",
+    "cuba",
+    "malta",
+    "monaco",
+    "oman",
+    "peru",
+    "israel",
+}
+_QUESTION_RE = re.compile(
+    r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
+    r"which|who)\b",
+    re.I,
+)
 
 # How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
-HOW_LONG_RE = re.compile(r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
-                         r"(?:days?|nights?|weeks?|months?)\b", re.I)
-_STAY_RE = re.compile(r"\bfor\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,3})\s+(?P<unit>day|night|week|month)s?\b",
-                      re.I)
+HOW_LONG_RE = re.compile(
+    r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
+    r"(?:days?|nights?|weeks?|months?)\b",
+    re.I,
+)
+_STAY_RE = re.compile(
+    r"\bfor\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,3})\s+(?P<unit>day|night|week|month)s?\b", re.I
+)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # the last day: three days from the 20th end on the 22nd; three nights, two weeks or a month count nights
 _LAST_DAY = {"day": lambda n: n - 1, "night": lambda n: n, "week": lambda n: 7 * n, "month": lambda n: 30 * n}
@@ -85,12 +112,33 @@ def _named(name: str, countries_only: bool = False, lower_case_ok: bool = False)
 
 
 # the words that may follow a lower-case country ("japan on march 20", "japan for two weeks", "japan next week")
-_FOLLOWING = {"on", "in", "for", "from", "next", "this", "at", "by", "until", "till", "tomorrow", "today", "tonight",
-              "and", "with", "over", "during", "after", "before", "soon", "again"}
+_FOLLOWING = {
+    "on",
+    "in",
+    "for",
+    "from",
+    "next",
+    "this",
+    "at",
+    "by",
+    "until",
+    "till",
+    "tomorrow",
+    "today",
+    "tonight",
+    "and",
+    "with",
+    "over",
+    "during",
+    "after",
+    "before",
+    "soon",
+    "again",
+}
 
 
 def stay_end(text: str, start_day: date) -> str | None:
-    """"for two weeks" after a start → the trip's last day, ISO; None when the message says not how long."""
+    """ "for two weeks" after a start → the trip's last day, ISO; None when the message says not how long."""
     found = _STAY_RE.search(text)
     if found is None:
         return None

@@ -16,15 +16,61 @@ import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from wilson.model.offline import (acts, dates, finished, going, looks, missed, payments, places, questions, redated,
-                                  repeats, sentences, when_event)
+from wilson.model.offline import (
+    acts,
+    dates,
+    finished,
+    going,
+    looks,
+    missed,
+    payments,
+    places,
+    questions,
+    redated,
+    repeats,
+    sentences,
+    when_event,
+)
 from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
-from wilson.model.offline.phrases import (ABILITIES_RE, ABOUT_ME_RE, ABOUT_RE, ACK_RE, ADD_RE, BYE_RE, CAN_DO, CLOCK_RE,
-                                          CLOSE_RE, DONE_RES, DONE_VERBS, DROP_RE, EXPLICIT_ADD_RE, GREETING_RE, HELP,
-                                          INTRO, MOVE_RE, PARTICIPLE_DONE_RE, PAST_DONE_RE, POSSESSIVE_RE, QUIET_HINT,
-                                          REMIND_RE, RENAME_RE, REQUESTS, SECOND_REQUEST_RE, COURTESY_RE, THANKS_RE,
-                                          NOTE_RE, PLEASED_WORDS, TOPICISH, TRY, UNWELL_RE, WHEREABOUTS_RE, Chat, Reply, normal,
-                                          request_of)
+from wilson.model.offline.phrases import (
+    ABILITIES_RE,
+    ABOUT_ME_RE,
+    ABOUT_RE,
+    ACK_RE,
+    ADD_RE,
+    BYE_RE,
+    CAN_DO,
+    CLOCK_RE,
+    CLOSE_RE,
+    DONE_RES,
+    DONE_VERBS,
+    DROP_RE,
+    EXPLICIT_ADD_RE,
+    GREETING_RE,
+    HELP,
+    INTRO,
+    MOVE_RE,
+    PARTICIPLE_DONE_RE,
+    PAST_DONE_RE,
+    POSSESSIVE_RE,
+    QUIET_HINT,
+    REMIND_RE,
+    RENAME_RE,
+    REQUESTS,
+    SECOND_REQUEST_RE,
+    COURTESY_RE,
+    THANKS_RE,
+    NOTE_RE,
+    PLEASED_WORDS,
+    TOPICISH,
+    TRY,
+    UNWELL_RE,
+    WHEREABOUTS_RE,
+    Chat,
+    Reply,
+    normal,
+    request_of,
+)
 from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
 from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
@@ -50,9 +96,13 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
         if at < 0:
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
-        head = re.sub(r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$", "", what[:at].rstrip(" ,"),
-                      flags=re.I)
-        what = head + " " + what[at + len(cut.phrase):]
+        head = re.sub(
+            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$",
+            "",
+            what[:at].rstrip(" ,"),
+            flags=re.I,
+        )
+        what = head + " " + what[at + len(cut.phrase) :]
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
@@ -60,22 +110,37 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
     # "renew the parking permit, it expires": why it is due then is no part of what to do
-    what = re.sub(r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
-                  r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$", "", what, flags=re.I)
+    what = re.sub(
+        r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
+        r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$",
+        "",
+        what,
+        flags=re.I,
+    )
     return what, first
 
 
-_VAGUE_WHEN_RE = re.compile(r"\s+(?:(?:right\s+)?now|asap|as soon as possible|soon|sometime(?:\s+soon)?|some time|at some point|"
-                            r"one of these days|when i (?:get|have) (?:a chance|time)|after the (?:holidays|break|summer)|"
-                            r"(?:sometime\s+)?(?:in|after|over)\s+the\s+(?:new\s+year|holidays))(?=\s*(?:[,.;!?]|$))", re.I)
+_VAGUE_WHEN_RE = re.compile(
+    r"\s+(?:(?:right\s+)?now|asap|as soon as possible|soon|sometime(?:\s+soon)?|some time|at some point|"
+    r"one of these days|when i (?:get|have) (?:a chance|time)|after the (?:holidays|break|summer)|"
+    r"(?:sometime\s+)?(?:in|after|over)\s+the\s+(?:new\s+year|holidays))(?=\s*(?:[,.;!?]|$))",
+    re.I,
+)
 
 
 def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates.Found]] | None:
     """A day and an hour said apart ("on Wednesday … at 5pm", "Friday: dentist at 10") as one moment, with the two
     phrases it was read from; None when the phrases are not one day and one hour."""
     day = next((f for f in found if not isinstance(f.value, datetime)), None)
-    hour = next((f for f in found if isinstance(f.value, datetime) and not _NAMES_A_DAY.search(
-        re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))), None)
+    hour = next(
+        (
+            f
+            for f in found
+            if isinstance(f.value, datetime)
+            and not _NAMES_A_DAY.search(re.sub(r"\bin the (?:morning|afternoon|evening)\b", "", f.phrase))
+        ),
+        None,
+    )
     if day is None or hour is None:
         return None
     moment = datetime.combine(day.value, hour.value.astimezone(tz).timetz())
@@ -107,9 +172,11 @@ def answer(chat: Chat) -> Reply:
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
-    reply = (_that_as_task(chat, sentences.split(chat.text)) or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1
-                                                         else None)
-             or _read(chat, chat.text))
+    reply = (
+        _that_as_task(chat, sentences.split(chat.text))
+        or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
+        or _read(chat, chat.text)
+    )
     two = reply is not None and reply.rule == TWO_REQUESTS
     parts = sentences.split(chat.text) if reply is None or two else []
     if len(parts) > 1:
@@ -119,8 +186,18 @@ def answer(chat: Chat) -> Reply:
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
     if reply is None:
-        reply = _deadline_said(chat, chat.text) or looks.topic_unknown(chat, chat.text) or _buried(chat, chat.text) or _statement(" ".join(parts) or chat.text) or questions.answered(chat, chat.text) or Reply(HELP_AGAIN if any(CAN_DO in said for said in chat.said_before)
-                                                else HELP, [], "no offline rule understood the message")
+        reply = (
+            _deadline_said(chat, chat.text)
+            or looks.topic_unknown(chat, chat.text)
+            or _buried(chat, chat.text)
+            or _statement(" ".join(parts) or chat.text)
+            or questions.answered(chat, chat.text)
+            or Reply(
+                HELP_AGAIN if any(CAN_DO in said for said in chat.said_before) else HELP,
+                [],
+                "no offline rule understood the message",
+            )
+        )
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
@@ -128,17 +205,29 @@ def answer(chat: Chat) -> Reply:
 
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
-_ASKED_OF_YOU_RE = re.compile(r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+",
-                              re.I)
+_ASKED_OF_YOU_RE = re.compile(
+    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
+)
 
 
 # the help said again in the same conversation: its list of requests was said already
 HELP_AGAIN = "I didn't understand that either, sorry. Nothing was changed."
 # what `_small_talk` and `_no_to_nothing` answer: a word back, no request; among a message's sentences, left out
 # when another sentence asks for something
-WORD_BACK = {"the user's own day, today", "a greeting", "a word back", "thanks", "an acknowledgement", "an acknowledgement with a proposal waiting", "a goodbye",
-             "the user is unwell or worn out", "the user says where they are", "an answer with nothing pending",
-             "how Wilson is", "news, no request"}
+WORD_BACK = {
+    "the user's own day, today",
+    "a greeting",
+    "a word back",
+    "thanks",
+    "an acknowledgement",
+    "an acknowledgement with a proposal waiting",
+    "a goodbye",
+    "the user is unwell or worn out",
+    "the user says where they are",
+    "an answer with nothing pending",
+    "how Wilson is",
+    "news, no request",
+}
 
 
 def _read(chat: Chat, text: str) -> Reply | None:
@@ -146,19 +235,44 @@ def _read(chat: Chat, text: str) -> Reply | None:
     text = text.strip()
     text = COURTESY_RE.sub("", text) or text  # "thanks!" alone stays small talk
     noted = NOTE_RE.match(text)
-    noted = noted if noted and text[noted.end():].strip(" .!") else None
+    noted = noted if noted and text[noted.end() :].strip(" .!") else None
     if noted:
-        text = text[noted.end():].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
-    reply = (spoken_decision(chat, text) or follow_up(chat, text) or _no_to_nothing(chat, text) or _on_it(text) or _time_asked(chat, text)
-             or missed.look(chat, text) or _close_said(chat, text) or finished.look(chat, text) or _done(chat, text) or valid_until(chat, text)
-             or looks.reminders(chat, text) or _recurring(chat, text) or _remind(chat, text)
-             or redated.shifted(chat, text) or _move(chat, text) or _drop(chat, text) or _close(chat, text)
-             or _rename(chat, text)
-             or looks.topic(chat, text) or looks.when_topic(chat, text) or when_event.next_event(chat, text)
-             or _when_due(chat, text) or _help_with(chat, text) or looks.listing(chat, text)
-             or redated.redated(chat, text) or _plan_asked(chat, text) or _payment(chat, text) or _life_event(chat, text)
-             or _wanted_by(chat, text) or _add(chat, text)
-             or (_add(chat, f"add {text}") if noted else None) or _small_talk(chat, text) or _command(chat, text))
+        text = text[noted.end() :].strip()  # "note to self: remind me at 9 to call Mum" is that reminder
+    reply = (
+        spoken_decision(chat, text)
+        or follow_up(chat, text)
+        or _no_to_nothing(chat, text)
+        or _on_it(text)
+        or _time_asked(chat, text)
+        or missed.look(chat, text)
+        or _close_said(chat, text)
+        or finished.look(chat, text)
+        or _done(chat, text)
+        or valid_until(chat, text)
+        or looks.reminders(chat, text)
+        or _recurring(chat, text)
+        or _remind(chat, text)
+        or redated.shifted(chat, text)
+        or _move(chat, text)
+        or _drop(chat, text)
+        or _close(chat, text)
+        or _rename(chat, text)
+        or looks.topic(chat, text)
+        or looks.when_topic(chat, text)
+        or when_event.next_event(chat, text)
+        or _when_due(chat, text)
+        or _help_with(chat, text)
+        or looks.listing(chat, text)
+        or redated.redated(chat, text)
+        or _plan_asked(chat, text)
+        or _payment(chat, text)
+        or _life_event(chat, text)
+        or _wanted_by(chat, text)
+        or _add(chat, text)
+        or (_add(chat, f"add {text}") if noted else None)
+        or _small_talk(chat, text)
+        or _command(chat, text)
+    )
     if reply is not None and (reply.text or any(name != "decide" for name, _ in reply.calls)):
         reply = _one_at_a_time(text) or reply  # a look or a change, not an answer
     return reply
@@ -172,18 +286,24 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
 
 # "Can you add that as a task?", "please make that a task", "put it on my list": the request names what the
 # sentences before it told
-_ADD_THAT_RE = re.compile(r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-                          r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
-                          r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
-                          r"[\s?.!]*$", re.I)
+_ADD_THAT_RE = re.compile(
+    r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+    r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
+    r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
+    r"[\s?.!]*$",
+    re.I,
+)
 # what the others need of the user: "They need Mira's school certificate for the child benefit"
-_THEY_NEED_RE = re.compile(r"\b(?:they|he|she|it|the\s+\w+)\s+(?:need|needs|want|wants|require|requires|ask for|"
-                           r"asks? for|requested)\s+(?P<what>[^.!?]+)", re.I)
+_THEY_NEED_RE = re.compile(
+    r"\b(?:they|he|she|it|the\s+\w+)\s+(?:need|needs|want|wants|require|requires|ask for|"
+    r"asks? for|requested)\s+(?P<what>[^.!?]+)",
+    re.I,
+)
 _I_NEED_RE = re.compile(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
 
 
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
-    """"… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
+    """ "… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
     sentences before it ask of the user, due on the day they name."""
     if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
         return None
@@ -194,19 +314,28 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     found = dates.search(told, chat.now, chat.tz)
     args = {"title": _title(what)}
     if found:
-        cued = [f for f in found if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$",
-                                              told[:f.start], re.I)]
+        cued = [
+            f
+            for f in found
+            if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$", told[: f.start], re.I)
+        ]
         args["due"] = dates.iso((cued or found)[0].value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
 
 
 # a request in the middle of a run-on ("ok so the thing is … so could you add a task to … because otherwise …"): from
 # its asking words to the reason said after it
-_BURIED_RE = re.compile(r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|just\s+)?|please\s+|pls\s+)"
-                        r"(?=(?:add|remind me|put|set up|make|create|note|move|push|snooze|drop|cancel)\b)|\bremind me\b|"
-                        r"\badd (?:a )?task\b", re.I)
-_REASON_AFTER_RE = re.compile(r"[\s,]+(?:because|cause|'cause|cos|since|as otherwise|otherwise|so that|or else|"
-                              r"so i (?:don'?t|won'?t)|coz)\b.*$", re.I | re.S)
+_BURIED_RE = re.compile(
+    r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|just\s+)?|please\s+|pls\s+)"
+    r"(?=(?:add|remind me|put|set up|make|create|note|move|push|snooze|drop|cancel)\b)|\bremind me\b|"
+    r"\badd (?:a )?task\b",
+    re.I,
+)
+_REASON_AFTER_RE = re.compile(
+    r"[\s,]+(?:because|cause|'cause|cos|since|as otherwise|otherwise|so that|or else|"
+    r"so i (?:don'?t|won'?t)|coz)\b.*$",
+    re.I | re.S,
+)
 
 
 def _buried(chat: Chat, text: str) -> Reply | None:
@@ -214,7 +343,7 @@ def _buried(chat: Chat, text: str) -> Reply | None:
     found = _BURIED_RE.search(text, 1) if len(text) > 60 else None
     if found is None:
         return None
-    asked = _REASON_AFTER_RE.sub("", text[found.start():]).strip(" ,.;")
+    asked = _REASON_AFTER_RE.sub("", text[found.start() :]).strip(" ,.;")
     reply = _read(chat, request_of(asked, chat.now, chat.tz))
     return reply if reply is not None and reply.calls else None
 
@@ -227,9 +356,12 @@ def _merged(asked: list[Reply]) -> Reply:
 
 
 # "Reminder: your library books are due back on 12 January": a deadline told, kept as a task
-_DUE_SAID_RE = re.compile(r"^(?:(?:reminder|note|fyi|heads[- ]up|ps)\s*[:\-–]\s*)?(?:my|your|the|our)\s+"
-                          r"(?P<thing>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:due|to be returned|expiring|expires?)"
-                          r"(?P<back>\s+back)?\b", re.I)
+_DUE_SAID_RE = re.compile(
+    r"^(?:(?:reminder|note|fyi|heads[- ]up|ps)\s*[:\-–]\s*)?(?:my|your|the|our)\s+"
+    r"(?P<thing>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:due|to be returned|expiring|expires?)"
+    r"(?P<back>\s+back)?\b",
+    re.I,
+)
 
 
 def _deadline_said(chat: Chat, text: str) -> Reply | None:
@@ -241,11 +373,17 @@ def _deadline_said(chat: Chat, text: str) -> Reply | None:
     task = _task_named(chat, thing)
     if task is not None and covers(words(thing), words(str(task.get("title")))):
         # "the library books are due on Monday now": the task there is moved, not made again
-        return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
-                     f"a task's new deadline told ({when[0].stated(chat.tz)})")
+        return Reply(
+            "",
+            [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+            f"a task's new deadline told ({when[0].stated(chat.tz)})",
+        )
     title = ("Return " + thing) if found.group("back") else f"{thing[:1].upper()}{thing[1:]} due"
-    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
-                 f"a deadline told ({when[0].stated(chat.tz)})")
+    return Reply(
+        "",
+        [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+        f"a deadline told ({when[0].stated(chat.tz)})",
+    )
 
 
 def _once(text: str) -> str:
@@ -256,29 +394,41 @@ def _once(text: str) -> str:
 # News told, not a request: "Anna is going to Rome on Friday", "ugh, it's raining again", "my boss says it went
 # well". A statement begins with who or what it is about; a question, or a request that no rule follows ("book
 # me a table"), gets the honest help instead.
-_STATEMENT_RE = re.compile(r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
-                           r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
-                           r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
-                           r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
-                           r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
-                           r"visits|arrives|'s)\b"
-                           # "Sarah's party was great", "the car broke down": a thing named, then what it did
-                           r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
-                           r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)", re.I)
-_ASKING_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
-                        r"should|shall|may|might)\b", re.I)
+_STATEMENT_RE = re.compile(
+    r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
+    r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
+    r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
+    r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
+    r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
+    r"visits|arrives|'s)\b"
+    # "Sarah's party was great", "the car broke down": a thing named, then what it did
+    r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
+    r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)",
+    re.I,
+)
+_ASKING_RE = re.compile(
+    r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
+    r"should|shall|may|might)\b",
+    re.I,
+)
 
 
 # a request's first words, which no news begins with: such a message no rule followed gets the honest help
-_ASKS_FOR_RE = re.compile(r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|drop|cancel|delete|remove|mark|rename|close|"
-                          r"put|set|create|make|schedule|book|find|get|show|list|tell|send|write|check|give|let|help|"
-                          r"plan|organi[sz]e|sort|turn|stop|start|change|update|call|email|text|order|buy)\b"
-                          r"|\b(?:remind me|make it|add|move it|push it|snooze)\b", re.I)
+_ASKS_FOR_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|drop|cancel|delete|remove|mark|rename|close|"
+    r"put|set|create|make|schedule|book|find|get|show|list|tell|send|write|check|give|let|help|"
+    r"plan|organi[sz]e|sort|turn|stop|start|change|update|call|email|text|order|buy)\b"
+    r"|\b(?:remind me|make it|add|move it|push it|snooze)\b",
+    re.I,
+)
 # what news has and a request an offline rule does not know ("blorp the frobnicator") has not: someone it is about,
 # a thing that happened, or a day
-_NEWS_SIGN_RE = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
-                           r"will|was|were|is|are|has|have|had|"
-                           r"week|morning|evening|night|today|yesterday|tonight|weekend)\b", re.I)
+_NEWS_SIGN_RE = re.compile(
+    r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+    r"will|was|were|is|are|has|have|had|"
+    r"week|morning|evening|night|today|yesterday|tonight|weekend)\b",
+    re.I,
+)
 
 
 def _statement(text: str) -> Reply | None:
@@ -287,38 +437,71 @@ def _statement(text: str) -> Reply | None:
     said = text.strip().replace("’", "'")
     if len(said.split()) < 3 or _ASKING_RE.search(said):  # "that's all" tells nothing
         return None
-    if not _STATEMENT_RE.match(said) and (len(said.split()) > 30 or _ASKS_FOR_RE.search(said) or acts.act(said)
-                                          or not _NEWS_SIGN_RE.search(said)):
+    if not _STATEMENT_RE.match(said) and (
+        len(said.split()) > 30 or _ASKS_FOR_RE.search(said) or acts.act(said) or not _NEWS_SIGN_RE.search(said)
+    ):
         return None
-    return Reply("Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
-                 "…”. Nothing was changed.", [], "news, no request")
+    return Reply(
+        "Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
+        "…”. Nothing was changed.",
+        [],
+        "news, no request",
+    )
 
 
 # a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
 _WORD_BACK = [
     (re.compile(r"^(?:knock knock|guess what|tell me a joke|did you know)$"), "🙂 Go on!"),
-    (re.compile(r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
-                r"are you working|still there)(?:\s+wilson)?$"), "Yes, I'm here (running offline). {TRY}"),
-    (re.compile(r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
-                r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
-                r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
-                r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"), "Thank you!"),
-    (re.compile(r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"),
-     "No problem."),
-    (re.compile(r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
-                r"(?:tgif|finally friday))(?:\s+(?:that'?s|so|very|too|really)?\s*(?:funny|good|great|cool|nice|"
-                r"amazing|hilarious))?$"), "🙂"),
+    (
+        re.compile(
+            r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
+            r"are you working|still there)(?:\s+wilson)?$"
+        ),
+        "Yes, I'm here (running offline). {TRY}",
+    ),
+    (
+        re.compile(
+            r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+            r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
+            r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
+            r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"
+        ),
+        "Thank you!",
+    ),
+    (
+        re.compile(
+            r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"
+        ),
+        "No problem.",
+    ),
+    (
+        re.compile(
+            r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
+            r"(?:tgif|finally friday))(?:\s+(?:that'?s|so|very|too|really)?\s*(?:funny|good|great|cool|nice|"
+            r"amazing|hilarious))?$"
+        ),
+        "🙂",
+    ),
     # thinking it over, or a sigh: nothing to do
     (re.compile(r"^(?:ugh+|meh|oh well|(?:ugh+|oh)\s+(?:mondays|monday|again|well|man))$"), "Hang in there!"),
-    (re.compile(r"^(?:h+m+|oh|ah|hmm+ ok|hm+ let me see|maybe(?: later| tomorrow)?|not sure(?: yet)?|"
-                r"let me think(?: about it)?|i'?ll think about it|i don'?t know|dunno|idk|nothing|"
-                r"nothing(?: really)?(?: forget it| never mind)?|no idea)$"), "Take your time. Nothing was changed."),
-    (re.compile(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
-     "Sorry about that. I'm running offline, so I only follow simple requests. {TRY}"),
+    (
+        re.compile(
+            r"^(?:h+m+|oh|ah|hmm+ ok|hm+ let me see|maybe(?: later| tomorrow)?|not sure(?: yet)?|"
+            r"let me think(?: about it)?|i'?ll think about it|i don'?t know|dunno|idk|nothing|"
+            r"nothing(?: really)?(?: forget it| never mind)?|no idea)$"
+        ),
+        "Take your time. Nothing was changed.",
+    ),
+    (
+        re.compile(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
+        "Sorry about that. I'm running offline, so I only follow simple requests. {TRY}",
+    ),
 ]
-HOW_ARE_YOU_RE = re.compile(r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
-                            r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
-                            re.I)
+HOW_ARE_YOU_RE = re.compile(
+    r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
+    re.I,
+)
 APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
 
@@ -334,27 +517,35 @@ def _one_at_a_time(text: str) -> Reply | None:
     cut = second.start("cut") if second.start("cut") >= 0 else second.start()  # after the first request's day
     first, rest = text[:cut].strip(" ,;.!?"), text[cut:].strip(" ,;.!?")
     rest = re.sub(r"^(?:(?:and|also|then|please|pls)\s+)+", "", rest, flags=re.I)
-    return Reply(f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
-                 f"“{first}”, then “{rest}”. Nothing was changed.", [], TWO_REQUESTS)
+    return Reply(
+        f"That's two requests in one message, and I follow one at a time. Please send them one by one: "
+        f"“{first}”, then “{rest}”. Nothing was changed.",
+        [],
+        TWO_REQUESTS,
+    )
 
 
 def _no_to_nothing(chat: Chat, text: str) -> Reply | None:
-    """"yes", "no, forget it" or "approve" with no proposal waiting: an honest word, not a search for a task
+    """ "yes", "no, forget it" or "approve" with no proposal waiting: an honest word, not a search for a task
     called "it" nor "I didn't understand"."""
     said = normal(text)
     short = short_answer(said)  # "yse", "noo"
     yes = (YES_RE.match(said) or short == "yes") and not ACK_RE.match(text)  # "ok" alone is an acknowledgement: 👍
     because = NO_BECAUSE_RE.match(text.strip())  # "no, I already did that"
     no_because = because is not None and short_answer(because.group("no")) == "no"
-    if ((yes or NO_RE.match(said) or short == "no" or no_because or APPROVE_RE.match(said))
-            and not any(isinstance(p, dict) and p.get("items") for p in chat.pending)):
-        return Reply("There's no proposal of mine waiting for an answer, so nothing was changed.", [],
-                     "an answer with nothing pending")
+    if (yes or NO_RE.match(said) or short == "no" or no_because or APPROVE_RE.match(said)) and not any(
+        isinstance(p, dict) and p.get("items") for p in chat.pending
+    ):
+        return Reply(
+            "There's no proposal of mine waiting for an answer, so nothing was changed.",
+            [],
+            "an answer with nothing pending",
+        )
     return None
 
 
 def _time_asked(chat: Chat, text: str) -> Reply | None:
-    """"What time is it?", "what's the date?": the run's own clock says (the context's now, in the user's
+    """ "What time is it?", "what's the date?": the run's own clock says (the context's now, in the user's
     timezone), never the machine's."""
     if not CLOCK_RE.match(normal(text)):
         return None
@@ -369,9 +560,12 @@ def _on_it(text: str) -> Reply | None:
 
 
 # what is said beside a done that names no task: "…, all sorted", "… this morning", "… online"
-_DONE_TAIL_RE = re.compile(r"(?:[,;]?\s+(?:all|it'?s|that'?s|now|finally|already)?\s*(?:sorted|done|finished|handled|taken care of)"
-                           r"|\s+(?:this|yesterday|last)\s+(?:morning|afternoon|evening|night|week)|\s+yesterday|\s+today|"
-                           r"\s+online|\s+at last|\s+finally)+\s*[.!]*$", re.I)
+_DONE_TAIL_RE = re.compile(
+    r"(?:[,;]?\s+(?:all|it'?s|that'?s|now|finally|already)?\s*(?:sorted|done|finished|handled|taken care of)"
+    r"|\s+(?:this|yesterday|last)\s+(?:morning|afternoon|evening|night|week)|\s+yesterday|\s+today|"
+    r"\s+online|\s+at last|\s+finally)+\s*[.!]*$",
+    re.I,
+)
 # a done said in a clause of a longer message: "the handyman came round yesterday and fixed the tap", "finally got
 # rid of netflix so the streaming sub is cancelled", "Fahrstunde ist gebucht, driving lesson booked for thursday"
 _CLAUSE_RE = re.compile(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
@@ -403,8 +597,10 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
             if task is not None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return done_pending(chat, found.group("what")) or Reply(
-                f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
-                "done with an unknown task")
+                f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}",
+                [],
+                "done with an unknown task",
+            )
     text = text.replace("’", "'")  # a phone's apostrophe: "I’ve paid the rent"
     text = _GOT_IT_DONE_RE.sub(lambda m: f"{m.group('who')} {m.group('verb')} {m.group('what')}", text)
     found = None if text.rstrip().endswith("?") else PAST_DONE_RE.match(text) or PARTICIPLE_DONE_RE.match(text)
@@ -419,28 +615,44 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
-    if ((title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb})
-            and len(words(found.group("what")) - words(title)) <= 1):
+    if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
+        words(found.group("what")) - words(title)
+    ) <= 1:
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
 
 
 # "I got the passport renewed" is "I renewed the passport" (the verb checked against the task's as any past tense)
-_GOT_IT_DONE_RE = re.compile(r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
-                             r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$", re.I)
+_GOT_IT_DONE_RE = re.compile(
+    r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
+    r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$",
+    re.I,
+)
+
+
 def _task_done_by(chat: Chat, what: str, verb: str) -> dict | None:
     """The task the words name, among those the verb finishes first ("returned the books": "Return the library
     books", not "Book hotel" whose verb is a word of it); any task the words name when none has that verb."""
     finishes = _SAME_DONE.get(verb, {verb})
-    fitting = [t for t in chat.tasks if t.get("status", "open") == "open"
-               and (str(t.get("title") or "").split() or [""])[0].lower() in finishes]
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open" and (str(t.get("title") or "").split() or [""])[0].lower() in finishes
+    ]
     return best(fitting, words(what)) or _task_named(chat, what)
 
 
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
-_SAME_DONE = {"drop": {"drop", "return", "bring", "hand", "deliver", "send"}, "bring": {"bring", "return"},
-              "hand": {"hand", "return", "submit"}, "get": {"get", "buy", "pick", "collect", "order"}, "buy": {"buy", "get"}, "pick": {"pick", "get", "collect", "buy"},
-              "collect": {"collect", "pick", "get"}, "call": {"call", "phone", "ring"}}
+_SAME_DONE = {
+    "drop": {"drop", "return", "bring", "hand", "deliver", "send"},
+    "bring": {"bring", "return"},
+    "hand": {"hand", "return", "submit"},
+    "get": {"get", "buy", "pick", "collect", "order"},
+    "buy": {"buy", "get"},
+    "pick": {"pick", "get", "collect", "buy"},
+    "collect": {"collect", "pick", "get"},
+    "call": {"call", "phone", "ring"},
+}
 
 
 def _recurring(chat: Chat, text: str) -> Reply | None:
@@ -460,8 +672,11 @@ def _remind(chat: Chat, text: str) -> Reply | None:
         found = dates.search(about.group("when"), chat.now, chat.tz, parts=True)
         at = dates.at_moment(found[0] if found else None, chat.now, chat.tz)
         if task is not None and at is not None:
-            return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
-                         f"snooze a task ({found[0].stated(chat.tz)})")
+            return Reply(
+                "",
+                [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+                f"snooze a task ({found[0].stated(chat.tz)})",
+            )
     found = REMIND_RE.match(text)
     if not found:
         return None
@@ -476,20 +691,32 @@ def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
     """A reminder with no time still to come: asked when, saying so when the time said has passed ("today at
     7am" at 08:00) or was only a day ("today": its usual 09:00 is no time the user said)."""
     if what and when is not None and isinstance(when.value, datetime):
-        return Reply(f"{dates.fmt_moment(when.value, chat.tz)} has passed already (it's "
-                     f"{chat.now.astimezone(chat.tz):%H:%M} now). When should I remind you to {what}? Nothing was set.",
-                     [], "reminder for a time that has passed")
+        return Reply(
+            f"{dates.fmt_moment(when.value, chat.tz)} has passed already (it's "
+            f"{chat.now.astimezone(chat.tz):%H:%M} now). When should I remind you to {what}? Nothing was set.",
+            [],
+            "reminder for a time that has passed",
+        )
     if what and when is not None and re.fullmatch(r"(?:for\s+|on\s+)?today", when.phrase.strip(), re.I):
-        return Reply(f"When today should I remind you to {what}? Say e.g. “remind me at 18:00 to {what}”. "
-                     "Nothing was set.", [], "reminder for today without a time")
-    return Reply("When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. Nothing was set.", [],
-                 "reminder without a time to come")
+        return Reply(
+            f"When today should I remind you to {what}? Say e.g. “remind me at 18:00 to {what}”. Nothing was set.",
+            [],
+            "reminder for today without a time",
+        )
+    return Reply(
+        "When should I remind you? Say e.g. “remind me tomorrow at 18:00 to call Mum”. Nothing was set.",
+        [],
+        "reminder without a time to come",
+    )
 
 
 # a phrase that names a time of day and no day ("3pm", "half past 3", "between 2 and 4pm"), not a while ("in 2 hours")
-_NAMES_A_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
-                          r"jul|aug|sep|oct|nov|dec|next|this|week|weekend|month|year|in|hours?|hrs?|minutes?|mins?)"
-                          r"|\d(?:st|nd|rd|th)\b|\d[./-]\d|\dh\b", re.I)
+_NAMES_A_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
+    r"jul|aug|sep|oct|nov|dec|next|this|week|weekend|month|year|in|hours?|hrs?|minutes?|mins?)"
+    r"|\d(?:st|nd|rd|th)\b|\d[./-]\d|\dh\b",
+    re.I,
+)
 
 
 def _move(chat: Chat, text: str) -> Reply | None:
@@ -502,17 +729,25 @@ def _move(chat: Chat, text: str) -> Reply | None:
         when = dates.search(f"in {found.group('when')}", chat.now, chat.tz, months=True)
     task = _task_named(chat, found.group("what"))
     if task is None:
-        return Reply(f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}", [],
-                     "move an unknown task")
+        return Reply(
+            f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}",
+            [],
+            "move an unknown task",
+        )
     if not when:
-        return Reply(f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. "
-                     "Nothing was changed.",
-                     [], "move without a date")
+        return Reply(
+            f"To when should “{task.get('title')}” move? Say e.g. “to next Friday”. Nothing was changed.",
+            [],
+            "move without a date",
+        )
     if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
         at = dates.at_moment(when[0], chat.now, chat.tz)
         if at is not None:
-            return Reply("", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
-                         f"snooze a task ({when[0].stated(chat.tz)})")
+            return Reply(
+                "",
+                [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+                f"snooze a task ({when[0].stated(chat.tz)})",
+            )
     due = when[0].value
     old = dates.parse_moment(task.get("due"), chat.tz)
     if not isinstance(due, datetime) and isinstance(old, datetime):
@@ -524,8 +759,11 @@ def _move(chat: Chat, text: str) -> Reply | None:
         due = same_day if same_day > chat.now else due
     read = dates.Found(when[0].phrase, due, when[0].start, when[0].reading)
     # notes would replace the task's own: how the date was read is the proposal's reason
-    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
-                 f"move a task ({read.stated(chat.tz)})")
+    return Reply(
+        "",
+        [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
+        f"move a task ({read.stated(chat.tz)})",
+    )
 
 
 def _drop(chat: Chat, text: str) -> Reply | None:
@@ -544,20 +782,26 @@ def _drop(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "drop a topic")
     if task is not None:
         return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
-    return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}", [],
-                 "drop something unknown")
+    return Reply(
+        f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}",
+        [],
+        "drop something unknown",
+    )
 
 
 # "the Japan trip is done, you can close it", "we're back from Japan, close the trip": the topic named in the message
-_CLOSE_IT_RE = re.compile(r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
-                          r"(?:close|archive)\s+(?:it|that|this|the)(?:\s+(?:[\w-]+\s+)?(?:topic|trip|project|plan|one|move|"
-                          r"wedding|conference))?(?:\s+(?:now|please|pls|down))*"
-                          r"\s*[.!]*$", re.I)
+_CLOSE_IT_RE = re.compile(
+    r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
+    r"(?:close|archive)\s+(?:it|that|this|the)(?:\s+(?:[\w-]+\s+)?(?:topic|trip|project|plan|one|move|"
+    r"wedding|conference))?(?:\s+(?:now|please|pls|down))*"
+    r"\s*[.!]*$",
+    re.I,
+)
 
 
 def _close_said(chat: Chat, text: str) -> Reply | None:
     found = _CLOSE_IT_RE.search(text)
-    topic = _topic_named(chat, text[:found.start()]) if found else None
+    topic = _topic_named(chat, text[: found.start()]) if found else None
     if topic is None:
         return None
     return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "close a topic named before")
@@ -583,15 +827,21 @@ def _rename(chat: Chat, text: str) -> Reply | None:
     task = _task_named(chat, re.sub(r"\btask\b", " ", old, flags=re.I))
     said_task = re.search(r"\btask\b", old, re.I)
     # the one the words name better; a tie is the topic's ("rename japan to …"), unless they say "task"
-    shared = {key: len(words(old) & words(str(found.get("title")))) if found else -1
-              for key, found in (("topic", topic), ("task", task))}
+    shared = {
+        key: len(words(old) & words(str(found.get("title")))) if found else -1
+        for key, found in (("topic", topic), ("task", task))
+    }
     if topic is not None and not said_task and (TOPICISH.search(old) or shared["topic"] >= shared["task"]):
         return Reply("", [("rename_topic", {"topic_id": topic.get("id"), "title": new})], "rename a topic")
     if task is not None:
-        return Reply("", [("update_task", {"task_id": task.get("id"), "title": new[:1].upper() + new[1:]})],
-                     "rename a task")
-    return Reply(f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}", [],
-                 "rename something unknown")
+        return Reply(
+            "", [("update_task", {"task_id": task.get("id"), "title": new[:1].upper() + new[1:]})], "rename a task"
+        )
+    return Reply(
+        f"I couldn't tell which task or topic you mean, so nothing was changed. {looks.task_list(chat)}",
+        [],
+        "rename something unknown",
+    )
 
 
 def _small_talk(chat: Chat, text: str) -> Reply | None:
@@ -604,11 +854,18 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
         if waiting is not None and waiting.get("just_asked") and "decide" in chat.offered:
             # "great", "perfect thanks", "cool" said right after the proposal: pleased with it, a yes
-            return Reply("", [("decide", {"proposal": waiting["id"], "action": "approve"})],
-                         "pleased words right after a proposal")
+            return Reply(
+                "",
+                [("decide", {"proposal": waiting["id"], "action": "approve"})],
+                "pleased words right after a proposal",
+            )
         if waiting is not None:  # later, "great" is no answer to a proposal, but the user may think it is
-            return Reply(f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
-                         f"it or “no” to drop it.", [], "an acknowledgement with a proposal waiting")
+            return Reply(
+                f"Proposal {waiting.get('id')} is still waiting for your answer: say “yes” to approve "
+                f"it or “no” to drop it.",
+                [],
+                "an acknowledgement with a proposal waiting",
+            )
         return Reply("👍", [], "an acknowledgement")
     if ABILITIES_RE.match(text):
         said = f"I follow simple requests: {REQUESTS}" if chat.first_contact else CAN_DO  # INTRO says "offline"
@@ -633,26 +890,35 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     return None
 
 
-_WHEN_DUE_RE = re.compile(r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
-                          r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$", re.I)
+_WHEN_DUE_RE = re.compile(
+    r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
+    r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$",
+    re.I,
+)
 
 
 def _when_due(chat: Chat, text: str) -> Reply | None:
-    """"When is the passport due?": the task's due day, read from the list."""
+    """ "When is the passport due?": the task's due day, read from the list."""
     found = _WHEN_DUE_RE.match(text.replace("’", "'"))
     task = _task_named(chat, found.group("what")) if found else None
     if task is None:
         return None
     due = dates.parse_moment(task.get("due"), chat.tz)
     when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
-    return Reply(f"“{task.get('title')}” is due {when}." if when else f"“{task.get('title')}” has no due date.", [],
-                 "when a task is due")
+    return Reply(
+        f"“{task.get('title')}” is due {when}." if when else f"“{task.get('title')}” has no due date.",
+        [],
+        "when a task is due",
+    )
 
 
 # "Help me with Renew passport (due Mon 1 Feb, for Trip to Japan)." is what a press on Help me says
 # (actors/proposals/commands.py help_words); "can you help me with the passport?" is the same request typed
-_HELP_WITH_RE = re.compile(r"^\s*(?:(?:can|could|would) you\s+)?(?:please\s+)?help me (?:with|on|to)\s+(?:the\s+|my\s+)?"
-                           r"(?P<what>[^()]+?)(?:\s+task)?\s*(?:\([^)]*\))?\s*[.?!]*$", re.I)
+_HELP_WITH_RE = re.compile(
+    r"^\s*(?:(?:can|could|would) you\s+)?(?:please\s+)?help me (?:with|on|to)\s+(?:the\s+|my\s+)?"
+    r"(?P<what>[^()]+?)(?:\s+task)?\s*(?:\([^)]*\))?\s*[.?!]*$",
+    re.I,
+)
 
 
 def _help_with(chat: Chat, text: str) -> Reply | None:
@@ -664,48 +930,67 @@ def _help_with(chat: Chat, text: str) -> Reply | None:
         return None
     due = dates.parse_moment(task.get("due"), chat.tz)
     when = (dates.fmt_moment(due, chat.tz) if isinstance(due, datetime) else dates.fmt_day(due)) if due else None
-    about = ", ".join(part for part in (f"due {when}" if when else "", f"for {task['topic']}" if task.get("topic")
-                                       else "") if part)
+    about = ", ".join(
+        part for part in (f"due {when}" if when else "", f"for {task['topic']}" if task.get("topic") else "") if part
+    )
     title, number = task.get("title"), task.get("id")
-    later = ((due if isinstance(due, date) and not isinstance(due, datetime) else due.astimezone(chat.tz).date())
-             + timedelta(days=7)).isoformat() if due else None  # the form `move` reads: a date
-    lines = [f"“{title}”" + (f" ({about})" if about else "") + ". Without a language model I can't think it "
-             "through with you, but I can:",
-             "• split it into steps: tell me each one, e.g. “add find the documents by Friday”",
-             f"• give it more time: “snooze {number} 2d”" + (f" or “move {number} {later}”" if later else ""),
-             f"• tick it off or drop it: “done {number}”, “drop {number}”"]
+    later = (
+        (
+            (due if isinstance(due, date) and not isinstance(due, datetime) else due.astimezone(chat.tz).date())
+            + timedelta(days=7)
+        ).isoformat()
+        if due
+        else None
+    )  # the form `move` reads: a date
+    lines = [
+        f"“{title}”" + (f" ({about})" if about else "") + ". Without a language model I can't think it "
+        "through with you, but I can:",
+        "• split it into steps: tell me each one, e.g. “add find the documents by Friday”",
+        f"• give it more time: “snooze {number} 2d”" + (f" or “move {number} {later}”" if later else ""),
+        f"• tick it off or drop it: “done {number}”, “drop {number}”",
+    ]
     return Reply("\n".join(lines), [], "help with a task")
 
 
 def _payment(chat: Chat, text: str) -> Reply | None:
-    """"The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
+    """ "The car insurance bill of 480 euros has to be paid by dec 20": one task to pay, what and how much in its
     title, due that day (not an official deadline's forms plan). "add …" names its own task."""
     if EXPLICIT_ADD_RE.match(text):
         return None
     found = payments.payment(text, chat.now, chat.tz)
     if found is None:
         return None
-    return Reply("", [("create_task", {"title": found.title, "due": dates.iso(found.due.value)})],
-                 f"a payment ({found.due.stated(chat.tz)})")
+    return Reply(
+        "",
+        [("create_task", {"title": found.title, "due": dates.iso(found.due.value)})],
+        f"a payment ({found.due.stated(chat.tz)})",
+    )
 
 
 # who else a message is about, before what they do: "my colleague Tom has", "my sister is flying", "Anna is"
-_PEOPLE = (r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
-           r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
-           r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student")
-_SOMEONE_ELSE_RE = re.compile(rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
-                              # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
-                              # appointment is the parent's to plan, so not theirs)
-                              rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
-                              rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
-                              rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
-                              rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
-                              rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
-                              rf"moves|visits)\b")
+_PEOPLE = (
+    r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
+    r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
+    r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
+)
+_SOMEONE_ELSE_RE = re.compile(
+    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
+    # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
+    # appointment is the parent's to plan, so not theirs)
+    rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
+    rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
+    rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
+    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+    rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
+    rf"moves|visits)\b"
+)
 
 
-_FAMILY_RE = re.compile(r"\b(?:sister|brother|mum|mom|mother|dad|father|son|daughter|cousin|best friend|niece|nephew|"
-                        r"aunt|uncle|grandson|granddaughter|parents)\b", re.I)
+_FAMILY_RE = re.compile(
+    r"\b(?:sister|brother|mum|mom|mother|dad|father|son|daughter|cousin|best friend|niece|nephew|"
+    r"aunt|uncle|grandson|granddaughter|parents)\b",
+    re.I,
+)
 
 
 def _someone_elses(chat: Chat, text: str) -> bool:
@@ -723,8 +1008,14 @@ def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] 
     trip there."""
     travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
     place = places.find_place(None, text) or next(
-        (p for name in re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?", text)
-         for p in (places.named(name), places.named(name.split()[0])) if p is not None), None)
+        (
+            p
+            for name in re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?", text)
+            for p in (places.named(name), places.named(name.split()[0]))
+            if p is not None
+        ),
+        None,
+    )
     if travel is None or place is None or (chat.home is not None and not places.away(place, chat.home)):
         return None
     return travel, None, place
@@ -739,20 +1030,26 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     return (travel, None, place) if place is not None else None
 
 
-_MY_DAY_TODAY_RE = re.compile(r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>birthday|bday|anniversary|name day)"
-                              r"(?:\s+today)?\s*[!.]*\s*$", re.I)
+_MY_DAY_TODAY_RE = re.compile(
+    r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>birthday|bday|anniversary|name day)"
+    r"(?:\s+today)?\s*[!.]*\s*$",
+    re.I,
+)
 
 
 def _plan_asked(chat: Chat, text: str) -> Reply | None:
-    """"Help me prepare for …", "set up the usual prep": the plan of what the rest of the message tells, whatever
+    """ "Help me prepare for …", "set up the usual prep": the plan of what the rest of the message tells, whatever
     its shape (wilson/model/offline/plan_asked.py)."""
     rest = plan_asked(text)
     return _life_event(chat, rest, asked=True) if rest is not None else None
 
 
 # a question, not a request put as one ("can you plan my trip …?") nor a name ("Will's birthday", "May's wedding")
-_ASKS_RE = re.compile(r"^(?!\s*(?:can|could|would|will)\s+(?:you|u)\b).*\?\s*$|^(?:what|when|where|who|why|how|which)\b|^(?:is|are|was|were|do|does|did|should|shall|"
-                      r"have|has)\s+(?:i|we|he|she|they|it|the|my|our|there|that|this)\b", re.I)
+_ASKS_RE = re.compile(
+    r"^(?!\s*(?:can|could|would|will)\s+(?:you|u)\b).*\?\s*$|^(?:what|when|where|who|why|how|which)\b|^(?:is|are|was|were|do|does|did|should|shall|"
+    r"have|has)\s+(?:i|we|he|she|they|it|the|my|our|there|that|this)\b",
+    re.I,
+)
 # "in Wedding", "nach Wedding": the Berlin district, no wedding
 _WEDDING_DISTRICT_RE = re.compile(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
@@ -763,8 +1060,11 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
     mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
     if mine:  # nothing left to plan for a day that is here: a word back
-        return Reply(f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
-                     [], "the user's own day, today")
+        return Reply(
+            f"Happy {'birthday' if mine.group('what').lower() in ('birthday', 'bday') else mine.group('what')}! 🎉",
+            [],
+            "the user's own day, today",
+        )
     if acts.commanded(text) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     anniversary = _anniversary(chat, text)
@@ -781,8 +1081,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
-        if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) \
-                and _someone_elses(chat, text):
+        if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) and _someone_elses(
+            chat, text
+        ):
             # "my colleague Tom has his final exam next week" is Tom's exam, "my colleague Priya is getting married"
             # hers (a sister's wedding is one the user goes to)
             return None
@@ -795,8 +1096,11 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     # "for two weeks" says how long, not when: a message with no other date has no start
     # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
     # a day years away is an age or a count misread ("Mum's 70th is on the 20th"), no start
-    found = [f for f in dates.search(text, chat.now, chat.tz, months=True) if not going.HOW_LONG_RE.match(f.phrase)
-             and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3]
+    found = [
+        f
+        for f in dates.search(text, chat.now, chat.tz, months=True)
+        if not going.HOW_LONG_RE.match(f.phrase) and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3
+    ]
     if not found:
         return None
     title = place_title(event, text, trigger, place) if trigger is not None or "{place}" in event.title else event.label
@@ -809,25 +1113,45 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
     start_day = dates.local_date(start.value, chat.tz)
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
-    calls = plan_calls(event, title, dates.iso(start.value), going.stay_end(text, start_day), start_day, chat.today,
-                       notes, chat.topics, chat.tasks, places.domestic(place, chat.home))
+    calls = plan_calls(
+        event,
+        title,
+        dates.iso(start.value),
+        going.stay_end(text, start_day),
+        start_day,
+        chat.today,
+        notes,
+        chat.topics,
+        chat.tasks,
+        places.domestic(place, chat.home),
+    )
     if not calls:
         return None
-    why = (f"“{trigger.group(0)}” in the message" if trigger is not None
-           else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}" if place is not None
-           else "a sum to put aside, and a plan asked for")
+    why = (
+        f"“{trigger.group(0)}” in the message"
+        if trigger is not None
+        else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}"
+        if place is not None
+        else "a sum to put aside, and a plan asked for"
+    )
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
 # what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
 # needs the signed contract back before the 15th", "the car needs its MOT by the end of next month"
-_WANTED_BY_RE = re.compile(r"^(?:(?:my|our|the)\s+)?(?P<who>[\w'’ -]{2,30}?)\s+(?:wants|needs|need|expects|requires|"
-                           r"is waiting for|are waiting for|asked for|asks for)\s+(?P<what>(?!to\b|me\b|us\b)[^,.;!?]+?)\s+"
-                           r"(?=(?:by|before|until|till|no later than|within)\b)", re.I)
+_WANTED_BY_RE = re.compile(
+    r"^(?:(?:my|our|the)\s+)?(?P<who>[\w'’ -]{2,30}?)\s+(?:wants|needs|need|expects|requires|"
+    r"is waiting for|are waiting for|asked for|asks for)\s+(?P<what>(?!to\b|me\b|us\b)[^,.;!?]+?)\s+"
+    r"(?=(?:by|before|until|till|no later than|within)\b)",
+    re.I,
+)
 # who wants a thing sent, not got for them
-_SENT_TO_RE = re.compile(rf"\b(?:{_PEOPLE}|landlord|landlady|client|customer|office|school|bank|hr|accountant|insurance|"
-                         r"agency|university|uni|council|company|employer|they|he|she|doctor|lawyer|notary|tax office|"
-                         r"finanzamt|hausverwaltung|supervisor|professor|editor)\b", re.I)
+_SENT_TO_RE = re.compile(
+    rf"\b(?:{_PEOPLE}|landlord|landlady|client|customer|office|school|bank|hr|accountant|insurance|"
+    r"agency|university|uni|council|company|employer|they|he|she|doctor|lawyer|notary|tax office|"
+    r"finanzamt|hausverwaltung|supervisor|professor|editor)\b",
+    re.I,
+)
 
 
 def _wanted_by(chat: Chat, text: str) -> Reply | None:
@@ -836,7 +1160,7 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     found = _WANTED_BY_RE.match(text.strip())
     if found is None or _ASKS_RE.search(text) or re.fullmatch(r"(?:i|we|you)", found.group("who").strip(), re.I):
         return None
-    when = dates.search(text[found.end():], chat.now, chat.tz)
+    when = dates.search(text[found.end() :], chat.now, chat.tz)
     if not when:
         return None
     who = found.group("who").strip()
@@ -847,13 +1171,19 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
     sent = _SENT_TO_RE.search(who) and not re.search(r"\b(?:kids?|children|son|daughter|baby|dog|cat)\b", who, re.I)
     title = f"Send {what}{back} to {whom}" if sent else f"Get {what} for {whom}"
-    return Reply("", [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
-                 f"something wanted by a day ({when[0].stated(chat.tz)})")
+    return Reply(
+        "",
+        [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
+        f"something wanted by a day ({when[0].stated(chat.tz)})",
+    )
 
 
 # "our wedding anniversary is on the 20th": a day to remember, not a wedding to prepare (nor someone's birthday)
-_ANNIVERSARY_RE = re.compile(r"\b(?P<what>(?:(?:our|my|your)\s+)?(?:(?!(?:is|it'?s|on|the)\b)[\w'’-]+\s+){0,2}?"
-                             r"(?:anniversary|jahrestag|hochzeitstag))\b", re.I)
+_ANNIVERSARY_RE = re.compile(
+    r"\b(?P<what>(?:(?:our|my|your)\s+)?(?:(?!(?:is|it'?s|on|the)\b)[\w'’-]+\s+){0,2}?"
+    r"(?:anniversary|jahrestag|hochzeitstag))\b",
+    re.I,
+)
 
 
 def _anniversary(chat: Chat, text: str) -> Reply | None:
@@ -868,15 +1198,18 @@ def _anniversary(chat: Chat, text: str) -> Reply | None:
         return None
     what = re.sub(r"^my\b", "your", found.group("what").strip(), flags=re.I)
     label = what[:1].upper() + what[1:]
-    return Reply("", [("remind", {"text": label, "at": at.isoformat()})],
-                 f"an anniversary to remember ({when[0].stated(chat.tz)})")
+    return Reply(
+        "",
+        [("remind", {"text": label, "at": at.isoformat()})],
+        f"an anniversary to remember ({when[0].stated(chat.tz)})",
+    )
 
 
 IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)
 
 
 def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
-    """"buy a rail pass to the Japan trip" → ("buy a rail pass", the topic Trip to Japan): the one open topic
+    """ "buy a rail pass to the Japan trip" → ("buy a rail pass", the topic Trip to Japan): the one open topic
     every word there names. The phrase leaves the title only when it names the topic as one ("the Japan
     trip", "the Japan topic", its whole title); "send the x-rays to the dentist" keeps its dentist."""
     found = IN_TOPIC_RE.match(what)
@@ -894,7 +1227,8 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
         return what, None  # none, or two that share the words: which one is not guessed
     topic = topics[0]
     as_topic = looks.CONTAINER_RE.search(phrase) or words(looks.CONTAINER_RE.sub(" ", phrase)) == words(
-        str(topic.get("title")))
+        str(topic.get("title"))
+    )
     return (found.group("what") if as_topic else what), topic
 
 
@@ -913,15 +1247,18 @@ def _add(chat: Chat, text: str) -> Reply | None:
         rule += f" ({when.stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
 
+
 def _command(chat: Chat, text: str) -> Reply | None:
-    """"Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
     if not acts.commanded(text):
         return None
     return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
 
 
-ON_IT_RE = re.compile(r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
-                      r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$")
+ON_IT_RE = re.compile(
+    r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
+    r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$"
+)
 
 
 def is_on_it(text: str | None) -> bool:

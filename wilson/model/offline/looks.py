@@ -17,9 +17,20 @@ from datetime import date, datetime
 
 from wilson.model.offline import dates, finished, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
-from wilson.model.offline.phrases import (ALL_MEMORIES, ASKED_RE, CALENDAR_RE, EXPLICIT_ADD_RE, LIST_RE,
-                                          MY_REMINDERS_RE, OVERDUE_RE, QUESTION_RE, REMIND_RE, STOP_REMINDER_RES, Chat,
-                                          Reply)
+from wilson.model.offline.phrases import (
+    ALL_MEMORIES,
+    ASKED_RE,
+    CALENDAR_RE,
+    EXPLICIT_ADD_RE,
+    LIST_RE,
+    MY_REMINDERS_RE,
+    OVERDUE_RE,
+    QUESTION_RE,
+    REMIND_RE,
+    STOP_REMINDER_RES,
+    Chat,
+    Reply,
+)
 from wilson.model.offline.words import covers, words
 
 
@@ -41,10 +52,17 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str 
     events = []
     for topic in chat.topics:
         starts = dates.parse_moment(topic.get("starts"), chat.tz)
-        if starts is not None and first <= dates.local_date(starts, chat.tz) <= last \
-                and topic.get("status") != "closed":
-            events.append((dates.local_date(starts, chat.tz), f"• {topic.get('title')} starts "
-                                                            f"{dates.fmt_day(dates.local_date(starts, chat.tz))}"))
+        if (
+            starts is not None
+            and first <= dates.local_date(starts, chat.tz) <= last
+            and topic.get("status") != "closed"
+        ):
+            events.append(
+                (
+                    dates.local_date(starts, chat.tz),
+                    f"• {topic.get('title')} starts {dates.fmt_day(dates.local_date(starts, chat.tz))}",
+                )
+            )
     lines = [line for _, line in sorted(events)]
     for task in sorted(inside, key=lambda t: (due_of(t), str(t.get("title")))):
         due = due_of(task)
@@ -61,13 +79,15 @@ def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str 
 
 def _dated_lines(chat: Chat, tasks: list[dict]) -> str:
     """One line per task, soonest due first and the undated last: "• Book flights — due Tue 9 Feb"."""
+
     def due_of(task):
         due = dates.parse_moment(task.get("due"), chat.tz)
         return dates.local_date(due, chat.tz) if due else None
 
     ordered = sorted(tasks, key=lambda t: (due_of(t) is None, due_of(t) or date.max, str(t.get("title"))))
-    return "\n".join(f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "")
-                     for t in ordered)
+    return "\n".join(
+        f"• {t.get('title')}" + (f" — due {dates.fmt_day(due_of(t))}" if due_of(t) else "") for t in ordered
+    )
 
 
 CONTAINER_RE = re.compile(r"\b(?:topic|list|trip|plan|project)\b", re.I)  # "the Japan trip" names "Trip to Japan"
@@ -76,8 +96,9 @@ CONTAINER_RE = re.compile(r"\b(?:topic|list|trip|plan|project)\b", re.I)  # "the
 def topics_named(chat: Chat, phrase: str) -> list[dict]:
     """The open topics whose titles hold every word of `phrase` (leaving out "topic", "trip" and the like)."""
     wanted = words(CONTAINER_RE.sub(" ", phrase))
-    return [t for t in chat.topics if t.get("status") != "closed" and wanted
-            and not wanted - words(str(t.get("title")))]
+    return [
+        t for t in chat.topics if t.get("status") != "closed" and wanted and not wanted - words(str(t.get("title")))
+    ]
 
 
 def overdue_list(chat: Chat) -> str:
@@ -144,11 +165,15 @@ def reminders_answer(chat: Chat, listed) -> Reply:
     if not reminders:
         return Reply("You have no reminders, so there is nothing to stop.", [], "stop a reminder, with none")
     if not wanted:
-        return Reply(f"Which reminder should I stop? Nothing was changed. Your reminders:\n{lines}", [],
-                     "stop which reminder?")
+        return Reply(
+            f"Which reminder should I stop? Nothing was changed. Your reminders:\n{lines}", [], "stop which reminder?"
+        )
     if not named:
-        return Reply(f"I couldn't find a reminder about “{what}”, so nothing was changed. Your reminders:\n{lines}",
-                     [], "stop an unknown reminder")
+        return Reply(
+            f"I couldn't find a reminder about “{what}”, so nothing was changed. Your reminders:\n{lines}",
+            [],
+            "stop an unknown reminder",
+        )
     several = "\n".join(f"• {r['text']} — {r.get('when')}" for r in named)
     return Reply(f"Which one should I stop? Nothing was changed.\n{several}", [], "stop one of several reminders")
 
@@ -172,14 +197,19 @@ def listing(chat: Chat, text: str) -> Reply | None:
         # the calendar itself is read with the tool; the answer comes after its result (calendar_answer)
         first, last, name = dates.week_range(said, chat.now, chat.tz, named)
         whole = _whole_list(chat)  # the answer names what is due in the span as well
-        return Reply("", [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})]
-                     + (whole.calls if whole and "list_tasks" in chat.offered else []), f"look in the calendar ({name})")
+        return Reply(
+            "",
+            [("calendar_lookup", {"start": first.isoformat(), "end": last.isoformat()})]
+            + (whole.calls if whole and "list_tasks" in chat.offered else []),
+            f"look in the calendar ({name})",
+        )
     whole = _whole_list(chat)
     if whole is not None:
         return whole
     if day or "plate" in said or "coming" in said:
-        return Reply(task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [],
-                     "list what's coming")
+        return Reply(
+            task_list(chat, dates.week_range(said, chat.now, chat.tz, named)) + _waiting(chat), [], "list what's coming"
+        )
     return Reply(task_list(chat) + _waiting(chat), [], "list open tasks")
 
 
@@ -215,8 +245,11 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     asked = WHEN_TOPIC_RE.match(chat.text) or when_event.NEXT_ASKED_RE.match(chat.text)
     if asked and when_event.asked(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz)):
         return when_event.answer(chat, asked.group("topic"), found)
-    return Reply(calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found), [],
-                 "closing words after the tool results")
+    return Reply(
+        calendar_answer(chat, dates.local_date(start, chat.tz), dates.local_date(end, chat.tz), found),
+        [],
+        "closing words after the tool results",
+    )
 
 
 def _days_named(chat: Chat, text: str) -> list | None:
@@ -237,26 +270,34 @@ def _whole_list(chat: Chat) -> Reply | None:
     return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
 
 
-AGENDA_RE = re.compile(r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
-                       r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
-                       r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?)\b")
+AGENDA_RE = re.compile(
+    r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
+    r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
+    r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?)\b"
+)
 TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
-TOPIC_LOOK_RE = re.compile(r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything|"
-                           r"what (?:else )?do (?:i|we) (?:still )?(?:need|have) to do|what'?s (?:still )?(?:to do|open)|"
-                           r"what'?s the plan|what is the plan|where are we|how far (?:am i|are we))\s+(?:left\s+)?"
-                           r"(?:in|on|for|with)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
-                           r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)\s*\??\s*$", re.I)
+TOPIC_LOOK_RE = re.compile(
+    r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything|"
+    r"what (?:else )?do (?:i|we) (?:still )?(?:need|have) to do|what'?s (?:still )?(?:to do|open)|"
+    r"what'?s the plan|what is the plan|where are we|how far (?:am i|are we))\s+(?:left\s+)?"
+    r"(?:in|on|for|with)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
+    r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)\s*\??\s*$",
+    re.I,
+)
 # "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"
-WHEN_TOPIC_RE = re.compile(r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"
-                           r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
-                           r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again|(?P<end>end|ends|finish|finishes)))?"
-                           r"\s*\??\s*$", re.I)
+WHEN_TOPIC_RE = re.compile(
+    r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"
+    r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
+    r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again|(?P<end>end|ends|finish|finishes)))?"
+    r"\s*\??\s*$",
+    re.I,
+)
 
 
 def topic(chat: Chat, text: str) -> Reply | None:
-    """"What's in the Japan topic?": its open tasks by date, when an open topic is named by every word."""
+    """ "What's in the Japan topic?": its open tasks by date, when an open topic is named by every word."""
     found = TOPIC_LOOK_RE.match(text)
     if not found:
         return None
@@ -274,12 +315,14 @@ def topic(chat: Chat, text: str) -> Reply | None:
 
 
 def topic_unknown(chat: Chat, text: str) -> Reply | None:
-    """"Anything left for the ski trip?", no open topic named so: the tasks the words name, else all open ones."""
+    """ "Anything left for the ski trip?", no open topic named so: the tasks the words name, else all open ones."""
     phrase = (found := TOPIC_LOOK_RE.match(text)) and words(found.group("topic")) and found.group("topic").strip(" ?.!")
     named = [t for t in chat.tasks if t.get("status", "open") == "open" and words(phrase) & words(str(t.get("title")))]
     if phrase and named:
         return Reply(f"About “{phrase}”:\n" + _dated_lines(chat, named), [], "look at tasks named by an unknown topic")
-    return Reply(f"I don't have a topic called “{phrase}”. {task_list(chat)}", [], "a missing topic") if phrase else None
+    return (
+        Reply(f"I don't have a topic called “{phrase}”. {task_list(chat)}", [], "a missing topic") if phrase else None
+    )
 
 
 def _which(named: list[dict], rule: str) -> Reply | None:
@@ -290,7 +333,7 @@ def _which(named: list[dict], rule: str) -> Reply | None:
 
 
 def when_topic(chat: Chat, text: str) -> Reply | None:
-    """"When is my trip?", "when does the trip end?": the day an open topic starts (or ends), and how far off it
+    """ "When is my trip?", "when does the trip end?": the day an open topic starts (or ends), and how far off it
     is. The words must name the topic ("my trip" alone: the one open topic with "trip" in its title), so "when
     is the trip insurance due?" is left to the rules about tasks."""
     found = WHEN_TOPIC_RE.match(text)
@@ -300,8 +343,11 @@ def when_topic(chat: Chat, text: str) -> Reply | None:
     named = topics_named(chat, phrase)
     container = CONTAINER_RE.findall(phrase)
     if not named and container and not words(CONTAINER_RE.sub(" ", phrase)):
-        named = [t for t in chat.topics if t.get("status") != "closed" and words(" ".join(container))
-                 & words(str(t.get("title")))]
+        named = [
+            t
+            for t in chat.topics
+            if t.get("status") != "closed" and words(" ".join(container)) & words(str(t.get("title")))
+        ]
     if not named and not found.group("end"):
         return when_event.lookup(chat, phrase)  # "when is the dentist?": an event of the calendar, maybe
     if len(named) != 1:
@@ -312,20 +358,36 @@ def when_topic(chat: Chat, text: str) -> Reply | None:
     last = dates.local_date(ends, chat.tz) if ends is not None else None
     if found.group("end"):
         if last is None:
-            return Reply(f"{title} has no end date yet" + (f"; it starts {dates.fmt_day(first)}." if first else "."),
-                         [], "when does a topic end")
-        return Reply(f"{title} {'ended' if last < chat.today else 'ends'} {dates.fmt_day(last)}"
-                     f"{_how_far(last, chat.today)}.", [], "when does a topic end")
+            return Reply(
+                f"{title} has no end date yet" + (f"; it starts {dates.fmt_day(first)}." if first else "."),
+                [],
+                "when does a topic end",
+            )
+        return Reply(
+            f"{title} {'ended' if last < chat.today else 'ends'} {dates.fmt_day(last)}{_how_far(last, chat.today)}.",
+            [],
+            "when does a topic end",
+        )
     if first is None:
-        return Reply(f"{title} has no start date yet" + (f"; it ends {dates.fmt_day(last)}." if last else "."), [],
-                     "when is a topic")
+        return Reply(
+            f"{title} has no start date yet" + (f"; it ends {dates.fmt_day(last)}." if last else "."),
+            [],
+            "when is a topic",
+        )
     if first < chat.today:
         under_way = last is not None and last >= chat.today
-        return Reply(f"{title} began on {dates.fmt_day(first)}"
-                     + (f" and runs until {dates.fmt_day(last)}." if under_way else "."), [], "when is a topic")
-    return Reply(f"{title} starts {dates.fmt_day(first)}{_how_far(first, chat.today)}"
-                 + (f", until {dates.fmt_day(last)}." if last is not None and last > first else "."), [],
-                 "when is a topic")
+        return Reply(
+            f"{title} began on {dates.fmt_day(first)}"
+            + (f" and runs until {dates.fmt_day(last)}." if under_way else "."),
+            [],
+            "when is a topic",
+        )
+    return Reply(
+        f"{title} starts {dates.fmt_day(first)}{_how_far(first, chat.today)}"
+        + (f", until {dates.fmt_day(last)}." if last is not None and last > first else "."),
+        [],
+        "when is a topic",
+    )
 
 
 def _how_far(day: date, today: date) -> str:
@@ -365,8 +427,9 @@ def calendar_answer(chat: Chat, start: date, end: date, events: list) -> str:
 
 def what_i_know(chat: Chat) -> str:
     """What the memory learned about the user (not the episodes it learned it from), as recalled for them."""
-    learned = [m.get("text") for m in chat.memories
-               if isinstance(m, dict) and m.get("kind") in LEARNED and m.get("text")][:5]
+    learned = [
+        m.get("text") for m in chat.memories if isinstance(m, dict) and m.get("kind") in LEARNED and m.get("text")
+    ][:5]
     if not learned:
         return "Nothing yet: I learn from what you tell me and from how you answer my proposals."
     lines = dict.fromkeys(to_you(text) for text in learned)  # a belief and the interpretation it grew from: once
@@ -374,12 +437,43 @@ def what_i_know(chat: Chat) -> str:
 
 
 LEARNED = ("belief", "principle", "interpretation")
-_USER_RE = re.compile(r"^(?:the\s+)?user\s+(?P<adverb>(?:always|never|often|usually|sometimes|rarely|seldom|mostly|"
-                      r"also|still|only|typically|generally|)\s*)(?P<verb>[a-z']+)\b", re.I)
-_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't", "isn't": "aren't",
-              "hasn't": "haven't", "wasn't": "weren't"}
-_AS_IS = {"did", "didn't", "had", "said", "can", "can't", "cannot", "will", "won't", "would", "should", "must",
-          "might", "could", "may", "went", "made", "took", "got", "prefers"}
+_USER_RE = re.compile(
+    r"^(?:the\s+)?user\s+(?P<adverb>(?:always|never|often|usually|sometimes|rarely|seldom|mostly|"
+    r"also|still|only|typically|generally|)\s*)(?P<verb>[a-z']+)\b",
+    re.I,
+)
+_IRREGULAR = {
+    "is": "are",
+    "was": "were",
+    "has": "have",
+    "does": "do",
+    "doesn't": "don't",
+    "isn't": "aren't",
+    "hasn't": "haven't",
+    "wasn't": "weren't",
+}
+_AS_IS = {
+    "did",
+    "didn't",
+    "had",
+    "said",
+    "can",
+    "can't",
+    "cannot",
+    "will",
+    "won't",
+    "would",
+    "should",
+    "must",
+    "might",
+    "could",
+    "may",
+    "went",
+    "made",
+    "took",
+    "got",
+    "prefers",
+}
 
 
 def to_you(text: str) -> str:
@@ -402,4 +496,4 @@ def to_you(text: str) -> str:
     elif not (lower.endswith("ed") or lower in _AS_IS):
         return text  # not a verb of the user's
     adverb = found.group("adverb")
-    return f"You {adverb}{verb}{text[found.end():]}"
+    return f"You {adverb}{verb}{text[found.end() :]}"

@@ -9,8 +9,11 @@ from datetime import datetime
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import MISSED_RE, Chat, Reply, normal
 
-CHANNEL_NAMES = {"email": ("mail", "mails"), "calendar": ("calendar change", "calendar changes"),
-                 "web": ("web page change", "web page changes")}
+CHANNEL_NAMES = {
+    "email": ("mail", "mails"),
+    "calendar": ("calendar change", "calendar changes"),
+    "web": ("web page change", "web page changes"),
+}
 
 
 def look(chat: Chat, text: str) -> Reply | None:
@@ -36,8 +39,9 @@ def answer(view: dict, now: datetime, tz) -> str:
     else:
         parts.append(f"I had nothing to tell you since {since}.")
     if later:
-        parts.append("Kept for later:\n" + "\n".join(f"• {t.get('text')} (for {at.when(t.get('when'))})"
-                                                        for t in later))
+        parts.append(
+            "Kept for later:\n" + "\n".join(f"• {t.get('text')} (for {at.when(t.get('when'))})" for t in later)
+        )
     if came:
         counted = [f"{n} {CHANNEL_NAMES.get(c, (c + ' item', c + ' items'))[n != 1]}" for c, n in sorted(came.items())]
         said = counted[0] if len(counted) == 1 else ", ".join(counted[:-1]) + " and " + counted[-1]

@@ -17,7 +17,9 @@ NO_ACTION_RE = re.compile(
     r"\bthere(?:'s| is) nothing (?:(?:else|more) )?(?:for you )?to do\b|\bnothing (?:for you )?to do\b|"
     r"\bif (?:this|that|it) was you\b|\bno need to (?:do anything|act|reply|respond)\b|"
     r"\bfor your (?:records|information|reference)\b|\byou (?:can|may) (?:safely )?ignore this (?:message|mail|e-?mail)\b|\bkein(?:e|en)? (?:weitere[n]? )?handlungsbedarf\b|"
-    r"\bsie m(?:ü|ue)ssen nichts (?:weiter )?tun\b", re.I)
+    r"\bsie m(?:ü|ue)ssen nichts (?:weiter )?tun\b",
+    re.I,
+)
 # what happened or will happen without the user: an order placed or on its way, a payment taken, a renewal done
 RECEIPT_RE = re.compile(
     r"\bthank(?:s| you) for (?:your )?(?:order|purchase|payment|booking|reservation|shopping)\b|"
@@ -44,12 +46,16 @@ RECEIPT_RE = re.compile(
     r"(?:postfach|postbox|online-banking)\b|"
     r"\b(?:advance |pre-?)notice of (?:your |the )?direct debit\b|\bwill (?:be )?(?:collect|debit)\w* "
     r"(?:[^.!?\n]{0,60}?)(?:by direct debit|from your (?:bank |credit )?(?:account|card))\b|"
-    r"\bnew (?:sign-?in|log-?in|device)\b", re.I)
+    r"\bnew (?:sign-?in|log-?in|device)\b",
+    re.I,
+)
 # an invitation that a calendar system sends: the event reaches the calendar, the mail says nothing more
 INVITATION_RE = re.compile(
     r"^\s*(?:updated )?invitation(?: updated)?:|\byou (?:have been|are|were|'ve been) invited to the following\b|"
     r"^\s*(?:accepted|declined|tentative(?:ly accepted)?|einladung|aktualisierte einladung):|"
-    r"\bgoing\??\s*(?:\(\S+\)\s*)?yes\s*[-–/|]\s*maybe\s*[-–/|]\s*no\b", re.I | re.M)
+    r"\bgoing\??\s*(?:\(\S+\)\s*)?yes\s*[-–/|]\s*maybe\s*[-–/|]\s*no\b",
+    re.I | re.M,
+)
 
 
 def notice(subject: str, text: str, asked: bool = False) -> str | None:

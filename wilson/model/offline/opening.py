@@ -35,7 +35,7 @@ def shortened(said: str, chars: int = OPENING_CHARS) -> str:
     if len(said) <= chars:
         return said
     for found in CLAUSE.finditer(said):
-        rest = said[found.end():]
+        rest = said[found.end() :]
         if 20 <= len(rest) <= chars:
             return rest[:1].upper() + rest[1:]
     return said[:chars].rsplit(" ", 1)[0] + "…"
@@ -48,8 +48,11 @@ def asked_of(text: str, subjects: set[str]) -> str:
     return "" if not said or ADDRESS.search(said) else shortened(said)
 
 
-_WHEN = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:jan|feb|mar|apr|may|"
-                   r"jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember)\w*", re.I)
+_WHEN = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:jan|feb|mar|apr|may|"
+    r"jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember)\w*",
+    re.I,
+)
 
 
 def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> str:
@@ -64,12 +67,15 @@ def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> s
 
 
 # what replaces what was cancelled or moved: "We have rebooked you on VC 3156 at 13:10", "Der Unterricht beginnt um 10:00"
-_INSTEAD = re.compile(r"\b(?:rebook\w*|re-?book\w*|instead|replacement|alternative|new (?:time|date|flight|train|slot|"
-                      r"appointment)|moved to|now (?:at|on|starts?|begins?)|starts? (?:later|at)|begins? (?:later|at)|"
-                      r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "
-                      r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um|erst um|"
-                      r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
-                      r"(?:abfahrt|gleis|gate)|rescheduled to)\b", re.I)
+_INSTEAD = re.compile(
+    r"\b(?:rebook\w*|re-?book\w*|instead|replacement|alternative|new (?:time|date|flight|train|slot|"
+    r"appointment)|moved to|now (?:at|on|starts?|begins?)|starts? (?:later|at)|begins? (?:later|at)|"
+    r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "
+    r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um|erst um|"
+    r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
+    r"(?:abfahrt|gleis|gate)|rescheduled to)\b",
+    re.I,
+)
 
 
 def instead_of(text: str, subjects: set[str], said: str) -> str:
@@ -77,7 +83,11 @@ def instead_of(text: str, subjects: set[str], said: str) -> str:
     it and when ("We have rebooked you on flight VC 3156, departing today at 13:10."), shortened; "" when none does
     or it holds an address."""
     for sentence in said_sentences("\n".join(text.splitlines()[1:]), subjects)[1:]:
-        if _WHEN.search(sentence) and _INSTEAD.search(sentence) and not ADDRESS.search(sentence) \
-                and sentence.lower() not in said.lower():
+        if (
+            _WHEN.search(sentence)
+            and _INSTEAD.search(sentence)
+            and not ADDRESS.search(sentence)
+            and sentence.lower() not in said.lower()
+        ):
             return shortened(sentence)
     return ""

@@ -14,42 +14,103 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 
-_CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "usd": "USD", "dollar": "USD",
-               "dollars": "USD", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "chf": "CHF"}
+_CURRENCIES = {
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "chf": "CHF",
+}
 _NUMBER = r"\d{1,3}(?:[.,\s]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
-AMOUNT_RE = re.compile(rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_NUMBER})"
-                       rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)", re.I)
+AMOUNT_RE = re.compile(
+    rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_NUMBER})"
+    rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)",
+    re.I,
+)
 # the words that make it a payment: paying, or a thing that is paid
-PAY_RE = re.compile(r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
-                    r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
-                    r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b", re.I)
+PAY_RE = re.compile(
+    r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
+    r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
+    r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b",
+    re.I,
+)
 _PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
-NOT_TO_PAY_RE = re.compile(r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
-                           r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
-                           r"\b(?:refund|receipt|save|discount|offer)\b", re.I)
+NOT_TO_PAY_RE = re.compile(
+    r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
+    r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
+    r"\b(?:refund|receipt|save|discount|offer)\b",
+    re.I,
+)
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
-_THING_BEFORE_AMOUNT = re.compile(r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
-                                  r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
-                                  r"is|are|wants|asks for|charges|requests)\s*$", re.I)
-_THING_AFTER_PAY = re.compile(r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
-                              r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
-                              r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"
-                              r"\s+(?:[€$£]|\d))",
-                              re.I)
-_THING_PAID = re.compile(r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
-                         r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b", re.I)
-_THING_AFTER_AMOUNT = re.compile(r"\s+(?P<prep>for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
-                                 r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)", re.I)
+_THING_BEFORE_AMOUNT = re.compile(
+    r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
+    r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
+    r"is|are|wants|asks for|charges|requests)\s*$",
+    re.I,
+)
+_THING_AFTER_PAY = re.compile(
+    r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
+    r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
+    r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"
+    r"\s+(?:[€$£]|\d))",
+    re.I,
+)
+_THING_PAID = re.compile(
+    r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
+    r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b",
+    re.I,
+)
+_THING_AFTER_AMOUNT = re.compile(
+    r"\s+(?P<prep>for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
+    r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)",
+    re.I,
+)
 _TRIM = re.compile(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
 
 
 # what is paid by its own name ("Pay gas bill"); anything else is paid for ("Pay for the school trip")
-_PAID_THINGS = frozenset({"bill", "bills", "invoice", "fee", "fees", "tax", "taxes", "rent", "fine", "premium", "deposit",
-                          "instalment", "installment", "subscription", "membership", "insurance", "loan", "mortgage",
-                          "tuition", "nanny", "babysitter", "cleaner", "plumber", "electrician", "landlord", "back",
-                          "payment", "back-payment"})
+_PAID_THINGS = frozenset(
+    {
+        "bill",
+        "bills",
+        "invoice",
+        "fee",
+        "fees",
+        "tax",
+        "taxes",
+        "rent",
+        "fine",
+        "premium",
+        "deposit",
+        "instalment",
+        "installment",
+        "subscription",
+        "membership",
+        "insurance",
+        "loan",
+        "mortgage",
+        "tuition",
+        "nanny",
+        "babysitter",
+        "cleaner",
+        "plumber",
+        "electrician",
+        "landlord",
+        "back",
+        "payment",
+        "back-payment",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -59,13 +120,15 @@ class Payment:
 
 
 def amount_of(text: str) -> str | None:
-    """"480 euros" → "480 EUR", "€50" → "50 EUR"; None when the text names no sum of money."""
+    """ "480 euros" → "480 EUR", "€50" → "50 EUR"; None when the text names no sum of money."""
     found = AMOUNT_RE.search(text)
     if not found:
         return None
     number = (found.group("n1") or found.group("n2")).strip()
-    currency = _CURRENCIES.get((found.group("pre") or found.group("post") or "").lower(),
-                               (found.group("pre") or found.group("post") or "").upper())
+    currency = _CURRENCIES.get(
+        (found.group("pre") or found.group("post") or "").lower(),
+        (found.group("pre") or found.group("post") or "").upper(),
+    )
     return f"{number} {currency}"
 
 
@@ -73,10 +136,10 @@ def _thing(text: str) -> str | None:
     amount = AMOUNT_RE.search(text)
     if amount:
         after = _THING_AFTER_AMOUNT.match(text, amount.end())
-        if after and re.search(r"\b(?:pay|transfer|settle)\s+$", text[:amount.start()], re.I):
+        if after and re.search(r"\b(?:pay|transfer|settle)\s+$", text[: amount.start()], re.I):
             # "pay 35 euros for the school trip": pay for the school trip; "transfer 300 EUR to the landlord"
             return ("for " if after.group("prep").lower() == "for" else "") + after.group("thing")
-        before = _THING_BEFORE_AMOUNT.search(text[:amount.start()])
+        before = _THING_BEFORE_AMOUNT.search(text[: amount.start()])
         if before:
             return before.group("thing")
     for pattern in (_THING_AFTER_PAY, _THING_PAID):
@@ -108,16 +171,25 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if not found:
         return None
     # the day after a word that makes it the day to pay by ("due on", "by"), else the first
-    cued = [f for f in found if re.search(r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$",
-                                          text[:f.start], re.I)]
+    cued = [
+        f
+        for f in found
+        if re.search(
+            r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$", text[: f.start], re.I
+        )
+    ]
     due = (cued or found)[0]
     for phrase in (f.phrase for f in found):  # "pay rent a week from Friday": the day is no part of what is paid
         at = thing.find(phrase)
         if at > 0:
             thing = re.sub(r"\s+(?:on|by|before|until|till|at|in|the)$", "", thing[:at].rstrip(" ,"), flags=re.I)
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
-    if not thing.startswith("for ") and thing.split()[-1].lower() not in _PAID_THINGS and not thing[:1].isupper() \
-            and not AMOUNT_RE.fullmatch(thing):
+    if (
+        not thing.startswith("for ")
+        and thing.split()[-1].lower() not in _PAID_THINGS
+        and not thing[:1].isupper()
+        and not AMOUNT_RE.fullmatch(thing)
+    ):
         thing = f"for the {thing}"  # "the school trip costs 12 EUR": pay for the school trip
     title = f"Pay {thing}" + (f" ({amount})" if amount else "")
     return Payment(title[:1].upper() + title[1:], due)

@@ -3,6 +3,8 @@ shapes of a message read (`Chat`) and of its answer (`Reply`).
 
 The rules themselves are wilson/model/offline/intents.py (a message) and wilson/model/offline/answers.py
 (an answer to a pending proposal); the table is here so both read the same words.
+
+Size: a table of phrases, not logic: the rules' vocabulary is read in one place.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from wilson.model.offline.framing import unframed
 from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
 
-INTRO = ("Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
-         "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL).")
-REQUESTS = ("“what's on my plate this week?”, “what's on my calendar today?”, “add pay rent by Friday”, "
-            "“remind me to call Mum on Sunday”, “move the passport task to next week”, “done with the flights”, "
-            "“drop the gym task”, “close the Japan topic”, or “yes”/“no” to my last proposal.")
+INTRO = (
+    "Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
+    "To connect one, set WILSON_LLM_BASE_URL and WILSON_LLM_MODEL (or start me with --llm URL)."
+)
+REQUESTS = (
+    "“what's on my plate this week?”, “what's on my calendar today?”, “add pay rent by Friday”, "
+    "“remind me to call Mum on Sunday”, “move the passport task to next week”, “done with the flights”, "
+    "“drop the gym task”, “close the Japan topic”, or “yes”/“no” to my last proposal."
+)
 CAN_DO = f"I'm running offline (no language model connected), so I only follow simple requests: {REQUESTS}"
 HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 
@@ -30,94 +36,156 @@ HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 # to my list"): "remind me to check the tyres and add oil on Saturday",
 # "and add a day in Florence" and "snooze it until Monday, remind me then" are one request each. A new sentence
 # that begins with "add", or ", also add", is a request of its own ("what's on my plate? also add buy bread").
-SECOND_REQUEST_RE = re.compile(r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
-                               r"(?:remind me\b(?!\s+(?:then|again|later|too|as well)\b|\s*[.!?]*$)|"
-                               r"don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
-                               r"add\b[^,;.!?]*\bto my (?:list|tasks|to-?dos?)\b)"
-                               r"|(?:[,;.!?]|\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|to|yester)day|tomorrow|tonight|"
-                               r"\d{1,2}(?:st|nd|rd|th)?|week|month)(?P<cut>)\s+and\b)"
-                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b"
-                               r"|(?<!\ba\.m)(?<!\bp\.m)(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)[;.!?]"
-                               r"\s*(?:(?:and|also|then|please|pls)\s+)*add\s+\w|,\s*(?:and\s+)?also\s+add\s+\w",
-                               re.I)
+SECOND_REQUEST_RE = re.compile(
+    r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
+    r"(?:remind me\b(?!\s+(?:then|again|later|too|as well)\b|\s*[.!?]*$)|"
+    r"don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
+    r"add\b[^,;.!?]*\bto my (?:list|tasks|to-?dos?)\b)"
+    r"|(?:[,;.!?]|\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|to|yester)day|tomorrow|tonight|"
+    r"\d{1,2}(?:st|nd|rd|th)?|week|month)(?P<cut>)\s+and\b)"
+    r"\s*(?:(?:and|also|then|please|pls)\s+)*add\b[^,;.!?]*\bby\b"
+    r"|(?<!\ba\.m)(?<!\bp\.m)(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)[;.!?]"
+    r"\s*(?:(?:and|also|then|please|pls)\s+)*add\s+\w|,\s*(?:and\s+)?also\s+add\s+\w",
+    re.I,
+)
 # A courtesy at the end ("add pay rent by Friday, thanks!") is no part of what is asked
 # (after a stop only: "remind me to say thanks" keeps its thanks)
 COURTESY_RE = re.compile(r"\s*[,;.!?]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
-_AROUND = (r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
-           r"thank you|[!.,:)?]+))*\s*")
+_AROUND = (
+    r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
+    r"thank you|[!.,:)?]+))*\s*"
+)
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
-GREETING_RE = re.compile(rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
-                         rf"afternoon)\b{_AROUND}{_WISH}|"
-                         rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
-                         rf"{_AROUND}$", re.I)
+GREETING_RE = re.compile(
+    rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
+    rf"afternoon)\b{_AROUND}{_WISH}|"
+    rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
+    rf"{_AROUND}$",
+    re.I,
+)
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
 _PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
-THANKS_RE = re.compile(rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
-                       rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$", re.I)
-ACK_RE = re.compile(rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$",
-                    re.I)
+THANKS_RE = re.compile(
+    rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
+    rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$",
+    re.I,
+)
+ACK_RE = re.compile(
+    rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$", re.I
+)
 # words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
-PLEASED_WORDS = frozenset({"ok", "okay", "cool", "great", "nice", "perfect", "fine", "alright", "awesome", "lovely",
-                           "excellent", "super", "brilliant", "wonderful", "good", "sounds", "looks", "thanks", "thank",
-                           "you", "that's", "very"})
-ABILITIES_RE = re.compile(rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
-                          rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask)|"
-                          rf"(?:can|could) you help(?: me)?)\b{_AROUND}\??$", re.I)
-ABOUT_ME_RE = re.compile(rf"^(?:what do you know about me|what do you remember(?: about me)?|"
-                         rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$", re.I)
+PLEASED_WORDS = frozenset(
+    {
+        "ok",
+        "okay",
+        "cool",
+        "great",
+        "nice",
+        "perfect",
+        "fine",
+        "alright",
+        "awesome",
+        "lovely",
+        "excellent",
+        "super",
+        "brilliant",
+        "wonderful",
+        "good",
+        "sounds",
+        "looks",
+        "thanks",
+        "thank",
+        "you",
+        "that's",
+        "very",
+    }
+)
+ABILITIES_RE = re.compile(
+    rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
+    rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask)|"
+    rf"(?:can|could) you help(?: me)?)\b{_AROUND}\??$",
+    re.I,
+)
+ABOUT_ME_RE = re.compile(
+    rf"^(?:what do you know about me|what do you remember(?: about me)?|"
+    rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$",
+    re.I,
+)
 # "what time is it?", "what's the date?", "what day is it today?": the whole message asks the time or the day, read
 # after `normal` (lower case, no punctuation); "what time is my flight?" asks about something else
-CLOCK_RE = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick question)\s+)*"
-                      r"(?:(?:do you know|can you tell me|could you tell me|tell me)\s+)?"
-                      r"(?:what(?:'?s| is)? the (?:time|date|day)|what time (?:is it|it is)"
-                      r"|what(?:'?s| is) today'?s date|what (?:day|date) (?:is it|it is|is today|of the week is it)"
-                      r"|which day is (?:it|today))"
-                      r"(?:\s+(?:now|right now|today|please|wilson|again|here))*$")
+CLOCK_RE = re.compile(
+    r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick question)\s+)*"
+    r"(?:(?:do you know|can you tell me|could you tell me|tell me)\s+)?"
+    r"(?:what(?:'?s| is)? the (?:time|date|day)|what time (?:is it|it is)"
+    r"|what(?:'?s| is) today'?s date|what (?:day|date) (?:is it|it is|is today|of the week is it)"
+    r"|which day is (?:it|today))"
+    r"(?:\s+(?:now|right now|today|please|wilson|again|here))*$"
+)
 # "what did I miss?", "anything new?", "catch me up": the whole message asks what happened while the user was away,
 # read after `normal` (lower case, no punctuation); "anything new on the Japan trip?" asks about a topic
-MISSED_RE = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morning|i'm back|im back|back)\s+)*"
-                       r"(?:what did i miss|what have i missed|did i miss anything|have i missed anything|"
-                       r"anything new|what'?s new|any news|any updates?|catch me up|fill me in|"
-                       r"what happened|did anything happen|anything happen(?:ed)?)"
-                       r"(?:\s+(?:today|lately|so far|since|then|wilson|while i was (?:away|out|gone|asleep)|"
-                       r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$")
+MISSED_RE = re.compile(
+    r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morning|i'm back|im back|back)\s+)*"
+    r"(?:what did i miss|what have i missed|did i miss anything|have i missed anything|"
+    r"anything new|what'?s new|any news|any updates?|catch me up|fill me in|"
+    r"what happened|did anything happen|anything happen(?:ed)?)"
+    r"(?:\s+(?:today|lately|so far|since|then|wilson|while i was (?:away|out|gone|asleep)|"
+    r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$"
+)
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
-BYE_RE = re.compile(rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b"
-                    rf"(?:\s+(?:for now|then|later|soon|tomorrow|tonight|next week))?{_AROUND}$", re.I)
+BYE_RE = re.compile(
+    rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b"
+    rf"(?:\s+(?:for now|then|later|soon|tomorrow|tonight|next week))?{_AROUND}$",
+    re.I,
+)
 # how the user is or where, and nothing more: a word back, not "I didn't understand that"
-_NOW_WORDS = (r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
-              r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
-              r"back (?:soon|later)|again|finally|[!.]+))*\s*$")
-_UNWELL = (r"(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
-           r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
-           r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
-           r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b")
+_NOW_WORDS = (
+    r"(?:[\s,]*(?:today|tonight|now|right now|this (?:morning|afternoon|evening|week)|at the moment|"
+    r"for (?:a bit|a while|an hour|the day)|back (?:at|in|by|around) \d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|"
+    r"back (?:soon|later)|again|finally|[!.]+))*\s*$"
+)
+_UNWELL = (
+    r"(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
+    r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
+    r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
+    r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
+)
 UNWELL_RE = re.compile("^" + _UNWELL + _NOW_WORDS, re.I)
-_WHERE = (r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
-          r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
-          r"at the office|in the office|working from home|out)\b")
+_WHERE = (
+    r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
+    r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
+    r"at the office|in the office|working from home|out)\b"
+)
 WHEREABOUTS_RE = re.compile("^" + _WHERE + _NOW_WORDS, re.I)
 # What comes before the request itself, with a stop after it: a greeting, thanks, an "ok", where or how they are
 # ("hi, add milk to my list", "thanks! remind me…", "I'm home, add bread", "I'm sick, remind me to call the
 # doctor at 9"); the rules read the request without it (request_of). Not a bare "please", nor an "ok" without
 # its stop ("ok remind me" is read as it is), nor a word joined by a hyphen ("home-made"); nor before a bare yes
 # or no ("Oh, no!" is no answer to a proposal).
-LEAD_RE = re.compile(r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
-                     r"cheers|ok|okay|great|cool|so|oh|sorry|" + _WHERE.replace("(?P<where>", "(?:") + "|"
-                     + _UNWELL + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)"
-                     r"(?:\s*[,;:.!]+|\s+[-–]+(?=\s))\s*", re.I)
+LEAD_RE = re.compile(
+    r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
+    r"cheers|ok|okay|great|cool|so|oh|sorry|"
+    + _WHERE.replace("(?P<where>", "(?:")
+    + "|"
+    + _UNWELL
+    + r")(?:\s+(?:there|wilson|again|so much|a lot|now|today))*|wilson)"
+    r"(?:\s*[,;:.!]+|\s+[-–]+(?=\s))\s*",
+    re.I,
+)
 
 
 # a request put as a question: "can you remind me to take out the bins tonight?", "could you please add milk?"
 # (only around a change: "can you check the flights are booked?" and "can you remind me what's on?" stay questions)
-_ASKED_POLITELY = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
-                             r"(?P<ask>(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|"
-                             r"postpone|reschedule|snooze|drop|delete|cancel|mark|rename|close|put|set up|create)\b.*?)"
-                             r"(?:[\s,]+please)?\s*\?+\s*$", re.I | re.S)
+_ASKED_POLITELY = re.compile(
+    r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
+    r"(?P<ask>(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|"
+    r"postpone|reschedule|snooze|drop|delete|cancel|mark|rename|close|put|set up|create)\b.*?)"
+    r"(?:[\s,]+please)?\s*\?+\s*$",
+    re.I | re.S,
+)
 
 
 def request_of(text: str, now: datetime | None = None, tz=None) -> str:
@@ -127,10 +195,13 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
-    while ((lead := LEAD_RE.match(plain := text.replace("’", "'"))) and not _ONLY_ADDRESS.match(text, lead.end())
-           and not _BARE_ANSWER.match(text, lead.end())
-           and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))):
-        text = text[lead.end():]
+    while (
+        (lead := LEAD_RE.match(plain := text.replace("’", "'")))
+        and not _ONLY_ADDRESS.match(text, lead.end())
+        and not _BARE_ANSWER.match(text, lead.end())
+        and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))
+    ):
+        text = text[lead.end() :]
     asked = _ASKED_POLITELY.match(text)
     text = asked.group("ask") if asked else text
     text = COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
@@ -140,57 +211,123 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
 _BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
 
-_ONLY_ADDRESS = re.compile(r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I)  # "Good morning, Wilson!" is a greeting
+_ONLY_ADDRESS = re.compile(
+    r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I
+)  # "Good morning, Wilson!" is a greeting
 
 
 QUIET_HINT = "To hold my non-urgent messages for a day: “quiet 1d” in the terminal, /quiet 1d in Telegram."
 DONE_RES = [
-    re.compile(r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
-               r"(?P<what>.+)$", re.I),
+    re.compile(
+        r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
+        r"(?P<what>.+)$",
+        re.I,
+    ),
     re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
     # "passport renewal done", "flights all sorted": a thing named, then done (not "all done", "I'm done")
-    re.compile(r"^\s*(?:the\s+|my\s+)?(?P<what>(?!(?:all|i'?m|we'?re|it'?s|that'?s|everything|we|i|you)\b)[\w' ]{3,40}?)"
-               r"\s+(?:all\s+)?(?:done|finished|sorted)[\s.!✓✅]*$", re.I),
+    re.compile(
+        r"^\s*(?:the\s+|my\s+)?(?P<what>(?!(?:all|i'?m|we'?re|it'?s|that'?s|everything|we|i|you)\b)[\w' ]{3,40}?)"
+        r"\s+(?:all\s+)?(?:done|finished|sorted)[\s.!✓✅]*$",
+        re.I,
+    ),
     # a note ticked off: "passport: done", "flights - done ✓"
     re.compile(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
-    re.compile(r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
-               r"taken care of|handled|dealt with)\b", re.I),
+    re.compile(
+        r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
+        r"taken care of|handled|dealt with)\b",
+        re.I,
+    ),
     # "I took care of the flights", "got the flights sorted", "dealt with the passport"
-    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
-               r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$", re.I),
-    re.compile(r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
-               r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$", re.I),
+    re.compile(
+        r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
+        r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$",
+        re.I,
+    ),
+    re.compile(
+        r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
+        r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$",
+        re.I,
+    ),
 ]
-LIST_RE = re.compile(r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
-                     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-                     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b", re.I)
+LIST_RE = re.compile(
+    r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
+    r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
+    r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b",
+    re.I,
+)
 OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
 # "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym",
 # "forget the plants reminder" (a reminder named as one is looked up as one, not as a task)
 STOP_REMINDER_RES = [
-    re.compile(r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
-               r"(?P<what>.+?)(?:\s+any\s?more)?\s*[.!]*$", re.I),
-    re.compile(r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable|forget(?: about)?|never ?mind)"
-               r"\s+(?:the\s+|my\s+)?"
-               r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$", re.I),
+    re.compile(
+        r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
+        r"(?P<what>.+?)(?:\s+any\s?more)?\s*[.!]*$",
+        re.I,
+    ),
+    re.compile(
+        r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable|forget(?: about)?|never ?mind)"
+        r"\s+(?:the\s+|my\s+)?"
+        r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$",
+        re.I,
+    ),
 ]
-MY_REMINDERS_RE = re.compile(r"\b(?:my reminders|what reminders|which reminders|any reminders|"
-                             r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders|"
-                             r"what (?:did|have) i ask(?:ed)? you to remind me|what (?:are|will) you (?:going to )?"
-                             r"remind(?:ing)? me)\b", re.I)
+MY_REMINDERS_RE = re.compile(
+    r"\b(?:my reminders|what reminders|which reminders|any reminders|"
+    r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders|"
+    r"what (?:did|have) i ask(?:ed)? you to remind me|what (?:are|will) you (?:going to )?"
+    r"remind(?:ing)? me)\b",
+    re.I,
+)
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's
 # own verb asks (paid → Pay rent); a need, a miss or a question is not a done
-DONE_VERBS = {"dropped off": "drop", "brought back": "bring", "took back": "bring", "handed back": "hand",
-              "paid": "pay", "booked": "book", "renewed": "renew", "called": "call", "rang": "call", "sent": "send",
-              "bought": "buy", "filed": "file", "submitted": "submit", "signed": "sign", "packed": "pack",
-              "ordered": "order", "returned": "return", "wrote": "write", "emailed": "email", "replied to": "reply",
-              "answered": "answer", "registered": "register", "confirmed": "confirm", "scheduled": "schedule",
-              "handed in": "hand", "picked up": "pick", "cleaned": "clean", "fixed": "fix", "cancelled": "cancel",
-              "canceled": "cancel", "applied for": "apply", "collected": "collect", "prepared": "prepare",
-              "made": "make", "gave": "give", "got": "get", "checked": "check", "gathered": "gather", "updated": "update"}
-PAST_DONE_RE = re.compile(r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
-                          r"(?P<verb>" + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
-                          + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$", re.I)
+DONE_VERBS = {
+    "dropped off": "drop",
+    "brought back": "bring",
+    "took back": "bring",
+    "handed back": "hand",
+    "paid": "pay",
+    "booked": "book",
+    "renewed": "renew",
+    "called": "call",
+    "rang": "call",
+    "sent": "send",
+    "bought": "buy",
+    "filed": "file",
+    "submitted": "submit",
+    "signed": "sign",
+    "packed": "pack",
+    "ordered": "order",
+    "returned": "return",
+    "wrote": "write",
+    "emailed": "email",
+    "replied to": "reply",
+    "answered": "answer",
+    "registered": "register",
+    "confirmed": "confirm",
+    "scheduled": "schedule",
+    "handed in": "hand",
+    "picked up": "pick",
+    "cleaned": "clean",
+    "fixed": "fix",
+    "cancelled": "cancel",
+    "canceled": "cancel",
+    "applied for": "apply",
+    "collected": "collect",
+    "prepared": "prepare",
+    "made": "make",
+    "gave": "give",
+    "got": "get",
+    "checked": "check",
+    "gathered": "gather",
+    "updated": "update",
+}
+PAST_DONE_RE = re.compile(
+    r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
+    r"(?P<verb>"
+    + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
+    + r")\s+(?!to\b)(?P<what>.+?)\s*[.!]*$",
+    re.I,
+)
 # "passport checked", "the flights are booked!": a done task named first, its verb last; never a need, a doubt
 # or a part ("the rent needs to be paid", "flights not booked yet", "flights almost booked", "flights aren't
 # booked"), nor a person who did it ("mum called" is no "Call mum" done: verbs done to a person are left out)
@@ -198,36 +335,60 @@ PARTICIPLE_DONE_RE = re.compile(
     r"^\s*(?:ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?P<what>(?:(?!\b(?:not|never|yet|need|needs|must|should|will|to|be|"
     r"can|could|would|still|almost|nearly|partly|partially|half|mostly|hopefully|probably|maybe|being|getting|"
     r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
-    r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v and v not in ("got", "made", "called", "rang",
-                                                                                "emailed", "wrote", "answered"))
+    r"(?P<verb>"
+    + "|".join(
+        v
+        for v in DONE_VERBS
+        if " " not in v and v not in ("got", "made", "called", "rang", "emailed", "wrote", "answered")
+    )
     # "signed and handed in", "bought and wrapped": a second participle after the first adds nothing to which task
     + r")(?:\s+(?:and|&)\s+[a-z]+(?:ed|en|t)(?:\s+(?:in|off|up|out|back|over))?)?"
-    r"(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$", re.I)
+    r"(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$",
+    re.I,
+)
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
-QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
-                         r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b", re.I)
+QUESTION_RE = re.compile(
+    r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
+    r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b",
+    re.I,
+)
 CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
 REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
-ABOUT_RE = re.compile(r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
-                      r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$", re.I)
-MOVE_RE = re.compile(r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
-                     r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$", re.I)
-DROP_RE = re.compile(r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
-                     r"never ?mind)\s+"
-                     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
-                     r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"
-                     r"|^\s*(?:i'?ve|i have|we'?ve|we have)?\s*decided (?:not to|against) (?P<what3>.+?)\s*[.!]*$", re.I)
-CLOSE_RE = re.compile(r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
-                      r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
-                      re.I)
+ABOUT_RE = re.compile(
+    r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
+    r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$",
+    re.I,
+)
+MOVE_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
+    r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$",
+    re.I,
+)
+DROP_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
+    r"never ?mind)\s+"
+    r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
+    r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"
+    r"|^\s*(?:i'?ve|i have|we'?ve|we have)?\s*decided (?:not to|against) (?P<what3>.+?)\s*[.!]*$",
+    re.I,
+)
+CLOSE_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
+    r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
+    re.I,
+)
 RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
 # "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
-ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
-                    + _PUT_ON_LIST + "|"
-                    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
-                    r"\s*[.!]*$", re.I)
+ADD_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
+    + _PUT_ON_LIST
+    + "|"
+    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
+    r"\s*[.!]*$",
+    re.I,
+)
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
 EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
 # "note to self: buy milk", "memo - call the bank": what follows is read as said, and kept as a task when no other

@@ -110,8 +110,12 @@ def _table() -> Iterator[bytes]:
 
 
 def _child() -> list[str]:
-    return [sys.executable, "-c", "import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
-            f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE]
+    return [
+        sys.executable,
+        "-c",
+        "import io, sys\nOUT = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+        f"MIN = {MIN_ALTERNATE_POPULATION}\n" + _TABLE,
+    ]
 
 
 def _cache_path(suffix: str) -> Path | None:
@@ -228,14 +232,16 @@ class Names:
         entry = self._entry(name)
         if entry is None:
             return None
-        return (self._image.numbers(self._first + 2, "I", entry, 1)[0],
-                self._image.numbers(self._first + 3, "I", entry, 1)[0])
+        return (
+            self._image.numbers(self._first + 2, "I", entry, 1)[0],
+            self._image.numbers(self._first + 3, "I", entry, 1)[0],
+        )
 
     def _entry(self, name: str) -> int | None:
         wanted, low, high = name.encode("utf-8"), 0, len(self._index_starts) - 1
         while low < high:  # the last block whose first name is not after the one wanted
             middle = (low + high) // 2
-            if self._index[self._index_starts[middle]:self._index_starts[middle + 1]] <= wanted:
+            if self._index[self._index_starts[middle] : self._index_starts[middle + 1]] <= wanted:
                 low = middle + 1
             else:
                 high = middle
@@ -246,7 +252,7 @@ class Names:
         starts = self._image.numbers(self._first + 1, "I", first, count + 1)
         keys = self._image.raw(self._first, starts[0], starts[-1] - starts[0])
         for number in range(count):
-            if keys[starts[number] - starts[0]:starts[number + 1] - starts[0]] == wanted:
+            if keys[starts[number] - starts[0] : starts[number + 1] - starts[0]] == wanted:
                 return first + number
         return None
 
@@ -264,16 +270,19 @@ def _read(image: Image) -> Gazetteer:
     for line in image.raw(_SECTIONS - 1).decode("utf-8").splitlines():
         zone, row = line.split("\t")
         zones[zone] = places[int(row)]
-    return Gazetteer(Names(image, _PLACE_SECTIONS, places), zones,
-                     Names(image, _PLACE_SECTIONS + _NAME_SECTIONS, places))
+    return Gazetteer(
+        Names(image, _PLACE_SECTIONS, places), zones, Names(image, _PLACE_SECTIONS + _NAME_SECTIONS, places)
+    )
 
 
 def _image_parts() -> list:
     """The gazetteer's file, in parts to be written in this order: read from the table line by line into flat
     arrays (as Python objects they took some 30 MiB more)."""
     place_names, place_starts, countries, coordinates = bytearray(), array("I", [0]), bytearray(), array("d")
-    tables = {b"n": (bytearray(), array("I", [0]), array("I"), array("I")),
-              b"b": (bytearray(), array("I", [0]), array("I"), array("I"))}
+    tables = {
+        b"n": (bytearray(), array("I", [0]), array("I"), array("I")),
+        b"b": (bytearray(), array("I", [0]), array("I"), array("I")),
+    }
     zones = []
     for line in _table():  # the cities come numbered: no table of them here, whose memory would stay behind
         kind, rest = line.rstrip(b"\n").split(b"\t", 1)
@@ -297,7 +306,7 @@ def _image_parts() -> list:
     for keys, starts, rows, numbers in tables.values():
         index, index_starts = bytearray(), array("I", [0])
         for first in range(0, len(rows), BLOCK):
-            index += keys[starts[first]:starts[first + 1]]
+            index += keys[starts[first] : starts[first + 1]]
             index_starts.append(len(index))
         sections += [keys, starts, rows, numbers, index, index_starts]
     sections.append(b"".join(zones))
@@ -332,7 +341,7 @@ def _gazetteer() -> Gazetteer:
                 with contextlib.suppress(OSError):
                     os.unlink(made)
     image = b"".join(parts)  # nowhere to keep it: the same file, in this process' memory
-    return _read(Image(lambda offset, size: image[offset:offset + size]))
+    return _read(Image(lambda offset, size: image[offset : offset + size]))
 
 
 def _opened(path: Path) -> Gazetteer:
@@ -354,16 +363,33 @@ def _countries() -> dict[str, str]:
     """lower-case name or code → display name (alpha-2 codes map to names too)."""
     found = {}
     for country in pycountry.countries:
-        for name in filter(None, (country.name, getattr(country, "common_name", None),
-                                  getattr(country, "official_name", None))):
+        for name in filter(
+            None, (country.name, getattr(country, "common_name", None), getattr(country, "official_name", None))
+        ):
             found[name.lower()] = country.alpha_2
         found[country.alpha_2.lower()] = country.alpha_2
         found[country.alpha_3.lower()] = country.alpha_2
-    for extra, code in (("usa", "US"), ("uk", "GB"), ("england", "GB"), ("scotland", "GB"), ("wales", "GB"),
-                        ("great britain", "GB"), ("america", "US"), ("holland", "NL"), ("deutschland", "DE"),
-                        ("españa", "ES"), ("italia", "IT"), ("south korea", "KR"), ("korea", "KR"),
-                        ("russia", "RU"), ("vietnam", "VN"), ("czechia", "CZ"), ("schweiz", "CH"),
-                        ("österreich", "AT"), ("turkey", "TR")):
+    for extra, code in (
+        ("usa", "US"),
+        ("uk", "GB"),
+        ("england", "GB"),
+        ("scotland", "GB"),
+        ("wales", "GB"),
+        ("great britain", "GB"),
+        ("america", "US"),
+        ("holland", "NL"),
+        ("deutschland", "DE"),
+        ("españa", "ES"),
+        ("italia", "IT"),
+        ("south korea", "KR"),
+        ("korea", "KR"),
+        ("russia", "RU"),
+        ("vietnam", "VN"),
+        ("czechia", "CZ"),
+        ("schweiz", "CH"),
+        ("österreich", "AT"),
+        ("turkey", "TR"),
+    ):
         found.setdefault(extra, code)
     return found
 
@@ -399,21 +425,27 @@ def named(name: str) -> Place | None:
     return _city(name) or country(name)
 
 
-_NOISE = re.compile(r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
-                    r"room|office|home|hq|kita|kiga|schule|school|kindergarten|gym|büro|buero|uni|work|bar|pub)\b", re.I)
+_NOISE = re.compile(
+    r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
+    r"room|office|home|hq|kita|kiga|schule|school|kindergarten|gym|büro|buero|uni|work|bar|pub)\b",
+    re.I,
+)
 
 
 # a call's "place" is its tool, wherever the gazetteer has a town of that name ("Google" is one, in Kansas)
-ONLINE = re.compile(r"^\s*(?:https?://|zoom|teams|microsoft teams|ms teams|online|google meet|meet\.google|"
-                    r"google hangouts|hangouts|webex|skype|jitsi|whereby|facetime|whatsapp|signal|slack|discord|"
-                    r"phone|telefon|video ?call|videocall|call)\b", re.I)
+ONLINE = re.compile(
+    r"^\s*(?:https?://|zoom|teams|microsoft teams|ms teams|online|google meet|meet\.google|"
+    r"google hangouts|hangouts|webex|skype|jitsi|whereby|facetime|whatsapp|signal|slack|discord|"
+    r"phone|telefon|video ?call|videocall|call)\b",
+    re.I,
+)
 
 
 _POSTCODE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
 
 
 def _without_postcode(part: str) -> str:
-    """"75001 Paris" → "Paris": a postcode before a city is not part of its name; "4500 Vienna Way" is a
+    """ "75001 Paris" → "Paris": a postcode before a city is not part of its name; "4500 Vienna Way" is a
     house number on a street, and stays as it is."""
     rest = _POSTCODE.sub("", part)
     return rest if rest != part and named(rest) is not None else part
@@ -433,12 +465,11 @@ def find_place(location: str | None, title: str | None = None, inside: bool = Tr
             words = part.split()
             for size in (3, 2, 1):
                 for i in range(len(words) - size + 1 if inside else min(1, len(words) - size + 1)):
-                    chunk = " ".join(words[i:i + size])
+                    chunk = " ".join(words[i : i + size])
                     if chunk[:1].isupper():
                         candidates.append(chunk)
     if title:
-        for found in re.finditer(r"\b(?:in|to|at|nach|en|à|a)\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,2})",
-                                 title):
+        for found in re.finditer(r"\b(?:in|to|at|nach|en|à|a)\s+((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,2})", title):
             words = found.group(1).split()
             candidates += [" ".join(words[:n]) for n in range(len(words), 0, -1)]
     country = None
@@ -475,7 +506,7 @@ def named_anywhere(text: str | None) -> Place | None:
     words = re.findall(r"[\w'’.-]+", text or "")
     for size in (3, 2, 1):
         for i in range(len(words) - size + 1):
-            chunk = " ".join(words[i:i + size]).strip(".")
+            chunk = " ".join(words[i : i + size]).strip(".")
             if not chunk[:1].isupper() or _NOISE.fullmatch(chunk):
                 continue
             city = _big_city(chunk.lower())

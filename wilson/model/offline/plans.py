@@ -18,8 +18,9 @@ from wilson.model.offline.recognition import PlaybookEvent, PlaybookTask
 URGENT_DAYS = 7  # an event this close may have a task due tomorrow; a later one gives the user a day first
 
 
-def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
-        domestic: bool = False) -> list[tuple[PlaybookTask, date]]:
+def fit(
+    tasks: tuple[PlaybookTask, ...], start_day: date, today: date, domestic: bool = False
+) -> list[tuple[PlaybookTask, date]]:
     """(task, due) for the tasks that still make sense, in the playbook's order; `domestic`: the place is known
     to be in the home country, so the tasks only a trip abroad needs are left out."""
     days_left = (start_day - today).days
@@ -46,8 +47,18 @@ def fit(tasks: tuple[PlaybookTask, ...], start_day: date, today: date,
     return [(task, dues[id(task)]) for task in kept]
 
 
-def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, today: date, notes: str,
-               topics: list[dict], tasks: list[dict], domestic: bool = False) -> list[tuple[str, dict]]:
+def plan_calls(
+    event: PlaybookEvent,
+    title: str,
+    start,
+    end,
+    start_day: date,
+    today: date,
+    notes: str,
+    topics: list[dict],
+    tasks: list[dict],
+    domestic: bool = False,
+) -> list[tuple[str, dict]]:
     """create_topic (unless it is open already) and create_task for each fitted task not already there."""
     known_topics = {str(t.get("title", "")).strip().lower() for t in topics if t.get("status") != "closed"}
     known_tasks = {(str(t.get("topic") or "").lower(), str(t.get("title", "")).lower()) for t in tasks}
@@ -58,6 +69,7 @@ def plan_calls(event: PlaybookEvent, title: str, start, end, start_day: date, to
     for task, due in fit(event.tasks, start_day, today, domestic):
         if (title.lower(), task.title.lower()) in known_tasks:
             continue
-        calls.append(("create_task", {"title": task.title, "due": due.isoformat(), "topic": title,
-                                      "notes": task.notes}))
+        calls.append(
+            ("create_task", {"title": task.title, "due": due.isoformat(), "topic": title, "notes": task.notes})
+        )
     return calls

@@ -12,51 +12,69 @@ from __future__ import annotations
 import re
 
 # the lines the email channel writes around a body (channels/email/parse.py describe)
-CHANNEL_LINE = re.compile(r"^(?:Email from .*|Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}|In folder .*|"
-                          r"A reply in the thread .*|Bulk mail \(.*\)|A large message \(.*|Attached: .*|"
-                          r"\(no readable text\))$")
+CHANNEL_LINE = re.compile(
+    r"^(?:Email from .*|Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}|In folder .*|"
+    r"A reply in the thread .*|Bulk mail \(.*\)|A large message \(.*|Attached: .*|"
+    r"\(no readable text\))$"
+)
 HEADER_LINE = re.compile(r"^(?:from|to|cc|bcc|date|sent|subject|betreff|von|an|datum|reply-to)\s*:", re.IGNORECASE)
-_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|januar|februar|märz|mai|juni|juli|"
-          r"oktober|dezember")
+_MONTH = (
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|januar|februar|märz|mai|juni|juli|"
+    r"oktober|dezember"
+)
 # "6 December 2026", "Berlin, 06.12.2026", "Sunday, 6 Dec 2026 07:00", "2026-12-06": a date and no more
-DATE_LINE = re.compile(rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?"
-                       rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\.?\s*(?:{_MONTH})\s*,?\s*\d{{2,4}}|(?:{_MONTH})\s+\d{{1,2}}"
-                       rf"(?:st|nd|rd|th)?,?\s*\d{{2,4}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{4}}-\d{{2}}-\d{{2}})"
-                       rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$", re.IGNORECASE)
-GREETING = re.compile(r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
-                      r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
-                      r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
-                      r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
-                      r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*", re.IGNORECASE)
-PLEASANTRY = re.compile(r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
-                        r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
-                        r"(?:e-?mail|message|note|patience)\b|"
-                        r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
-                        r"please do not reply to this\b|do not reply to this\b|"
-                        r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
-                        r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
-                        # a call for attention before the news: "Are you awake?", "Sorry to wake you"
-                        r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
-                        r"sorry to (?:bother|wake|disturb) you|sorry (?:for|about) the (?:late )?(?:hour|time)|"
-                        r"sorry für die (?:späte )?(?:uhrzeit|störung|stunde)|entschuldig\w* (?:die|für die) (?:späte )?"
-                        r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",
-                        re.IGNORECASE)
-SIGNATURE = re.compile(r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
-                       r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
-                       r"mit freundlichen grüßen|lg|vg|bises|cordialement)\b[\w ,!.]{0,30})$", re.IGNORECASE)
+DATE_LINE = re.compile(
+    rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?"
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\.?\s*(?:{_MONTH})\s*,?\s*\d{{2,4}}|(?:{_MONTH})\s+\d{{1,2}}"
+    rf"(?:st|nd|rd|th)?,?\s*\d{{2,4}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{4}}-\d{{2}}-\d{{2}})"
+    rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$",
+    re.IGNORECASE,
+)
+GREETING = re.compile(
+    r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
+    r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
+    r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
+    r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
+    r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*",
+    re.IGNORECASE,
+)
+PLEASANTRY = re.compile(
+    r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
+    r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
+    r"(?:e-?mail|message|note|patience)\b|"
+    r"(?:this is an? (?:automated|automatic) (?:message|e-?mail|notification))|"
+    r"please do not reply to this\b|do not reply to this\b|"
+    r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
+    r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
+    # a call for attention before the news: "Are you awake?", "Sorry to wake you"
+    r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
+    r"sorry to (?:bother|wake|disturb) you|sorry (?:for|about) the (?:late )?(?:hour|time)|"
+    r"sorry für die (?:späte )?(?:uhrzeit|störung|stunde)|entschuldig\w* (?:die|für die) (?:späte )?"
+    r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",
+    re.IGNORECASE,
+)
+SIGNATURE = re.compile(
+    r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
+    r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
+    r"mit freundlichen grüßen|lg|vg|bises|cordialement)\b[\w ,!.]{0,30})$",
+    re.IGNORECASE,
+)
 END = re.compile(r"[.!?]+(?=\s|$)")
 # a full stop after these ends no sentence ("St. Georg hospital", "Dr. Sommer", "e.g. a form")
-ABBREVIATION = re.compile(r"(?:\b(?:st|dr|mr|mrs|ms|prof|no|nr|ca|approx|incl|excl|ref|tel|str|vs|etc|e\.g|i\.e|"
-                          r"z\.b|bzw|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|\b[A-Z])$", re.IGNORECASE)
+ABBREVIATION = re.compile(
+    r"(?:\b(?:st|dr|mr|mrs|ms|prof|no|nr|ca|approx|incl|excl|ref|tel|str|vs|etc|e\.g|i\.e|"
+    r"z\.b|bzw|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|\b[A-Z])$",
+    re.IGNORECASE,
+)
 
 
 def sentences(line: str) -> list[str]:
     """A line's sentences, each whole ("Please pay 12.50 EUR by 3 Jan." and "Dad is in St. Georg." stay one)."""
     found, start = [], 0
     for end in END.finditer(line):
-        if end.group(0) == "." and ABBREVIATION.search(line[start:end.start()]):
+        if end.group(0) == "." and ABBREVIATION.search(line[start : end.start()]):
             continue
-        found.append(line[start:end.end()].strip())
+        found.append(line[start : end.end()].strip())
         start = end.end()
     found.append(line[start:].strip())
     return [s for s in found if s]
@@ -79,8 +97,13 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
         if not line:
             joining = False
             continue
-        if CHANNEL_LINE.match(line) or HEADER_LINE.match(line) or DATE_LINE.match(line) or low in subjects \
-                or any(s and low.endswith(": " + s) for s in subjects):
+        if (
+            CHANNEL_LINE.match(line)
+            or HEADER_LINE.match(line)
+            or DATE_LINE.match(line)
+            or low in subjects
+            or any(s and low.endswith(": " + s) for s in subjects)
+        ):
             joining = False
             continue
         if SIGNATURE.match(line) and kept:
@@ -122,9 +145,11 @@ def point(text: str, subjects: set[str] = frozenset()) -> str:
 
 
 # what the sender asks the reader to do: "Please leave the building now", "Bitte holen Sie Ihr Kind ab"
-ASK = re.compile(r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|"
-                 r"(?:leave|call|stay|keep|turn|shut|open|close|go|come|pick|collect|evacuate|avoid|get|bring)\b)",
-                 re.IGNORECASE)
+ASK = re.compile(
+    r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|"
+    r"(?:leave|call|stay|keep|turn|shut|open|close|go|come|pick|collect|evacuate|avoid|get|bring)\b)",
+    re.IGNORECASE,
+)
 
 
 def ask(text: str, subjects: set[str] = frozenset()) -> str:

@@ -79,8 +79,13 @@ def _folded(calls: list, actions: list[str]) -> list:
 
 
 class OfflineProvider:
-    def __init__(self, playbook_path: str | Path | None = None, home: str | None = None, skills_playbook: str = "",
-                 offline_wake: bool = True):
+    def __init__(
+        self,
+        playbook_path: str | Path | None = None,
+        home: str | None = None,
+        skills_playbook: str = "",
+        offline_wake: bool = True,
+    ):
         self.playbook = load_playbook(playbook_path, skills_playbook)
         self.home_setting = home or None
         self.offline_wake = offline_wake  # [attention] offline_wake: a clear emergency may break quiet hours
@@ -100,11 +105,17 @@ class OfflineProvider:
         message = {"role": "assistant", "content": text if (text or not calls) else None}
         if calls:
             message["tool_calls"] = [
-                {"id": f"call_offline_{len(messages)}_{i}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-                for i, (name, args) in enumerate(calls)]
+                {
+                    "id": f"call_offline_{len(messages)}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+                }
+                for i, (name, args) in enumerate(calls)
+            ]
         return {
-            "id": f"offline-{len(messages)}", "object": "chat.completion", "model": "offline",
+            "id": f"offline-{len(messages)}",
+            "object": "chat.completion",
+            "model": "offline",
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},  # no model, no tokens
             "offline": {"rule": rule},
@@ -152,16 +163,20 @@ class OfflineProvider:
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
             return "", [], "the approval gate answers with what it did"
-        results = [_json_value(_content(m)) for m in messages[len(messages) - len(called):]]  # in call order
+        results = [_json_value(_content(m)) for m in messages[len(messages) - len(called) :]]  # in call order
         first = calls[0].get("arguments") if calls else ""
-        looked = looks.after_reads(user_chat(self, context, offered), called,
-                                   _json_in(first if isinstance(first, str) else ""), results)
+        looked = looks.after_reads(
+            user_chat(self, context, offered), called, _json_in(first if isinstance(first, str) else ""), results
+        )
         if looked is not None:
             if context.get("first_contact") and looked.text:
                 looked.text = f"{phrases.INTRO}\n\n{looked.text}"
             return looked.text, looked.calls, looked.rule
-        answer = ("I've put that together for your approval (offline rules)."
-                  if any(name not in MUTATING_TOOLS_EXCLUDED for name in called) else "")
+        answer = (
+            "I've put that together for your approval (offline rules)."
+            if any(name not in MUTATING_TOOLS_EXCLUDED for name in called)
+            else ""
+        )
         if context.get("first_contact"):
             answer = f"{phrases.INTRO}\n\n{answer}".strip()
         return answer, [], "closing words after the tool results"
@@ -209,8 +224,10 @@ class Cortex:
             else:
                 continue
             if not made and (told := same_day.told(buffer, self.now, self.tz)):
-                made, rule = [("surface", {"text": told, "why": f"a {change} event within the next 24 hours"})], \
-                    f"a {change} event starting within 24 hours is told before it starts"
+                made, rule = (
+                    [("surface", {"text": told, "why": f"a {change} event within the next 24 hours"})],
+                    f"a {change} event starting within 24 hours is told before it starts",
+                )
                 if change == "new" and unseen:
                     unseen.pop()
             calls += made
@@ -224,8 +241,16 @@ class Cortex:
             return [], "an event without a title"
         location = buffer.get("location")
         home = self.provider.home(self.context.get("timezone"))
-        found = recognise_event(self.playbook, title, location, buffer.get("start"), buffer.get("end"), self.tz,
-                                home, str(buffer.get("description") or ""))
+        found = recognise_event(
+            self.playbook,
+            title,
+            location,
+            buffer.get("start"),
+            buffer.get("end"),
+            self.tz,
+            home,
+            str(buffer.get("description") or ""),
+        )
         if found.event is None:
             routine = routine_meeting(title, buffer.get("start"), buffer.get("end"), self.tz)
             if routine is not None:  # not listed as new in the briefing: a meeting needs no word days ahead
@@ -240,11 +265,21 @@ class Cortex:
         if dates.local_date(start, self.tz) == self.today and not found.event.kind == "travel":
             # later today there is nothing left to prepare: the event is told before it starts (same_day), not planned
             return [], f"{found.rule}; it starts today: told, not planned"
-        notes = "\n".join(filter(None, [f"Location: {location}" if location else "",
-                                        f"Planned by the offline rules: {found.rule}."]))
-        calls = plan_calls(found.event, title, buffer.get("start"), buffer.get("end"),
-                           dates.local_date(start, self.tz), self.today, notes, self.context.get("topics") or [],
-                           self.context.get("tasks") or [], _domestic(found.place, title, home))
+        notes = "\n".join(
+            filter(None, [f"Location: {location}" if location else "", f"Planned by the offline rules: {found.rule}."])
+        )
+        calls = plan_calls(
+            found.event,
+            title,
+            buffer.get("start"),
+            buffer.get("end"),
+            dates.local_date(start, self.tz),
+            self.today,
+            notes,
+            self.context.get("topics") or [],
+            self.context.get("tasks") or [],
+            _domestic(found.place, title, home),
+        )
         return calls, found.rule
 
     def _titles(self, buffer: dict) -> set[str]:
@@ -253,8 +288,11 @@ class Cortex:
 
     def _matching_topics(self, buffer: dict) -> list[dict]:
         titles = self._titles(buffer)
-        return [t for t in self.context.get("topics") or []
-                if str(t.get("title", "")).strip().lower() in titles and t.get("status") != "closed"]
+        return [
+            t
+            for t in self.context.get("topics") or []
+            if str(t.get("title", "")).strip().lower() in titles and t.get("status") != "closed"
+        ]
 
     def _moved_event(self, buffer: dict) -> list:
         previous = buffer.get("previous") or {}
@@ -266,16 +304,20 @@ class Cortex:
         if not delta:
             return []
         titles = self._titles(buffer)
-        topic_ids = {t.get("id") for t in self.context.get("topics") or []
-                     if str(t.get("title", "")).strip().lower() in titles}
-        calls = [("update_topic", {"topic_id": t.get("id"), "starts": buffer.get("start"), "ends": buffer.get("end")})
-                 for t in self._matching_topics(buffer)]
+        topic_ids = {
+            t.get("id") for t in self.context.get("topics") or [] if str(t.get("title", "")).strip().lower() in titles
+        }
+        calls = [
+            ("update_topic", {"topic_id": t.get("id"), "starts": buffer.get("start"), "ends": buffer.get("end")})
+            for t in self._matching_topics(buffer)
+        ]
         start_day = dates.local_date(new, self.tz)
         for task in self.context.get("tasks") or []:
             if task.get("status", "open") != "open":
                 continue
-            mine = (str(task.get("topic") or "").strip().lower() in titles
-                    or (task.get("topic_id") is not None and task.get("topic_id") in topic_ids))
+            mine = str(task.get("topic") or "").strip().lower() in titles or (
+                task.get("topic_id") is not None and task.get("topic_id") in topic_ids
+            )
             due = dates.parse_moment(task.get("due"), self.tz)
             if not mine or due is None:
                 continue
@@ -322,8 +364,11 @@ class Cortex:
                 text = f"Reminder: {name} is due in {days} days{when}."
             else:
                 text = f"Reminder: {name} is coming up{when}."
-        return "", [("surface", {"text": text, "why": f"deadline window {window or 'unknown'}"})], \
-            f"deadline follow-up ({window or 'unknown'})"
+        return (
+            "",
+            [("surface", {"text": text, "why": f"deadline window {window or 'unknown'}"})],
+            f"deadline follow-up ({window or 'unknown'})",
+        )
 
     def on_buffered(self) -> tuple[str, list, str]:
         """Triage kept a non-calendar item because it needs the user: a bill, a renewal notice or a mail that
@@ -331,33 +376,50 @@ class Cortex:
         passed on as its summary."""
         text = str(self.stimulus.get("text") or "")
         written = without_date_lines(without_sent_lines(text))  # what the senders wrote, not the day it came
-        wake = urgency.emergency_in(self.payload.get("buffers") or [], written, self.now, self.tz) \
-            if self.provider.offline_wake else None  # [attention] offline_wake: an emergency may break quiet hours
+        wake = (
+            urgency.emergency_in(self.payload.get("buffers") or [], written, self.now, self.tz)
+            if self.provider.offline_wake
+            else None
+        )  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
-            due = (bills.task_for(written, buffer, self.now, self.tz)
-                   or asks.task_for(written, buffer, self.now, self.tz, letter=text)
-                   if isinstance(buffer, dict) else None)
+            due = (
+                bills.task_for(written, buffer, self.now, self.tz)
+                or asks.task_for(written, buffer, self.now, self.tz, letter=text)
+                if isinstance(buffer, dict)
+                else None
+            )
             if due is not None and "create_task" in self.offered and not wake:
-                return "", [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})], \
-                    due.rule
+                return (
+                    "",
+                    [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})],
+                    due.rule,
+                )
         summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if not summary:
             return "", [], "nothing to pass on"
-        channels = sorted({str(b.get("channel")) for b in self.payload.get("buffers") or []
-                           if isinstance(b, dict) and b.get("channel")})
+        channels = sorted(
+            {
+                str(b.get("channel"))
+                for b in self.payload.get("buffers") or []
+                if isinstance(b, dict) and b.get("channel")
+            }
+        )
         where = f" from your {' and '.join(channels)}" if channels else ""
         if self.stimulus.get("untrusted"):
             where = ""  # the cortex names the source of others' text itself, sender and all
             about = SENT_BY.search(summary)
             if about and about.group(0).strip() != "()":
-                summary = summary[:about.start()] or summary
+                summary = summary[: about.start()] or summary
                 where = f" ({about.group(1)})" if about.group(1) else ""  # its "tomorrow" is that day's
-            subjects = {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers") or []
-                        if isinstance(b, dict)}
+            subjects = {
+                str(b.get("subject") or "").strip().lower()
+                for b in self.payload.get("buffers") or []
+                if isinstance(b, dict)
+            }
             said = next((s for s in subjects if s and summary.lower().startswith(s + ": ")), None)
             if said is not None:  # "Subject: the sentence that says why" (triage.summary): the sentence, quoted
                 # a summary cut short keeps part of its "(from …, sent …)": not the sender's words
-                sentence = re.sub(r"\s*\((?:from|sent)\b[^)]*$", "", summary[len(said) + 2:].strip())
+                sentence = re.sub(r"\s*\((?:from|sent)\b[^)]*$", "", summary[len(said) + 2 :].strip())
                 if sentence.endswith("…"):  # cut short with the subject before it: the mail's own point is longer
                     sentence = opening(text, subjects) or sentence
                 summary = f"“{sentence}”"
@@ -369,31 +431,62 @@ class Cortex:
         heads_up = f"Heads-up{where}: {summary}"
         if self.stimulus.get("untrusted") and summary.startswith("“"):
             # "We have to change your appointment." says what, not when: the sentence that says when goes with it
-            when = change_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
-                                    or [] if isinstance(b, dict)}, summary, urgency.CLOSURE_RE)
+            when = change_of(
+                text,
+                {
+                    str(b.get("subject") or "").strip().lower()
+                    for b in self.payload.get("buffers") or []
+                    if isinstance(b, dict)
+                },
+                summary,
+                urgency.CLOSURE_RE,
+            )
             if when and when.lower() not in heads_up.lower():
                 heads_up = f"{heads_up} “{when}”"
-            elif urgency.CLOSURE_RE.search(summary) or urgency.DISRUPTION_RE.search(summary) or \
-                    re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I):
+            elif (
+                urgency.CLOSURE_RE.search(summary)
+                or urgency.DISRUPTION_RE.search(summary)
+                or re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I)
+            ):
                 # a cancellation or a closure is told with what replaces it: the new flight, the later start
-                instead = instead_of(text, {str(b.get("subject") or "").strip().lower()
-                                            for b in self.payload.get("buffers") or [] if isinstance(b, dict)}, summary)
+                instead = instead_of(
+                    text,
+                    {
+                        str(b.get("subject") or "").strip().lower()
+                        for b in self.payload.get("buffers") or []
+                        if isinstance(b, dict)
+                    },
+                    summary,
+                )
                 if instead and instead.lower() not in heads_up.lower():
                     heads_up = f"{heads_up} “{instead}”"
         if self.stimulus.get("untrusted"):
             # in an emergency what to do is said with it ("Please leave the building now"), and so is what is asked
             # by a time ("Bitte parken Sie Ihr Auto bis heute 20:00 Uhr um")
-            todo = asked_of(text, {str(b.get("subject") or "").strip().lower() for b in self.payload.get("buffers")
-                                   or [] if isinstance(b, dict)})
+            todo = asked_of(
+                text,
+                {
+                    str(b.get("subject") or "").strip().lower()
+                    for b in self.payload.get("buffers") or []
+                    if isinstance(b, dict)
+                },
+            )
             if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo)):
                 heads_up = f"{heads_up} “{todo}”"
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
         if wake:
-            return "", [("surface", {"text": heads_up, "why": f"an emergency ({wake}): told even in quiet hours",
-                                     "urgent": True})], f"an emergency is told at once ({wake})"
-        return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], \
-            "pass on what triage kept"
+            return (
+                "",
+                [
+                    (
+                        "surface",
+                        {"text": heads_up, "why": f"an emergency ({wake}): told even in quiet hours", "urgent": True},
+                    )
+                ],
+                f"an emergency is told at once ({wake})",
+            )
+        return "", [("surface", {"text": heads_up, "why": "triage kept it as needing you"})], "pass on what triage kept"
 
     def on_topic_end(self) -> tuple[str, list, str]:
         topic_id = self.payload.get("topic_id")
@@ -428,15 +521,21 @@ def user_chat(provider: OfflineProvider, context: dict, offered, messages: list[
     about their tasks, topics and proposals; what Wilson said before in this conversation (`messages`' turns)."""
     stimulus = context.get("stimulus") or {}
     now, tz = dates.now_of(context.get("now")), dates.zone(context.get("timezone"))
-    return phrases.Chat(text=phrases.request_of(str(stimulus.get("text") or ""), now, tz), now=now,
-                        tz=tz, playbook=provider.playbook,
-                        tasks=list(context.get("tasks") or []), topics=list(context.get("topics") or []),
-                        pending=list(context.get("pending_proposals") or []), offered=tuple(offered),
-                        first_contact=bool(context.get("first_contact")),
-                        home=provider.home(context.get("timezone")),
-                        memories=list(context.get("memories") or []),
-                        missed=context.get("missed") if isinstance(context.get("missed"), dict) else None,
-                        said_before=[_content(m) for m in messages if m.get("role") == "assistant"])
+    return phrases.Chat(
+        text=phrases.request_of(str(stimulus.get("text") or ""), now, tz),
+        now=now,
+        tz=tz,
+        playbook=provider.playbook,
+        tasks=list(context.get("tasks") or []),
+        topics=list(context.get("topics") or []),
+        pending=list(context.get("pending_proposals") or []),
+        offered=tuple(offered),
+        first_contact=bool(context.get("first_contact")),
+        home=provider.home(context.get("timezone")),
+        memories=list(context.get("memories") or []),
+        missed=context.get("missed") if isinstance(context.get("missed"), dict) else None,
+        said_before=[_content(m) for m in messages if m.get("role") == "assistant"],
+    )
 
 
 def _window_days(window: str) -> int | None:

@@ -13,8 +13,11 @@ from datetime import timedelta
 from wilson.model.offline import dates
 
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-INSTEAD_OF_DAY_RE = re.compile(rf"\b(?P<new>{_DAY})\s*,?\s*(?:and\s+|but\s+)?not\s+(?:on\s+)?(?P<old>{_DAY})\b|"
-                               rf"\bnot\s+(?:on\s+)?(?P<old2>{_DAY})\s*,?\s*(?:but\s+)?(?:on\s+)?(?P<new2>{_DAY})\b", re.I)
+INSTEAD_OF_DAY_RE = re.compile(
+    rf"\b(?P<new>{_DAY})\s*,?\s*(?:and\s+|but\s+)?not\s+(?:on\s+)?(?P<old>{_DAY})\b|"
+    rf"\bnot\s+(?:on\s+)?(?P<old2>{_DAY})\s*,?\s*(?:but\s+)?(?:on\s+)?(?P<new2>{_DAY})\b",
+    re.I,
+)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 

@@ -14,8 +14,11 @@ from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import words
 
-QUESTION_RE = re.compile(r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
-                         r"should|shall|may|might|have|has|was|were)\b", re.I)
+QUESTION_RE = re.compile(
+    r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
+    r"should|shall|may|might|have|has|was|were)\b",
+    re.I,
+)
 
 
 def answered(chat: Chat, text: str) -> Reply | None:
@@ -28,21 +31,31 @@ def answered(chat: Chat, text: str) -> Reply | None:
     task = _task_asked_about(chat, said)
     if task is not None:
         due = dates.parse_moment(task.get("due"), chat.tz)
-        when = (dates.fmt_moment(due, chat.tz) if due is not None and hasattr(due, "hour") else
-                dates.fmt_day(due) if due is not None else None)
+        when = (
+            dates.fmt_moment(due, chat.tz)
+            if due is not None and hasattr(due, "hour")
+            else dates.fmt_day(due)
+            if due is not None
+            else None
+        )
         state = "is done" if task.get("status") == "done" else "is still open" + (f", due {when}" if when else "")
         return Reply(f"“{task.get('title')}” {state}. Nothing was changed.", [], "a question about a task")
     due = _WHEN_DUE_RE.match(said)
     if due:
-        return Reply(f"I don't see an open task about “{due.group('what')}”. Nothing was changed.", [],
-                     "a question about a task not on the list")
+        return Reply(
+            f"I don't see an open task about “{due.group('what')}”. Nothing was changed.",
+            [],
+            "a question about a task not on the list",
+        )
     return None  # anything else: the honest help, which says what can be asked
 
 
 _WHEN_DUE_RE = re.compile(r"^\s*when(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+)?(?P<what>.+?)\s+due\b", re.I)
 _ASKS_ME_TO_RE = re.compile(r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)|please)\b", re.I)
 # a riddle told with its answer: "why did the scarecrow win an award? because he was outstanding in his field"
-_JOKE_RE = re.compile(r"\?\s+(?:because|so that|to get|a|an|it|he|she|they)\b[^?]*$|\b(?:lol|haha+|hehe)\s*[!.]*$", re.I)
+_JOKE_RE = re.compile(
+    r"\?\s+(?:because|so that|to get|a|an|it|he|she|they)\b[^?]*$|\b(?:lol|haha+|hehe)\s*[!.]*$", re.I
+)
 
 
 def _task_asked_about(chat: Chat, text: str) -> dict | None:

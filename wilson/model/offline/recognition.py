@@ -106,8 +106,9 @@ class Playbook:
 
     def __post_init__(self):
         compounds = sorted({re.escape(w) for event in self.events for w in event.compounds}, key=len, reverse=True)
-        object.__setattr__(self, "any_compound", re.compile(rf"(?:{'|'.join(compounds)})(?![\w-])", re.I)
-                           if compounds else None)
+        object.__setattr__(
+            self, "any_compound", re.compile(rf"(?:{'|'.join(compounds)})(?![\w-])", re.I) if compounds else None
+        )
         object.__setattr__(self, "any_trigger", _any_of(t for event in self.events for t in event.triggers))
         shapes = [shape for event in self.events for shape in event.shapes]
         object.__setattr__(self, "any_shape", re.compile("|".join(f"(?:{s})" for s in shapes)) if shapes else None)
@@ -119,7 +120,8 @@ class Playbook:
     def of_kind(self, kind: str) -> PlaybookEvent | None:
         """The entry named `kind`, else the first of that kind."""
         return next((e for e in self.events if e.name == kind), None) or next(
-            (e for e in self.events if e.kind == kind), None)
+            (e for e in self.events if e.kind == kind), None
+        )
 
 
 def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
@@ -141,17 +143,31 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
     for name, spec in data.items():
         if not isinstance(spec, dict):
             continue
-        tasks = tuple(PlaybookTask(str(t["title"]), int(t.get("days_before", 0)), str(t.get("notes", "")),
-                                   int(t.get("min_days", 0)), bool(t.get("abroad", False)))
-                      for t in spec.get("tasks", []))
+        tasks = tuple(
+            PlaybookTask(
+                str(t["title"]),
+                int(t.get("days_before", 0)),
+                str(t.get("notes", "")),
+                int(t.get("min_days", 0)),
+                bool(t.get("abroad", False)),
+            )
+            for t in spec.get("tasks", [])
+        )
         label = str(spec.get("label") or name.capitalize())
-        events.append(PlaybookEvent(name=name, label=label, title=str(spec.get("title") or label),
-                                    triggers=tuple(str(w) for w in spec.get("triggers", [])), tasks=tasks,
-                                    kind=str(spec.get("kind") or name),
-                                    shapes=_shapes(name, spec.get("shapes", [])),
-                                    compounds=tuple(str(w) for w in spec.get("compounds", [])),
-                                    titles=tuple(str(w) for w in spec.get("titles", [])),
-                                    title_shapes=_shapes(name, spec.get("title_shapes", []))))
+        events.append(
+            PlaybookEvent(
+                name=name,
+                label=label,
+                title=str(spec.get("title") or label),
+                triggers=tuple(str(w) for w in spec.get("triggers", [])),
+                tasks=tasks,
+                kind=str(spec.get("kind") or name),
+                shapes=_shapes(name, spec.get("shapes", [])),
+                compounds=tuple(str(w) for w in spec.get("compounds", [])),
+                titles=tuple(str(w) for w in spec.get("titles", [])),
+                title_shapes=_shapes(name, spec.get("title_shapes", [])),
+            )
+        )
     negative = tuple(str(w) for w in data.get("negative", []) if isinstance(w, str))
     return Playbook(tuple(events), negative)
 
@@ -180,8 +196,10 @@ def match_words(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match]
     """The first playbook event whose trigger is in the text; none when a negative cue is there too."""
     if negative_cue(playbook, text or ""):
         return None
-    if not any(p is not None and p.search(text or "") for p in (playbook.any_trigger, playbook.any_shape,
-                                                                 playbook.any_compound)):
+    if not any(
+        p is not None and p.search(text or "")
+        for p in (playbook.any_trigger, playbook.any_shape, playbook.any_compound)
+    ):
         turns = _TURNS_RE.search(text or "")  # "Emma turns 5": a birthday without the word
         birthday = playbook.of_kind("birthday") if turns else None
         return (birthday, turns) if birthday is not None else None
@@ -220,9 +238,12 @@ def _title_only(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
 
 
 # "Emma turns 5", "Opa wird 90", "Mum's 70th is on …", "my husband's 40th": an age reached, a birthday
-_TURNS_RE = re.compile(r"\b(?:turns|wird)\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
-                       r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
-                       r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.I)
+_TURNS_RE = re.compile(
+    r"\b(?:turns|wird)\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
+    r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
+    r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -252,8 +273,16 @@ def _several_days(start, end, span: float, tz) -> bool:
     return span >= 0.5 and finish.astimezone(tz).date() > begin.astimezone(tz).date()
 
 
-def recognise_event(playbook: Playbook, title: str, location: str | None, start, end, tz,
-                    home: places.Place | None, description: str = "") -> Recognition:
+def recognise_event(
+    playbook: Playbook,
+    title: str,
+    location: str | None,
+    start,
+    end,
+    tz,
+    home: places.Place | None,
+    description: str = "",
+) -> Recognition:
     """A calendar event → the plan it calls for, or none, and the rule that decided."""
     title = (title or "").strip()
     span = days_long(start, end, tz)
@@ -266,8 +295,11 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     cue = negative_cue(playbook, title)
     if cue:
         if several and where is not None and travel is not None:  # away for days: travel, whatever the title
-            return Recognition(travel, f"{span:.0f} days in {place.name}, away from home ({where}), though "
-                                       f"“{cue}” is in the title", place)
+            return Recognition(
+                travel,
+                f"{span:.0f} days in {place.name}, away from home ({where}), though “{cue}” is in the title",
+                place,
+            )
         return Recognition(None, f"negative cue “{cue}” in the title")
     found = title_words(playbook, title) or (match_words(playbook, description) if description else None)
     if found is None and location and not routine_meeting(title, start, end, tz):
@@ -275,8 +307,9 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
         at = match_words(playbook, location)
         if at is not None and (at[0].kind != "travel" or several):
             event, trigger = at
-            return Recognition(event, f"“{trigger.group(0)}” in the place, “{location.strip()}” (playbook: "
-                                      f"{event.name})", place)
+            return Recognition(
+                event, f"“{trigger.group(0)}” in the place, “{location.strip()}” (playbook: {event.name})", place
+            )
     # a stay away is a trip (not the conference entry, which is of the travel kind too)
     if found:
         event, trigger = found
@@ -287,21 +320,27 @@ def recognise_event(playbook: Playbook, title: str, location: str | None, start,
     conference = playbook.of_kind("conference")
     if several and span <= BRAND_DAYS and conference is not None and _brand(title):
         # days at an event with a brand's name ("re:publica", "EuroPython", "ITB Berlin"): a conference, at home too
-        return Recognition(conference, f"{span:.0f} days of “{title}”, a name shaped like a brand: a conference",
-                           place)
+        return Recognition(conference, f"{span:.0f} days of “{title}”, a name shaped like a brand: a conference", place)
     if travel is None or place is None or where is None:
-        return Recognition(None, "no playbook word in the title" + (
-            f"; {place.name} is not away from home" if place is not None and home is not None else ""), place)
+        return Recognition(
+            None,
+            "no playbook word in the title"
+            + (f"; {place.name} is not away from home" if place is not None and home is not None else ""),
+            place,
+        )
     if several and conference is not None and _ACRONYM_TITLE.fullmatch(title):
         # days away for a name in capitals ("FOSDEM", "MWC 2027"): an event people travel to, not a holiday
-        return Recognition(conference, f"days away ({place.name}) for “{title}”, a name in capitals: a conference",
-                           place)
+        return Recognition(
+            conference, f"days away ({place.name}) for “{title}”, a name in capitals: a conference", place
+        )
     if where == "abroad" and _a_name_only(location, title, start, span, tz):
-        return Recognition(None, f"{place.name} only in the name “{location.strip()}”, for a few hours: "
-                                 "not a trip", place)
+        return Recognition(
+            None, f"{place.name} only in the name “{location.strip()}”, for a few hours: not a trip", place
+        )
     if where == "abroad":
-        return Recognition(travel, f"the place, {place.name}, is abroad ({places.country_display(place.country)})",
-                           place)
+        return Recognition(
+            travel, f"the place, {place.name}, is abroad ({places.country_display(place.country)})", place
+        )
     if several:
         return Recognition(travel, f"{max(span, 1):.0f} days in {place.name}, far from home", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
@@ -317,11 +356,14 @@ def may_need_a_plan(found: Recognition, start, end, tz, home: places.Place | Non
 
 
 # the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
-ROUTINE_RE = re.compile(r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
-                        r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
-                        r"besprechung|teammeeting|abstimmung|regeltermin|retro|retrospective|review|planning|"
-                        r"sprint|refinement|grooming|demo|coffee|kaffee|lunch|mittagessen|focus time|fokuszeit|"
-                        r"office hours|sprechstunde)\b", re.I)
+ROUTINE_RE = re.compile(
+    r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
+    r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
+    r"besprechung|teammeeting|abstimmung|regeltermin|retro|retrospective|review|planning|"
+    r"sprint|refinement|grooming|demo|coffee|kaffee|lunch|mittagessen|focus time|fokuszeit|"
+    r"office hours|sprechstunde)\b",
+    re.I,
+)
 ROUTINE_HOURS = 3  # a meeting longer than this (a workshop day) may need more than a line in the calendar
 
 
@@ -346,8 +388,11 @@ _BRAND_WORD = re.compile(r"(?-i:[a-z]+[:.][a-z]\w+|[A-Z]?[a-z]+[A-Z]\w*|[A-Z]{2,
 
 def _brand(title: str) -> bool:
     words = [w for w in re.split(r"\s+", title.strip()) if not re.fullmatch(r"'?\d{2,4}|[-–&|]", w)]
-    return 1 <= len(words) <= 3 and _BRAND_WORD.fullmatch(words[0]) is not None and not re.search(
-        r"\b(?:JGA|WG|OOO|PTO|WFH|TBD|TBC)\b", title)
+    return (
+        1 <= len(words) <= 3
+        and _BRAND_WORD.fullmatch(words[0]) is not None
+        and not re.search(r"\b(?:JGA|WG|OOO|PTO|WFH|TBD|TBC)\b", title)
+    )
 
 
 _ACRONYM_TITLE = re.compile(r"(?-i:[A-Z][A-Z0-9&]{2,9})(?:\s+(?:\d{2,4}|'\d{2}))?")
@@ -357,8 +402,11 @@ def _a_name_only(location: str | None, title: str, start, span: float, tz) -> bo
     """A few hours at a place whose city only ends a name ("Trattoria Roma", "Café Wien"): most likely a
     restaurant or a bar named after the city, near home. A stay at "Hotel Sacher Wien" lasts days, and a
     name that starts with its city ("Tokyo Big Sight") is in that city."""
-    return (isinstance(parse_moment(start, tz), datetime) and span < SHORT_DAYS
-            and places.find_place(location, title, inside=False) is None)
+    return (
+        isinstance(parse_moment(start, tz), datetime)
+        and span < SHORT_DAYS
+        and places.find_place(location, title, inside=False) is None
+    )
 
 
 def recognise_message(playbook: Playbook, text: str) -> tuple[PlaybookEvent, re.Match] | None:
@@ -376,15 +424,17 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         return event.title.replace("{place}", name) if name else event.label
     if event.name == "move":
         return _move_title(text)
-    who = re.search(r"\b([A-Z][\w'’-]+)\s+$", text[:trigger.start()]) if trigger is not None else None
+    who = re.search(r"\b([A-Z][\w'’-]+)\s+$", text[: trigger.start()]) if trigger is not None else None
     if trigger is not None and trigger.group(0).lower().startswith(("turns", "wird")) and who:
         return f"{who.group(1)}'s birthday"  # "Leo turns 4", "Opa wird 90"
-    aged = re.match(r"([\w]+?)['’]s?\s+\d{1,3}(?:st|nd|rd|th)$", trigger.group(0), re.I) if trigger is not None else None
+    aged = (
+        re.match(r"([\w]+?)['’]s?\s+\d{1,3}(?:st|nd|rd|th)$", trigger.group(0), re.I) if trigger is not None else None
+    )
     if aged:
         return f"{aged.group(1)[:1].upper()}{aged.group(1)[1:]}'s birthday"  # "Mum's 70th"
     if trigger is None or re.search(r"married|turns", trigger.group(0), re.I):
         return event.label  # "we're getting married": the wedding
-    before = re.findall(r"[\w'’-]+", text[:trigger.start()])[-2:]
+    before = re.findall(r"[\w'’-]+", text[: trigger.start()])[-2:]
     kept = []
     for word in reversed(before):
         if re.fullmatch(r"\d+(?:st|nd|rd|th)", word, re.I):
@@ -400,8 +450,11 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
 
 def _place_named(text: str) -> str | None:
     """A place the text names in lower case or before the trigger ("a trip to lisbon", "Lisbon trip")."""
-    for found in re.finditer(r"\b(?:to|in)\s+([a-z][\w'’-]+)|\b([A-Z][\w'’-]+)(?=\s+(?:trip|holiday|vacation|"
-                             r"weekend|visit|conference)\b)", text):
+    for found in re.finditer(
+        r"\b(?:to|in)\s+([a-z][\w'’-]+)|\b([A-Z][\w'’-]+)(?=\s+(?:trip|holiday|vacation|"
+        r"weekend|visit|conference)\b)",
+        text,
+    ):
         place = places.find_place((found.group(1) or found.group(2)).title())
         if place is not None:
             return place.name
@@ -409,12 +462,14 @@ def _place_named(text: str) -> str | None:
 
 
 # where a move goes: "to the new flat", "into our new apartment", "to Hamburg"
-_MOVE_TO = re.compile(r"\b(?:to|into|in)\s+(?P<where>(?:the|our|my|a)\s+new\s+(?:flat|apartment|house|place|home)|"
-                      r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)|\b(?P<new>new\s+(?:flat|apartment|house|place|home))\b")
+_MOVE_TO = re.compile(
+    r"\b(?:to|into|in)\s+(?P<where>(?:the|our|my|a)\s+new\s+(?:flat|apartment|house|place|home)|"
+    r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)|\b(?P<new>new\s+(?:flat|apartment|house|place|home))\b"
+)
 
 
 def _move_title(text: str) -> str:
-    """"Move to the new flat", "Move to Hamburg"; "Move" when the message says not where."""
+    """ "Move to the new flat", "Move to Hamburg"; "Move" when the message says not where."""
     found = _MOVE_TO.search(text)
     if found is None or (found.group("where") or "").lower() in _DATE_WORDS:
         return "Move"
@@ -422,8 +477,11 @@ def _move_title(text: str) -> str:
     return "Move to " + re.sub(r"^(?:our|my|a)\s+", "the ", where)
 
 
-_DATE_WORDS = {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m} | {
-    d.lower() for d in calendar.day_name} | {"today", "tomorrow", "tonight", "next", "this"}
+_DATE_WORDS = (
+    {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m}
+    | {d.lower() for d in calendar.day_name}
+    | {"today", "tomorrow", "tonight", "next", "this"}
+)
 
 
 def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:
@@ -442,5 +500,7 @@ def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:
             return " ".join(words)
 
 
-_FILLER = set("""a an the my our your his her their i i'm i've im have has got had is are was will be on at in by to for
-of with next this that and or need must should file do go going am just also""".split())
+_FILLER = set(
+    """a an the my our your his her their i i'm i've im have has got had is are was will be on at in by to for
+of with next this that and or need must should file do go going am just also""".split()
+)

@@ -20,12 +20,26 @@ def _open(chat: Chat) -> list[dict]:
 
 
 # "push the flights back a week", "move the passport forward by 3 days", "delay the dentist by two weeks"
-_SHIFT_RE = re.compile(r"^\s*(?:please\s+)?(?:push|move|shift|put|delay|postpone|bring)\s+(?:back\s+|forward\s+)?"
-                       r"(?:the\s+)?(?P<what>.+?)\s+(?P<way>back|forward|out|ahead|up)?\s*(?:by\s+)?"
-                       r"(?P<n>a|an|one|two|three|four|five|six|seven|couple of|few|\d{1,2})\s+(?P<unit>days?|weeks?)\b"
-                       r"(?:\s+(?P<after>later|earlier|back|forward))?\s*[.!]*$", re.I)
-_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "couple of": 2,
-          "few": 3}
+_SHIFT_RE = re.compile(
+    r"^\s*(?:please\s+)?(?:push|move|shift|put|delay|postpone|bring)\s+(?:back\s+|forward\s+)?"
+    r"(?:the\s+)?(?P<what>.+?)\s+(?P<way>back|forward|out|ahead|up)?\s*(?:by\s+)?"
+    r"(?P<n>a|an|one|two|three|four|five|six|seven|couple of|few|\d{1,2})\s+(?P<unit>days?|weeks?)\b"
+    r"(?:\s+(?P<after>later|earlier|back|forward))?\s*[.!]*$",
+    re.I,
+)
+_COUNT = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "couple of": 2,
+    "few": 3,
+}
 
 
 def shifted(chat: Chat, text: str) -> Reply | None:
@@ -37,17 +51,25 @@ def shifted(chat: Chat, text: str) -> Reply | None:
         return None
     n = _COUNT.get(found.group("n").lower()) or int(found.group("n"))
     days = n * (7 if found.group("unit").lower().startswith("w") else 1)
-    earlier = re.search(r"\b(?:forward|up|ahead|earlier)\b", text, re.I) and not re.search(r"\b(?:back|later)\b", text, re.I)
+    earlier = re.search(r"\b(?:forward|up|ahead|earlier)\b", text, re.I) and not re.search(
+        r"\b(?:back|later)\b", text, re.I
+    )
     due = old + timedelta(days=-days if earlier else days)
-    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
-                 f"move a task by {n} {found.group('unit')}")
+    return Reply(
+        "",
+        [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
+        f"move a task by {n} {found.group('unit')}",
+    )
 
 
 # what says a day is new for something already planned: "so they're due Feb 2nd now", "the pitch moved, so the deck
 # only has to be ready Monday", "my supervisor agreed I can hand it in by end of Q1", "the deadline got extended"
-_NEW_DAY_RE = re.compile(r"\b(?:now|moved|extended|pushed|postponed|instead|agreed|allowed|only\s+(?:has|have|needs?)\s+to|"
-                         r"new\s+deadline|deadline\s+is|got\s+(?:moved|extended|pushed)|can\s+(?:now\s+)?(?:hand|send|submit|"
-                         r"do|pay|file|return))\b", re.I)
+_NEW_DAY_RE = re.compile(
+    r"\b(?:now|moved|extended|pushed|postponed|instead|agreed|allowed|only\s+(?:has|have|needs?)\s+to|"
+    r"new\s+deadline|deadline\s+is|got\s+(?:moved|extended|pushed)|can\s+(?:now\s+)?(?:hand|send|submit|"
+    r"do|pay|file|return))\b",
+    re.I,
+)
 
 
 def redated(chat: Chat, text: str) -> Reply | None:
@@ -71,5 +93,8 @@ def redated(chat: Chat, text: str) -> Reply | None:
     old = dates.parse_moment(task.get("due"), chat.tz)
     if old is not None and dates.local_date(old, chat.tz) == dates.local_date(due, chat.tz):
         return None
-    return Reply("", [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
-                 f"a task's new day told ({found[-1].stated(chat.tz)})")
+    return Reply(
+        "",
+        [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
+        f"a task's new day told ({found[-1].stated(chat.tz)})",
+    )

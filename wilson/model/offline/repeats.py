@@ -19,44 +19,65 @@ from wilson.model.offline import dates
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
-CAN_DO = ("every day, every morning or evening, on weekdays, every Monday (or any one day), on the first Monday "
-          "of the month or the 15th of every month")
+CAN_DO = (
+    "every day, every morning or evening, on weekdays, every Monday (or any one day), on the first Monday "
+    "of the month or the 15th of every month"
+)
 
 _WEEKDAY = "|".join(WEEKDAYS)
-_DAY = (rf"(?P<unit>day|morning|afternoon|evening|night|weekday|month|{_WEEKDAY})s?"
-        r"(?:\s+(?P<part>morning|afternoon|evening|night))?")
+_DAY = (
+    rf"(?P<unit>day|morning|afternoon|evening|night|weekday|month|{_WEEKDAY})s?"
+    r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
+)
 _OF_MONTH = r"(?:\s+of\s+(?:the|each|every)\s+month)?"
 _SCHEDULE_RE = re.compile(
     rf"\b(?:(?:every|each)\s+(?:(?P<ord>first|second|third|fourth)\s+)?{_DAY}{_OF_MONTH}"
     rf"|(?:every|each)\s+(?P<mday>\d{{1,2}})(?:st|nd|rd|th){_OF_MONTH}"
     rf"|on\s+(?:the\s+)?(?P<ord2>first|second|third|fourth)\s+(?P<unit2>{_WEEKDAY})\s+of\s+(?:the|each|every)\s+month"
-    rf"|on\s+(?P<plural>{_WEEKDAY}|weekday)s|(?P<daily>daily)(?=\s+at\b|\s*[.!]*$))\b", re.I)
-_AT_RE = re.compile(r"\bat\s+(?:(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
-                    r"|(?P<named>noon|midday|midnight))\b", re.I)
+    rf"|on\s+(?P<plural>{_WEEKDAY}|weekday)s|(?P<daily>daily)(?=\s+at\b|\s*[.!]*$))\b",
+    re.I,
+)
+_AT_RE = re.compile(
+    r"\bat\s+(?:(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
+    r"|(?P<named>noon|midday|midnight))\b",
+    re.I,
+)
 _BARE_TIME_RE = re.compile(r"[\s,]*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>am|pm)\b", re.I)
 # the day of the month in digits or in words, up to the 28th: "the 15th", "the first", "the first day of"
-_NTH = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
-        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_NTH = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
 MONTH_DAY_WORDS = {word: n for n, word in enumerate(_NTH, start=1)} | {
-    f"twenty-{word}": 20 + n for n, word in enumerate(_NTH[:8], start=1)}
+    f"twenty-{word}": 20 + n for n, word in enumerate(_NTH[:8], start=1)
+}
 _MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
 # in words only as a day of the month: "the first of every month", "the first day of the month" (not "the first
 # Monday", "the first aid kit")
 _DAY_WORDS = "|".join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))
-_MONTH_DAY_WORDS_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<word>{_DAY_WORDS})(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b",
-                                 re.I)
+_MONTH_DAY_WORDS_RE = re.compile(
+    rf"\b(?:on\s+)?the\s+(?P<word>{_DAY_WORDS})(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b", re.I
+)
 # schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
 # ("every window", "each kid", "my monthly report" are none)
-_UNREAD_RE = re.compile(r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
-                        r"twice\s+daily|(?:weekly|fortnightly|monthly|yearly|annually)(?=\s+(?:at|on)\b|\s*[.!]*$))",
-                        re.I)
+_UNREAD_RE = re.compile(
+    r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
+    r"twice\s+daily|(?:weekly|fortnightly|monthly|yearly|annually)(?=\s+(?:at|on)\b|\s*[.!]*$))",
+    re.I,
+)
 # more days right after the schedule: "every Tuesday and Friday", "every weekday except Friday"
-_MORE_RE = re.compile(rf"^\s*(?:,|and|or|&|through|to|till|until|-|–|except|but not|apart from)\s*(?:on\s+)?"
-                      rf"(?:{_WEEKDAY}|weekend)s?\b", re.I)
+_MORE_RE = re.compile(
+    rf"^\s*(?:,|and|or|&|through|to|till|until|-|–|except|but not|apart from)\s*(?:on\s+)?"
+    rf"(?:{_WEEKDAY}|weekend)s?\b",
+    re.I,
+)
 _PLURAL_DAYS_RE = re.compile(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
-_BOUND_RE = re.compile(r"\b(?:until|till|through|during|for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
-                       r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|"
-                       r"december)|this\s+(?:week|month)|next\s+(?:week|month))\b", re.I)
+_BOUND_RE = re.compile(
+    r"\b(?:until|till|through|during|for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
+    r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)|this\s+(?:week|month)|next\s+(?:week|month))\b",
+    re.I,
+)
 _JUST_A_TIME_RE = re.compile(r"^(?:the\s+|at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?$", re.I)
 
 
@@ -84,10 +105,12 @@ def read(rest: str, now: datetime, tz) -> Reading | None:
     left = _without(rest, spans)
     if _dated(left, now, tz) and said.start() > 0 and not _BOUND_RE.search(left):
         return None  # "on Friday … every Tuesday": a one-off, and the schedule is part of what to say
-    if unread or _BOUND_RE.search(left) or _MORE_RE.match(rest[said.end():]):
-        return Reading(question=f"I can repeat a reminder {CAN_DO}, at one time of day and with no end date. "
-                                "Say it like one of those, e.g. “remind me every Sunday at 18:00 to call Mum”, "
-                                "or as two reminders.")
+    if unread or _BOUND_RE.search(left) or _MORE_RE.match(rest[said.end() :]):
+        return Reading(
+            question=f"I can repeat a reminder {CAN_DO}, at one time of day and with no end date. "
+            "Say it like one of those, e.g. “remind me every Sunday at 18:00 to call Mum”, "
+            "or as two reminders."
+        )
     return _reading(rest, found)
 
 
@@ -100,14 +123,17 @@ def _reading(rest: str, found: re.Match) -> Reading:
     if unit == "month" and not month_day:
         day = _MONTH_DAY_RE.search(rest) or _MONTH_DAY_WORDS_RE.search(rest)
         if day is None:  # "every month" alone: which day is the user's to say, never every day
-            return Reading(question="On which day of the month? Say e.g. “remind me on the 1st of every month "
-                                    "to pay rent”.")
+            return Reading(
+                question="On which day of the month? Say e.g. “remind me on the 1st of every month to pay rent”."
+            )
         month_day = day.groupdict().get("day") or str(MONTH_DAY_WORDS[day.group("word").lower()])
         spans.append(day.span())
     if month_day:
         if not 1 <= int(month_day) <= 28:
-            return Reading(question="Not every month has a 29th, 30th or 31st, so I can't repeat a reminder on one. "
-                                    "The 28th, or the 1st of the month?")
+            return Reading(
+                question="Not every month has a 29th, 30th or 31st, so I can't repeat a reminder on one. "
+                "The 28th, or the 1st of the month?"
+            )
         days = str(int(month_day))
     elif unit == "weekday":
         weekday = "1-5"
@@ -122,24 +148,38 @@ def _reading(rest: str, found: re.Match) -> Reading:
         spans.append((spoken.start, spoken.end))
     elif at:
         named = (at.groupdict().get("named") or "").lower()
-        hour, minute = (0 if named == "midnight" else 12, 0) if named else _clock(
-            int(at.group("hour")), int(at.group("minute") or 0), (at.group("half") or "").lower(), part, rest,
-            as_written=bool(at.group("minute")))
+        hour, minute = (
+            (0 if named == "midnight" else 12, 0)
+            if named
+            else _clock(
+                int(at.group("hour")),
+                int(at.group("minute") or 0),
+                (at.group("half") or "").lower(),
+                part,
+                rest,
+                as_written=bool(at.group("minute")),
+            )
+        )
         spans.append(at.span())
     what = _without(rest, spans)
     if hour > 23 or minute > 59 or _PLURAL_DAYS_RE.search(what):
-        return Reading(question=f"I can repeat a reminder {CAN_DO}, at one time of day. Say it like one of those, "
-                                "or as two reminders.")
+        return Reading(
+            question=f"I can repeat a reminder {CAN_DO}, at one time of day. Say it like one of those, "
+            "or as two reminders."
+        )
     if not what:
-        return Reading(question=f"What should I remind you of {found.group(0)}? Say e.g. “remind me "
-                                f"{found.group(0)} to call Mum”.")
+        return Reading(
+            question=f"What should I remind you of {found.group(0)}? Say e.g. “remind me {found.group(0)} to call Mum”."
+        )
     return Reading(f"{minute} {hour} {days} * {weekday}", what)
 
 
 def _dated(text: str, now: datetime, tz) -> bool:
     """A day named in what the schedule left: "tomorrow", "on Friday" (a time alone, "the 7pm class", is none)."""
-    return any(not _JUST_A_TIME_RE.match(f.phrase.strip()) and not dates.SPOKEN_CLOCK_RE.fullmatch(f.phrase.strip())
-               for f in dates.search(text, now, tz))
+    return any(
+        not _JUST_A_TIME_RE.match(f.phrase.strip()) and not dates.SPOKEN_CLOCK_RE.fullmatch(f.phrase.strip())
+        for f in dates.search(text, now, tz)
+    )
 
 
 def _spoken(text: str) -> dates.Clock | None:
@@ -155,9 +195,15 @@ def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: 
     # "every evening at 6" is 18:00, and so is "every Monday at 6" or "at half past 6" (dates.bare_hour: nobody
     # means 06:00 unless the morning is said); "at 6:30" is as written
     said = said or hour
-    later = (part == "afternoon" or part in ("evening", "night") and said >= 5
-             or part not in ("morning", "night") and 1 <= said <= dates.LATER_UP_TO and not as_written
-             and not dates.morning_said(text))
+    later = (
+        part == "afternoon"
+        or part in ("evening", "night")
+        and said >= 5
+        or part not in ("morning", "night")
+        and 1 <= said <= dates.LATER_UP_TO
+        and not as_written
+        and not dates.morning_said(text)
+    )
     if hour < 12 and (half == "pm" or not half and later):
         hour += 12
     return hour, minute

@@ -57,10 +57,15 @@ def told(buffer: dict, now: datetime, tz) -> str:
             return f"Heads-up: it's now at {where[:80]} ({_when(new, tz)})."
     if new is None or old is None or (new == old and type(new) is type(old)):
         return ""
-    if isinstance(new, datetime) and isinstance(old, datetime) and \
-            dates.local_date(new, tz) == dates.local_date(old, tz):
-        return (f"Heads-up: it moved from {old.astimezone(tz):%H:%M} to {new.astimezone(tz):%H:%M} on "
-                f"{dates.fmt_day(dates.local_date(new, tz))}.")
+    if (
+        isinstance(new, datetime)
+        and isinstance(old, datetime)
+        and dates.local_date(new, tz) == dates.local_date(old, tz)
+    ):
+        return (
+            f"Heads-up: it moved from {old.astimezone(tz):%H:%M} to {new.astimezone(tz):%H:%M} on "
+            f"{dates.fmt_day(dates.local_date(new, tz))}."
+        )
     return f"Heads-up: it moved from {_when(old, tz)} to {_when(new, tz)}."
 
 

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset("""mr mrs ms dr prof st mt no nr vs etc eg ie approx appt dept est inc ltd co jr sr
-jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun ca tel p.s ps""".split())
-_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])"
-                  # a request joined to another by a comma: "remind me to call Tom at 5, and add buy stamps"
-                  r"|(?<=\w)\s*[,;]\s*(?i:and\s+)?(?i:also\s+)?(?=(?i:add|remind me|don'?t forget)\b)"
-                  r"|(?<=[.!?])\s+(?=(?i:add|remind me|don'?t forget)\b)")  # "add milk. add bread." typed in lower case
+_ABBREVIATIONS = frozenset(
+    """mr mrs ms dr prof st mt no nr vs etc eg ie approx appt dept est inc ltd co jr sr
+jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun ca tel p.s ps""".split()
+)
+_END = re.compile(
+    r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])"
+    # a request joined to another by a comma: "remind me to call Tom at 5, and add buy stamps"
+    r"|(?<=\w)\s*[,;]\s*(?i:and\s+)?(?i:also\s+)?(?=(?i:add|remind me|don'?t forget)\b)"
+    r"|(?<=[.!?])\s+(?=(?i:add|remind me|don'?t forget)\b)"
+)  # "add milk. add bread." typed in lower case
 _SALUTATION = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^.!?\n]{0,60}[,:!]?\s*$", re.I)
-_CLOSING = re.compile(r"^\s*(?:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
-                      r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
-                      r"love|xx+)\b[\s,!.]*(?:[A-Z][\w.-]*(?:[\s,]+[A-Z][\w.-]*){0,5})?[\s.,!]*$", re.I)
+_CLOSING = re.compile(
+    r"^\s*(?:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
+    r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
+    r"love|xx+)\b[\s,!.]*(?:[A-Z][\w.-]*(?:[\s,]+[A-Z][\w.-]*){0,5})?[\s.,!]*$",
+    re.I,
+)
 
 
 def split(text: str) -> list[str]:
@@ -26,12 +33,15 @@ def split(text: str) -> list[str]:
     for line in (text or "").splitlines():
         start = 0
         for end in _END.finditer(line):
-            before = line[start:end.start()].rstrip("\"'”’)")
+            before = line[start : end.start()].rstrip("\"'”’)")
             last = re.search(r"([\w.]+)[.]$", before)
-            if last and (last.group(1).lower().rstrip(".") in _ABBREVIATIONS
-                         or len(last.group(1)) == 1 and last.group(1).isalpha()):
+            if last and (
+                last.group(1).lower().rstrip(".") in _ABBREVIATIONS
+                or len(last.group(1)) == 1
+                and last.group(1).isalpha()
+            ):
                 continue  # "Mr. Schulz", "J. Smith": the stop belongs to the word
-            sentences.append(line[start:end.start()])
+            sentences.append(line[start : end.start()])
             start = end.end()
         sentences.append(line[start:])
     kept = [s.strip() for s in sentences if s.strip()]
@@ -42,9 +52,11 @@ def split(text: str) -> list[str]:
 # "… Thank you, Ms Becker", "… Regards, City Library": its closing after the last
 _OPENING = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^,.!?\n]{0,40},\s*(?=\S)", re.I)
 # (a closing is signed: "add pay rent by Friday, thanks" is no letter)
-_SIGNED = re.compile(r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
-                     r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen)"
-                     r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+[A-Z][\w.'-]*){0,5}[\s.,!]*$")
+_SIGNED = re.compile(
+    r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
+    r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen)"
+    r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+[A-Z][\w.'-]*){0,5}[\s.,!]*$"
+)
 
 
 def letter_body(text: str) -> tuple[str, bool]:
@@ -53,8 +65,8 @@ def letter_body(text: str) -> tuple[str, bool]:
     opened = _OPENING.match(text or "")
     body = _OPENING.sub("", text or "", count=1)
     signed = _SIGNED.search(body)
-    if signed and body[:signed.start()].strip():
-        body = body[:signed.start()] + (body[signed.start()] if body[signed.start()] in ".!?" else "")
+    if signed and body[: signed.start()].strip():
+        body = body[: signed.start()] + (body[signed.start()] if body[signed.start()] in ".!?" else "")
     body = body.strip()
     letter = bool(signed) or bool(opened and re.match(r"\s*(?:dear|to whom)\b", opened.group(0), re.I))
     return (body, True) if letter and body else (text, False)

@@ -15,21 +15,97 @@ from wilson.model.offline.edit_distance import distance
 YES = ("yes", "yeah", "yep", "yup", "sure")
 NO = ("no", "nope", "nah")
 # the yes and no of the other languages dates are read in, exactly as written (one edit from "si" is "so")
-_ELSEWHERE = {"ja": "yes", "jep": "yes", "oui": "yes", "si": "yes", "sí": "yes", "nein": "no", "non": "no",
-              "jawohl": "yes", "jo": "yes", "klar": "yes", "gerne": "yes", "gern": "yes", "passt": "yes",
-              "genau": "yes", "vale": "yes", "nee": "no", "nö": "no", "noe": "no"}
+_ELSEWHERE = {
+    "ja": "yes",
+    "jep": "yes",
+    "oui": "yes",
+    "si": "yes",
+    "sí": "yes",
+    "nein": "no",
+    "non": "no",
+    "jawohl": "yes",
+    "jo": "yes",
+    "klar": "yes",
+    "gerne": "yes",
+    "gern": "yes",
+    "passt": "yes",
+    "genau": "yes",
+    "vale": "yes",
+    "nee": "no",
+    "nö": "no",
+    "noe": "no",
+}
 # real words one edit from an answer that say something else
-_OTHER_WORDS = frozenset({"not", "now", "nor", "nod", "non", "yet", "yen", "yew", "yea", "sue", "sun", "noon",
-                          "note", "none", "nose", "node", "nice", "nat", "nap"})
-_FILL = frozenset({"please", "pls", "plz", "thanks", "thx", "ty", "it", "that", "do", "go", "ahead", "wilson",
-                   "sir", "mate", "ta", "cheers", "danke", "bitte", "merci", "gracias", "doch", "schon",
-                   # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
-                   "perfect", "great", "good", "fine", "cool", "lovely", "awesome", "nice", "excellent", "that's",
-                   "thats", "sounds", "looks", "right", "correct", "exactly"})
+_OTHER_WORDS = frozenset(
+    {
+        "not",
+        "now",
+        "nor",
+        "nod",
+        "non",
+        "yet",
+        "yen",
+        "yew",
+        "yea",
+        "sue",
+        "sun",
+        "noon",
+        "note",
+        "none",
+        "nose",
+        "node",
+        "nice",
+        "nat",
+        "nap",
+    }
+)
+_FILL = frozenset(
+    {
+        "please",
+        "pls",
+        "plz",
+        "thanks",
+        "thx",
+        "ty",
+        "it",
+        "that",
+        "do",
+        "go",
+        "ahead",
+        "wilson",
+        "sir",
+        "mate",
+        "ta",
+        "cheers",
+        "danke",
+        "bitte",
+        "merci",
+        "gracias",
+        "doch",
+        "schon",
+        # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
+        "perfect",
+        "great",
+        "good",
+        "fine",
+        "cool",
+        "lovely",
+        "awesome",
+        "nice",
+        "excellent",
+        "that's",
+        "thats",
+        "sounds",
+        "looks",
+        "right",
+        "correct",
+        "exactly",
+    }
+)
 
 
 def word_answer(word: str) -> str | None:
-    """"yes" or "no" when one word is a yes or a no, typed loosely; None otherwise."""
+    """ "yes" or "no" when one word is a yes or a no, typed loosely; None otherwise."""
     word = re.sub(r"(\w)\1{2,}", r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
     if word in ("y", "n"):
         return "yes" if word == "y" else "no"
@@ -49,7 +125,7 @@ def word_answer(word: str) -> str | None:
 
 
 def short_answer(text: str) -> str | None:
-    """"yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
+    """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
     None for anything longer or anything else."""
     said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
     answers = {word_answer(w) for w in said if w not in _FILL}

@@ -13,37 +13,138 @@ import re
 from wilson.model.offline.edit_distance import distance
 
 _SHORTHAND = {
-    "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow", "tomoz": "tomorrow",
-    "2moro": "tomorrow", "2morrow": "tomorrow", "2morow": "tomorrow", "tonite": "tonight", "2nite": "tonight",
-    "abt": "about", "u": "you", "ur": "your", "pls": "please", "plz": "please", "pleas": "please", "b4": "before",
-    "wk": "week", "nxt": "next", "mins": "minutes", "hrs": "hours", "thx": "thanks", "thanx": "thanks",
-    "bday": "birthday", "appt": "appointment", "cuz": "because", "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't", "didnt": "didn't",
-    "nvm": "never mind", "asap": "as soon as possible", "2day": "today",
-    "gonna": "going to", "gotta": "got to", "wanna": "want to", "hafta": "have to", "needa": "need to",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmrow": "tomorrow",
+    "tmw": "tomorrow",
+    "tomoz": "tomorrow",
+    "2moro": "tomorrow",
+    "2morrow": "tomorrow",
+    "2morow": "tomorrow",
+    "tonite": "tonight",
+    "2nite": "tonight",
+    "abt": "about",
+    "u": "you",
+    "ur": "your",
+    "pls": "please",
+    "plz": "please",
+    "pleas": "please",
+    "b4": "before",
+    "wk": "week",
+    "nxt": "next",
+    "mins": "minutes",
+    "hrs": "hours",
+    "thx": "thanks",
+    "thanx": "thanks",
+    "bday": "birthday",
+    "appt": "appointment",
+    "cuz": "because",
+    "im": "I'm",
+    "ive": "I've",
+    "dont": "don't",
+    "cant": "can't",
+    "wont": "won't",
+    "didnt": "didn't",
+    "nvm": "never mind",
+    "asap": "as soon as possible",
+    "2day": "today",
+    "gonna": "going to",
+    "gotta": "got to",
+    "wanna": "want to",
+    "hafta": "have to",
+    "needa": "need to",
 }
 # the words the rules key on, as a typo of one is read
-_KEY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "tonight",
-              "january", "february", "august", "september", "october",
-              "november", "december", "remind", "weekend", "morning", "evening", "afternoon")
+_KEY_WORDS = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "tomorrow",
+    "tonight",
+    "january",
+    "february",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "remind",
+    "weekend",
+    "morning",
+    "evening",
+    "afternoon",
+)
 # real words near a key word that mean something else
-_REAL_WORDS = frozenset({"mundane", "sundae", "sundry", "afternoons", "marc", "marches", "remand", "rewind", "remains",
-                         "reminds", "tonights", "friday's", "evenings", "mornings", "mourning", "weekends", "marched",
-                         "juice", "julie", "tuesdays", "mondays", "fridays", "sundays", "saturdays", "thursdays",
-                         "wednesdays", "augusta", "junes", "jules", "april's", "morrow", "tomorrows",
-                         # the same words in the languages the dates are read in (German, French, Spanish)
-                         "januar", "februar", "oktober", "dezember", "septembre", "octobre", "novembre", "decembre",
-                         "agosto", "octubre", "noviembre", "diciembre", "septiembre", "sonntag", "freitag"})
+_REAL_WORDS = frozenset(
+    {
+        "mundane",
+        "sundae",
+        "sundry",
+        "afternoons",
+        "marc",
+        "marches",
+        "remand",
+        "rewind",
+        "remains",
+        "reminds",
+        "tonights",
+        "friday's",
+        "evenings",
+        "mornings",
+        "mourning",
+        "weekends",
+        "marched",
+        "juice",
+        "julie",
+        "tuesdays",
+        "mondays",
+        "fridays",
+        "sundays",
+        "saturdays",
+        "thursdays",
+        "wednesdays",
+        "augusta",
+        "junes",
+        "jules",
+        "april's",
+        "morrow",
+        "tomorrows",
+        # the same words in the languages the dates are read in (German, French, Spanish)
+        "januar",
+        "februar",
+        "oktober",
+        "dezember",
+        "septembre",
+        "octobre",
+        "novembre",
+        "decembre",
+        "agosto",
+        "octubre",
+        "noviembre",
+        "diciembre",
+        "septiembre",
+        "sonntag",
+        "freitag",
+    }
+)
 _WORD = re.compile(r"(?<![\w'])[\w']+(?![\w'])")
 
 
 _HOURS = {w: str(n) for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _HOUR_WORD = "|".join(_HOURS)
 # an hour said in words where a clock is meant: "at seven", "half past seven", "seven thirty", "eight pm"
-_CLOCK_WORDS = re.compile(rf"\b(?P<lead>at|past|around|until|till|half|quarter to)\s+(?P<n>{_HOUR_WORD})"
-                          rf"(?:\s+(?P<minl>thirty|fifteen|forty-?five))?\b"
-                          rf"(?!\s+(?:of|point|days?|weeks?|months?|years?|people|times)\b)"
-                          rf"|\b(?P<n2>{_HOUR_WORD})(?:\s+(?P<min>thirty|fifteen|forty-?five))?(?=\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
-                          rf"|\b(?P<n3>{_HOUR_WORD})\s+(?P<min3>thirty|fifteen|forty-?five)\b", re.I)
+_CLOCK_WORDS = re.compile(
+    rf"\b(?P<lead>at|past|around|until|till|half|quarter to)\s+(?P<n>{_HOUR_WORD})"
+    rf"(?:\s+(?P<minl>thirty|fifteen|forty-?five))?\b"
+    rf"(?!\s+(?:of|point|days?|weeks?|months?|years?|people|times)\b)"
+    rf"|\b(?P<n2>{_HOUR_WORD})(?:\s+(?P<min>thirty|fifteen|forty-?five))?(?=\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
+    rf"|\b(?P<n3>{_HOUR_WORD})\s+(?P<min3>thirty|fifteen|forty-?five)\b",
+    re.I,
+)
 _MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
 
 
@@ -56,7 +157,9 @@ def plain(text: str) -> str:
     text = _ISH.sub(lambda m: f"at {m.group('hour')}", text)
     text = _HOUR_H.sub(lambda m: f"at {m.group('hour')}:{m.group('minute') or '00'}", text)
     text = _FIRST_THING.sub("", text)
-    text = _FIRST_OF_MONTH.sub(lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + " of the month", text)
+    text = _FIRST_OF_MONTH.sub(
+        lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + " of the month", text
+    )
     text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
@@ -69,8 +172,11 @@ _ISH = re.compile(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)
 # "thursday 19h", "19h30": the hour of the 24-hour clock as written in much of Europe ("at 19h" keeps its "at")
 _HOUR_H = re.compile(r"(?<!\bat )(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])h(?P<minute>[0-5]\d)?\b", re.I)
 # "first thing Monday", "first thing tomorrow": the morning, as a reminder without an hour is anyway
-_FIRST_THING = re.compile(r"\bfirst thing(?:\s+on)?\s+(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|"
-                          r"in the morning\b|next\b)", re.I)
+_FIRST_THING = re.compile(
+    r"\bfirst thing(?:\s+on)?\s+(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|"
+    r"in the morning\b|next\b)",
+    re.I,
+)
 _FIRST_OF_MONTH = re.compile(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
@@ -81,7 +187,7 @@ _GERMAN_REMIND = re.compile(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\
 # pictograph says how the user feels, nothing the rules read ("buy flowers for Anna 🌸 saturday")
 _YES_EMOJI = "👍👌🙏✅✔☑💯🆗🙌"
 _NO_EMOJI = "👎❌🚫✖"
-_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D\u20E3]+")
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+")
 _TICK_AFTER_WORDS = re.compile(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
 
 
@@ -96,8 +202,10 @@ def emoji_said(text: str) -> str:
             return "no"
         return "yes" if any(e in text for e in _YES_EMOJI) else text
     # a tick after a thing named is "done"; after a word that says so already ("cancelled ✔️") it adds nothing
-    text = _TICK_AFTER_WORDS.sub(lambda m: "" if re.search(r"(?:ed|done|sorted|paid|sent|bought)$",
-                                                           m.string[:m.start()], re.I) else " done", text)
+    text = _TICK_AFTER_WORDS.sub(
+        lambda m: "" if re.search(r"(?:ed|done|sorted|paid|sent|bought)$", m.string[: m.start()], re.I) else " done",
+        text,
+    )
     return " ".join(_EMOJI.sub(" ", text).split())
 
 
@@ -110,7 +218,8 @@ def _clock(match: re.Match) -> str:
     if match.group("lead"):
         minute = match.group("minl")
         return f"{match.group('lead')} {_HOURS[match.group('n').lower()]}" + (
-            f":{_MINUTES[minute.lower().replace('-', '')]}" if minute else "")
+            f":{_MINUTES[minute.lower().replace('-', '')]}" if minute else ""
+        )
     hour = _HOURS[(match.group("n2") or match.group("n3")).lower()]
     minute = match.group("min") or match.group("min3")
     return f"{hour}:{_MINUTES[minute.lower().replace('-', '')]}" if minute else hour
@@ -121,14 +230,13 @@ def _plain_word(match: re.Match) -> str:
     lower = word.lower()
     if lower in _SHORTHAND:
         said = _SHORTHAND[lower]
-        if lower == "u" and match.string[match.end():match.end() + 1] == ".":
+        if lower == "u" and match.string[match.end() : match.end() + 1] == ".":
             return word  # "U.S."
         return said[:1].upper() + said[1:] if word[:1].isupper() and lower not in ("im", "ive") else said
     if len(lower) < 5 or not lower.isalpha() or lower in _KEY_WORDS or lower in _REAL_WORDS:
         return word
     for key in _KEY_WORDS:  # six letters and more: a five-letter one is a name too often ("Marco", not March)
         allowed = 2 if len(key) >= 8 else 1
-        if key[0] == lower[0] and abs(len(key) - len(lower)) <= allowed \
-                and distance(lower, key, allowed) <= allowed:
+        if key[0] == lower[0] and abs(len(key) - len(lower)) <= allowed and distance(lower, key, allowed) <= allowed:
             return key.capitalize() if word[:1].isupper() else key
     return word

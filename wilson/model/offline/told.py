@@ -11,5 +11,8 @@ def said_before(heads_up: str, context: dict) -> bool:
     email …: "). What went out was defanged ("boss@work[.]example"), so it is compared as it was written; a
     line cut short ("…") or a link's lost scheme never matches, and the heads-up is said."""
     told = (context.get("told_before") or {}).get("told") or []
-    return any(str(line.get("text") or "").replace("[.]", ".").endswith(": " + heads_up)
-               for line in told if isinstance(line, dict))
+    return any(
+        str(line.get("text") or "").replace("[.]", ".").endswith(": " + heads_up)
+        for line in told
+        if isinstance(line, dict)
+    )

@@ -21,7 +21,7 @@ def first_sentence(text: str, subject: str) -> str:
 
 
 def summary(text: str, payload: dict, situation: bool = False, sent: str = "") -> str:
-    """"Subject (from sender)"; when `situation` (a rule found the user is needed now), with the body's first
+    """ "Subject (from sender)"; when `situation` (a rule found the user is needed now), with the body's first
     sentence too: "Leo: Your son has a high fever…" says what the subject "Leo" does not. `sent`: the day a
     mail was sent when that was not today, so its "tomorrow" reads right ("from sender, sent Tue 5 Jan")."""
     subject = str(payload.get("subject") or payload.get("title") or "").strip()
@@ -59,23 +59,34 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         return urgency.judge_calendar(payload, now, tz)
     # the day it came is no date in it, and neither is the letter's own date line
     text = without_date_lines(without_sent_line(str(item.get("text") or item.get("snippet") or "")))
-    if urgency.phishing(text, str(payload.get("subject") or ""), str(payload.get("from") or ""),
-                        str(payload.get("from_name") or "")):
+    if urgency.phishing(
+        text, str(payload.get("subject") or ""), str(payload.get("from") or ""), str(payload.get("from_name") or "")
+    ):
         # before any situation: "your account will be closed today" is what such a mail says to hurry the reader
         return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
-    found = urgency.judge_message(text, str(payload.get("subject") or payload.get("title") or ""),
-                                  str(payload.get("from") or ""), now, tz, asks.sent_at(payload, now, tz))
+    found = urgency.judge_message(
+        text,
+        str(payload.get("subject") or payload.get("title") or ""),
+        str(payload.get("from") or ""),
+        now,
+        tz,
+        asks.sent_at(payload, now, tz),
+    )
     # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
     # mail about the user's child or trip is not
     subject = str(payload.get("subject") or "")
     others = payload.get("bulk") and (
         found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
-        or (found.rule.startswith("a closure") and not (urgency.CARE_RE.search(f"{subject} {text}")
-                                                        or urgency.TRAVEL_RE.search(f"{subject} {text}"))))
+        or (
+            found.rule.startswith("a closure")
+            and not (urgency.CARE_RE.search(f"{subject} {text}") or urgency.TRAVEL_RE.search(f"{subject} {text}"))
+        )
+    )
     if found.situation and not others:
         return found
     due = bills.task_for(text, payload, now, tz) or asks.task_for(
-        text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or ""))
+        text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or "")
+    )
     kind = notices.notice(subject, text, asked=due is not None)
     if kind is not None:
         return urgency.Judgement(None, f"{kind}: it asks nothing of you")
@@ -101,8 +112,11 @@ def sink(item: dict, judgement: urgency.Judgement) -> urgency.Judgement:
     learned = item.get("ignored_sender")
     if not isinstance(learned, dict) or judgement.situation or judgement.level in (None, 3):
         return judgement
-    return urgency.Judgement(3, f"you usually let mail from {learned.get('sender')} pass: memory "
-                                f"{learned.get('memory')} ({learned.get('text')}); otherwise {judgement.rule}")
+    return urgency.Judgement(
+        3,
+        f"you usually let mail from {learned.get('sender')} pass: memory "
+        f"{learned.get('memory')} ({learned.get('text')}); otherwise {judgement.rule}",
+    )
 
 
 def triage_item(item: dict, now: datetime, tz) -> dict:
@@ -110,10 +124,14 @@ def triage_item(item: dict, now: datetime, tz) -> dict:
     text = str(item.get("text") or "")
     payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
     judgement = sink(item, judge(item, now, tz))
-    entry = {"buffer_ids": [bid] if bid is not None else [],
-             "summary": summary(text, payload, situation=judgement.level == 1, sent=sent_before(payload, now, tz)),
-             "priority": judgement.level or 3, "action": "inbox" if judgement.level else "drop",
-             "reason": judgement.rule, "topic": None}
+    entry = {
+        "buffer_ids": [bid] if bid is not None else [],
+        "summary": summary(text, payload, situation=judgement.level == 1, sent=sent_before(payload, now, tz)),
+        "priority": judgement.level or 3,
+        "action": "inbox" if judgement.level else "drop",
+        "reason": judgement.rule,
+        "topic": None,
+    }
     if payload.get("change") in CALENDAR_CHANGES:
         entry.update(summary=calendar_summary(payload, tz), topic=payload.get("title") or None)
     return entry

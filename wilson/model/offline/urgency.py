@@ -7,6 +7,9 @@ a medical emergency, the police, a child's school or care closing today, travel 
 12 hours) may break quiet hours, and only while `[attention] offline_wake` is on.
 
 A mail's "today" and "tomorrow" are the day it was sent (`sent`), not the day it is read.
+
+Size: one chain of urgency rules, each a short function returning a named judgement, with the patterns
+they share.
 """
 
 from __future__ import annotations
@@ -20,93 +23,164 @@ from wilson.model.offline.bills import PHISHING_RE
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
 
-PROMO_RE = re.compile(r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
-                      r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
-                      r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
-                      r"\d+\s?% (?:off|discount)", re.I)
-AUTOMATED_SENDER_RE = re.compile(r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
-                                 r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
-                                 r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
-                                 r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?|"
-                                 # (not "service@" or "postfach@": a bank or a garage asks real things from those)
-                                 r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@", re.I)
-CHILD_RE = re.compile(r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
-                      r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
-                      r"schüler\w*|klasse \d\w?)\b", re.I)
-HEALTH_RE = re.compile(r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
-                       r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
-                       r"fieber|krank|erbricht|erbrochen|übergeben|verletzt|gestürzt|unfall|notarzt|bereitschaftsarzt|"
-                       r"krankenhaus|notaufnahme|allergisch\w*|gebrochen)\b", re.I)
+PROMO_RE = re.compile(
+    r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
+    r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
+    r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
+    r"\d+\s?% (?:off|discount)",
+    re.I,
+)
+AUTOMATED_SENDER_RE = re.compile(
+    r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
+    r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
+    r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
+    r"kundenservice|customer-?service|bounces?|rundbrief|infobrief|verteiler|events?|"
+    # (not "service@" or "postfach@": a bank or a garage asks real things from those)
+    r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@",
+    re.I,
+)
+CHILD_RE = re.compile(
+    r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
+    r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
+    r"schüler\w*|klasse \d\w?)\b",
+    re.I,
+)
+HEALTH_RE = re.compile(
+    r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
+    r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
+    r"fieber|krank|erbricht|erbrochen|übergeben|verletzt|gestürzt|unfall|notarzt|bereitschaftsarzt|"
+    r"krankenhaus|notaufnahme|allergisch\w*|gebrochen)\b",
+    re.I,
+)
 # asked to get in touch now: "please call me as soon as possible", "Bitte rufen Sie mich sofort an"
-CALL_NOW_RE = re.compile(r"\b(?:call|ring|phone) (?:me|us)\b|\bcall (?:back )?(?:as soon as|right away|now|asap)|"
-                         r"\brufen sie (?:mich|uns)\b|\bruf (?:mich|uns)\b|\b(?:bitte )?(?:sofort|dringend) (?:anrufen|"
-                         r"zurückrufen|melden)\b|\bmelden sie sich (?:bitte )?(?:sofort|umgehend|dringend)\b", re.I)
-PICKUP_RE = re.compile(r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
-                       r"as soon as (?:you|possible))\b", re.I)
-TRAVEL_RE = re.compile(r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
-                       r"zug|flug|bahn|abfahrt|anschluss|fähre|s-bahn|regionalbahn)\b", re.I)
-DISRUPTION_RE = re.compile(r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
-                           r"missed connection|overbooked|annulliert|gestrichen|fällt (?:\w+ ){0,2}aus|ausgefallen|"
-                           r"verspätet|verspätung|zugausfall|ersatzverkehr|streik)\b", re.I)
-TODAY_DEADLINE_RE = re.compile(r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
-                               r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b", re.I)
+CALL_NOW_RE = re.compile(
+    r"\b(?:call|ring|phone) (?:me|us)\b|\bcall (?:back )?(?:as soon as|right away|now|asap)|"
+    r"\brufen sie (?:mich|uns)\b|\bruf (?:mich|uns)\b|\b(?:bitte )?(?:sofort|dringend) (?:anrufen|"
+    r"zurückrufen|melden)\b|\bmelden sie sich (?:bitte )?(?:sofort|umgehend|dringend)\b",
+    re.I,
+)
+PICKUP_RE = re.compile(
+    r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
+    r"as soon as (?:you|possible))\b",
+    re.I,
+)
+TRAVEL_RE = re.compile(
+    r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
+    r"zug|flug|bahn|abfahrt|anschluss|fähre|s-bahn|regionalbahn)\b",
+    re.I,
+)
+DISRUPTION_RE = re.compile(
+    r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
+    r"missed connection|overbooked|annulliert|gestrichen|fällt (?:\w+ ){0,2}aus|ausgefallen|"
+    r"verspätet|verspätung|zugausfall|ersatzverkehr|streik)\b",
+    re.I,
+)
+TODAY_DEADLINE_RE = re.compile(
+    r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
+    r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b",
+    re.I,
+)
 ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
 BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
 QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
 SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
 TRAVEL_WAKE_HOURS = 12  # travel cancelled or moved this close may wake the user at night
 # something closes, is called off or changes: told before it bites when it is today or tomorrow
-CLOSURE_RE = re.compile(r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
-                        r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
-                        r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating)(?: supply)?"
-                        r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
-                        r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
-                        # "we have to move your appointment today from 15:00 to 17:00"
-                        r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
-                        r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
-                        r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
-                        r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
-                        # in German: closed, cancelled, moved, cut off, on strike
-                        r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-                        r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
-                        r"\w*unterbrechung|unterbrochen|evakuiert)\b", re.I)
+CLOSURE_RE = re.compile(
+    r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
+    r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
+    r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating)(?: supply)?"
+    r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
+    r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
+    # "we have to move your appointment today from 15:00 to 17:00"
+    r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
+    r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
+    r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
+    r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
+    # in German: closed, cancelled, moved, cut off, on strike
+    r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
+    r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
+    r"\w*unterbrechung|unterbrochen|evakuiert)\b",
+    re.I,
+)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
-    ("a water leak", re.compile(r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
-                                r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
-                                r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
-                                r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
-                                r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
-                                re.I)),
-    ("a gas leak", re.compile(r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide|co[- ](?:alarm|detector|melder)|"
-                                r"gasgeruch|gasleck|riecht (?:\w+ )?nach gas|gasalarm|kohlenmonoxid\w*)\b", re.I)),
-    ("a fire", re.compile(r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
-                          r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
-                          r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b", re.I)),
-    ("a medical emergency", re.compile(r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
-                                       r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
-                                       r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
-                                       r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
-                                       r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
-                                       r"critical condition|krankenhaus|notaufnahme|notarzt)\b", re.I)),
-    ("the police", re.compile(r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
-                              r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
-                              r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b", re.I)),
+    (
+        "a water leak",
+        re.compile(
+            r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
+            r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
+            r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
+            r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
+            r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
+            re.I,
+        ),
+    ),
+    (
+        "a gas leak",
+        re.compile(
+            r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide|co[- ](?:alarm|detector|melder)|"
+            r"gasgeruch|gasleck|riecht (?:\w+ )?nach gas|gasalarm|kohlenmonoxid\w*)\b",
+            re.I,
+        ),
+    ),
+    (
+        "a fire",
+        re.compile(
+            r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
+            r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
+            r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b",
+            re.I,
+        ),
+    ),
+    (
+        "a medical emergency",
+        re.compile(
+            r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
+            r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
+            r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
+            r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
+            r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
+            r"critical condition|krankenhaus|notaufnahme|notarzt)\b",
+            re.I,
+        ),
+    ),
+    (
+        "the police",
+        re.compile(
+            r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
+            r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
+            r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b",
+            re.I,
+        ),
+    ),
 )
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
-ADVERT_RE = re.compile(r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
-                       r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b", re.I)
+ADVERT_RE = re.compile(
+    r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
+    r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b",
+    re.I,
+)
 HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
-YOURS_RE = re.compile(r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
-                      r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b", re.I)
-CARE_RE = re.compile(r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
-                     r"preschool|after-?school club|childminder|schule|grundschule|hort|tagesmutter)\b", re.I)
+YOURS_RE = re.compile(
+    r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
+    r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b",
+    re.I,
+)
+CARE_RE = re.compile(
+    r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
+    r"preschool|after-?school club|childminder|schule|grundschule|hort|tagesmutter)\b",
+    re.I,
+)
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
 # "immediately"): wide on purpose, since a hit only means a model reads it.
-PRESSING_RE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
-                         r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
-                         r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
-                         r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b", re.I)
+PRESSING_RE = re.compile(
+    r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
+    r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
+    r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
+    r"collect|pick(?:ing)? up|police|security|evacuat\w*|last chance|expir\w*)\b",
+    re.I,
+)
 
 
 # An automatic mail's date is the user's business when it asks something of them or is about their own plans:
@@ -119,7 +193,9 @@ YOURS_TO_DO_RE = re.compile(
     r"return|renew|complete|upload|send|update)\b|"
     r"\byour (?:appointment|flight|train|journey|trip|stay|visit|exam|test|interview|hearing|booking|reservation|"
     r"table|ticket|class|course|lesson|session|treatment|consultation|pick-?up|collection)\b|"
-    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b", re.I)
+    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -139,18 +215,23 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     link = re.search(r"https?://|\bwww\.", blob, re.I)
     if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
         return True
-    return bool(PAY_THROUGH_LINK_RE.search(blob)) and link is not None and (
-        _links_elsewhere(blob, sender) or _borrowed_name(name, sender))
+    return (
+        bool(PAY_THROUGH_LINK_RE.search(blob))
+        and link is not None
+        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender))
+    )
 
 
 # what a fake parcel service, tax office or streaming service wants through its link
-PAY_THROUGH_LINK_RE = re.compile(r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
-                                 r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
-                                 r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-                                 r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
-                                 r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
-                                 r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
-                                 re.I)
+PAY_THROUGH_LINK_RE = re.compile(
+    r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
+    r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
+    r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
+    r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
+    r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
+    r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
+    re.I,
+)
 _LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
 
 
@@ -178,25 +259,38 @@ def _links_elsewhere(blob: str, sender: str) -> bool:
 
 
 # words meant for an assistant reading the mailbox, not for its owner
-ASSISTANT_RE = re.compile(r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
-                          r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
-                          re.I)
+ASSISTANT_RE = re.compile(
+    r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
+    r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
+    re.I,
+)
 
 
-VISIT_RE = re.compile(r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
-                      r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b", re.I)
+VISIT_RE = re.compile(
+    r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
+    r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b",
+    re.I,
+)
 # a delivery is the user's business today only when it needs them there: a signature, an ID, in person
-DELIVERY_RE = re.compile(r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
-                         r"geliefert|lieferung)\b", re.I)
-PRESENCE_RE = re.compile(r"\b(?:signature|sign for|unterschrift|persönlich|in person|ausweis\w*|photo id|your id|"
-                         r"must be (?:at )?home|be at home|zu hause sein|anwesend|cannot be left|nicht möglich)\b", re.I)
+DELIVERY_RE = re.compile(
+    r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
+    r"geliefert|lieferung)\b",
+    re.I,
+)
+PRESENCE_RE = re.compile(
+    r"\b(?:signature|sign for|unterschrift|persönlich|in person|ausweis\w*|photo id|your id|"
+    r"must be (?:at )?home|be at home|zu hause sein|anwesend|cannot be left|nicht möglich)\b",
+    re.I,
+)
 
 
 def _later_today(blob: str, sent: datetime, now: datetime, tz) -> bool:
     """A time later today (read from the day it was sent) is in the text: "heute zwischen 14:00 und 16:00 Uhr"."""
     today = now.astimezone(tz).date()
-    return any(isinstance(f.value, datetime) and local_date(f.value, tz) == today and f.value > now
-               for f in search(blob, sent, tz))
+    return any(
+        isinstance(f.value, datetime) and local_date(f.value, tz) == today and f.value > now
+        for f in search(blob, sent, tz)
+    )
 
 
 def from_a_person(sender: str) -> bool:
@@ -206,9 +300,11 @@ def from_a_person(sender: str) -> bool:
 def _soon(blob: str, sent: datetime, now: datetime, tz, days: int = 1) -> bool:
     """A date in the text (read from the day it was sent) falls on today or within `days` after it."""
     today = now.astimezone(tz).date()
-    return any(0 <= (local_date(f.value, tz) - today).days <= days
-               and not (isinstance(f.value, datetime) and f.value < now - timedelta(hours=1))
-               for f in search(blob, sent, tz))
+    return any(
+        0 <= (local_date(f.value, tz) - today).days <= days
+        and not (isinstance(f.value, datetime) and f.value < now - timedelta(hours=1))
+        for f in search(blob, sent, tz)
+    )
 
 
 def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: datetime | None = None) -> str | None:
@@ -238,8 +334,9 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
             at = as_datetime(found.value, tz)
             timed = isinstance(found.value, datetime)
             horizon = now + timedelta(hours=TRAVEL_WAKE_HOURS)
-            if (timed and now - timedelta(hours=1) <= at <= horizon) or \
-                    (not timed and today <= local_date(found.value, tz) <= horizon.astimezone(tz).date()):
+            if (timed and now - timedelta(hours=1) <= at <= horizon) or (
+                not timed and today <= local_date(found.value, tz) <= horizon.astimezone(tz).date()
+            ):
                 return f"travel cancelled or moved within {TRAVEL_WAKE_HOURS} hours"
     return None
 
@@ -250,8 +347,14 @@ def emergency_in(buffers: list, text: str, now: datetime, tz) -> str | None:
     for buffer in buffers:
         if not isinstance(buffer, dict) or buffer.get("bulk") or buffer.get("change"):
             continue
-        found = emergency(text, str(buffer.get("subject") or buffer.get("title") or ""), str(buffer.get("from") or ""),
-                          now, tz, sent_at(buffer, now, tz))
+        found = emergency(
+            text,
+            str(buffer.get("subject") or buffer.get("title") or ""),
+            str(buffer.get("from") or ""),
+            now,
+            tz,
+            sent_at(buffer, now, tz),
+        )
         if found:
             return found
     return None
@@ -270,8 +373,11 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
         return Judgement(1, f"emergency: {found_emergency}", True)
     if CHILD_RE.search(blob) and (HEALTH_RE.search(blob) or PICKUP_RE.search(blob)):
         return Judgement(1, "situation: your child needs you", True)
-    if HEALTH_RE.search(blob) and from_a_person(sender) and re.search(r"\b(hospital|ambulance|emergency|accident)\b",
-                                                                      blob, re.I):
+    if (
+        HEALTH_RE.search(blob)
+        and from_a_person(sender)
+        and re.search(r"\b(hospital|ambulance|emergency|accident)\b", blob, re.I)
+    ):
         return Judgement(1, "situation: health emergency", True)
     if TRAVEL_RE.search(blob) and DISRUPTION_RE.search(blob):
         return Judgement(1, "situation: travel disruption", True)
@@ -303,8 +409,9 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
     if dated:
         # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
-        return Judgement(None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks "
-                               "nothing of you")
+        return Judgement(
+            None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks nothing of you"
+        )
     if from_a_person(sender) and QUESTION_RE.search(blob):
         return Judgement(2, "a person asks you something")
     if from_a_person(sender):
@@ -321,8 +428,10 @@ def same_day(payload: dict, now: datetime, tz) -> str | None:
         return None
     today = now.astimezone(tz).date()
     previous = payload.get("previous") if isinstance(payload.get("previous"), dict) else {}
-    for start, end, was in ((aware_or_none(payload.get("start")), aware_or_none(payload.get("end")), False),
-                            (aware_or_none(previous.get("start")), aware_or_none(previous.get("end")), True)):
+    for start, end, was in (
+        (aware_or_none(payload.get("start")), aware_or_none(payload.get("end")), False),
+        (aware_or_none(previous.get("start")), aware_or_none(previous.get("end")), True),
+    ):
         if start is None or start.astimezone(tz).date() != today or (end or start) < now:
             continue
         title = str(payload.get("title") or "an event")[:80]
@@ -338,8 +447,11 @@ def time_critical(payload: dict, now: datetime, tz) -> str | None:
     if today is not None:
         return today
     start = parse_moment(payload.get("start"), tz)
-    previous = parse_moment((payload.get("previous") or {}).get("start"), tz) \
-        if isinstance(payload.get("previous"), dict) else None
+    previous = (
+        parse_moment((payload.get("previous") or {}).get("start"), tz)
+        if isinstance(payload.get("previous"), dict)
+        else None
+    )
     for moment in (start, previous):
         if moment is None:
             continue

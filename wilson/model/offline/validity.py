@@ -1,4 +1,4 @@
-""""My passport is valid until 2030": the answer to a "Check passport validity" task, read by rules.
+""" "My passport is valid until 2030": the answer to a "Check passport validity" task, read by rules.
 
 Valid long enough (six months beyond the end of the trip the task belongs to, as many countries ask) makes
 a proposal to mark the check done; not long enough is said plainly and the check stays open. A month or a
@@ -17,12 +17,35 @@ VALID_UNTIL_RE = re.compile(
     rf"^\s*(?:ok,?\s+|fyi,?\s+)?(?:my|the|our)?\s*(?P<doc>{DOCUMENTS})\s+(?:is\s+)?(?:still\s+)?"
     r"(?:good|valid)\s+(?:until|till|til|through|to)\s+(?P<when>.+?)\s*[.!]*$"
     rf"|^\s*(?:ok,?\s+|fyi,?\s+)?(?:my|the|our)?\s*(?P<doc2>{DOCUMENTS})\s+"
-    r"(?:expires|runs out|is valid until)\s+(?:on\s+|in\s+)?(?P<when2>.+?)\s*[.!]*$", re.I)
-MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                      "september", "october", "november", "december"), start=1)}
+    r"(?:expires|runs out|is valid until)\s+(?:on\s+|in\s+)?(?P<when2>.+?)\s*[.!]*$",
+    re.I,
+)
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+}
 MONTH_YEAR_RE = re.compile(r"^(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})$|^(?P<m>\d{1,2})/(?P<y>\d{4})$", re.I)
-DAY_MONTH_YEAR_RE = re.compile(r"^(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>[a-z]+)\.?|(?P<m2>[a-z]+)\.?\s+"
-                               r"(?P<d2>\d{1,2})(?:st|nd|rd|th)?),?\s+(?P<year>\d{4})$", re.I)
+DAY_MONTH_YEAR_RE = re.compile(
+    r"^(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>[a-z]+)\.?|(?P<m2>[a-z]+)\.?\s+"
+    r"(?P<d2>\d{1,2})(?:st|nd|rd|th)?),?\s+(?P<year>\d{4})$",
+    re.I,
+)
 MARGIN = timedelta(days=183)  # six months beyond the return, as many countries ask
 
 
@@ -83,17 +106,30 @@ def valid_until(chat: Chat, text: str) -> Reply | None:
     said = (found.group("when") or found.group("when2")).strip().rstrip(".!")
     read = read_expiry(said)
     if read is None:
-        return Reply(f"I couldn't read that date, so “{task.get('title')}” stays open. Try “valid until "
-                     "3 March 2030”.", [], "a validity date the offline rules cannot read")
+        return Reply(
+            f"I couldn't read that date, so “{task.get('title')}” stays open. Try “valid until 3 March 2030”.",
+            [],
+            "a validity date the offline rules cannot read",
+        )
     expiry, exact = read
     shown = f"{expiry:%a} {expiry.day} {expiry:%b %Y}" if exact else said
     if expiry < chat.today:
-        return Reply(f"Your {doc} ran out on {shown}, so “{task.get('title')}” stays open: it needs renewing.",
-                     [], "a document that has run out")
+        return Reply(
+            f"Your {doc} ran out on {shown}, so “{task.get('title')}” stays open: it needs renewing.",
+            [],
+            "a document that has run out",
+        )
     end = _trip_end(chat, task)
     if end is not None and expiry < end + MARGIN:
-        return Reply(f"Your {doc} is valid until {shown}, less than six months after {task.get('topic')} ends "
-                     f"({end:%a} {end.day} {end:%b}). Many countries ask for six months beyond your return, so "
-                     f"it may need renewing; “{task.get('title')}” stays open.", [], "a document valid too briefly")
-    return Reply("", [("complete_task", {"task_id": task.get("id")})],
-                 f"{doc} valid until {shown}" + (", more than six months after the trip" if end else ""))
+        return Reply(
+            f"Your {doc} is valid until {shown}, less than six months after {task.get('topic')} ends "
+            f"({end:%a} {end.day} {end:%b}). Many countries ask for six months beyond your return, so "
+            f"it may need renewing; “{task.get('title')}” stays open.",
+            [],
+            "a document valid too briefly",
+        )
+    return Reply(
+        "",
+        [("complete_task", {"task_id": task.get("id")})],
+        f"{doc} valid until {shown}" + (", more than six months after the trip" if end else ""),
+    )

@@ -18,17 +18,19 @@ _NEXT_RE = re.compile(r"^(?:next|first)\s+(?:appointment|event|meeting|thing)s?$
 # words that say what kind of thing it is, not which: "my dentist appointment" is the event "Dentist"
 _KINDS = {"appointment", "event", "meeting", "meet", "thing", "next", "first", "one", "task"}  # "meet": words() stems
 # a question about a day or the calendar itself ("when is my calendar busy tomorrow?"), which listing answers
-_ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b",
-                            re.I)
+_ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b", re.I)
 
 
 # "what's my next appointment?", "where is my next meeting?": the first event to come, as "when is" finds it
-NEXT_ASKED_RE = re.compile(r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
-                           r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$", re.I)
+NEXT_ASKED_RE = re.compile(
+    r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
+    r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$",
+    re.I,
+)
 
 
 def next_event(chat: Chat, text: str) -> Reply | None:
-    """"What's my next appointment?": read the year ahead for the first event still to begin."""
+    """ "What's my next appointment?": read the year ahead for the first event still to begin."""
     found = NEXT_ASKED_RE.match(text)
     return lookup(chat, found.group("topic")) if found else None
 
@@ -44,8 +46,11 @@ def lookup(chat: Chat, phrase: str) -> Reply | None:
         return Reply(_due_line(chat, task), [], "when is a task due")
     if "calendar_lookup" not in chat.offered or not (wanted or _NEXT_RE.match(phrase.strip())):
         return None
-    return Reply("", [("calendar_lookup", {"start": chat.today.isoformat(),
-                                           "end": (chat.today + AHEAD).isoformat()})], "when is an event")
+    return Reply(
+        "",
+        [("calendar_lookup", {"start": chat.today.isoformat(), "end": (chat.today + AHEAD).isoformat()})],
+        "when is an event",
+    )
 
 
 def event_words(phrase: str) -> set[str]:
@@ -77,10 +82,17 @@ def answer(chat: Chat, phrase: str, events: list) -> Reply:
         most = max((score for score, _ in shared), default=0)
         named = [found for score, found in shared if most and score == most]
     if not named:
-        return Reply(f"I found nothing called “{phrase.strip()}” in your calendar for the year ahead.", [],
-                     "when is an event: none found")
-    return Reply("\n".join(_line(chat, event, begins) for _, event, begins in named[:SHOWN])
-                 + (f"\n(and {len(named) - SHOWN} more)" if len(named) > SHOWN else ""), [], "when is an event")
+        return Reply(
+            f"I found nothing called “{phrase.strip()}” in your calendar for the year ahead.",
+            [],
+            "when is an event: none found",
+        )
+    return Reply(
+        "\n".join(_line(chat, event, begins) for _, event, begins in named[:SHOWN])
+        + (f"\n(and {len(named) - SHOWN} more)" if len(named) > SHOWN else ""),
+        [],
+        "when is an event",
+    )
 
 
 def _line(chat: Chat, event: dict, begins: date | datetime) -> str:

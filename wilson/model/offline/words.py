@@ -6,18 +6,62 @@ import re
 
 from wilson.model.offline.edit_distance import distance
 
-STOP_WORDS = set("""
+STOP_WORDS = set(
+    """
 a about after all also am an and any are as at be been before both but by can could did do does done don't
 for from get got had has have i i'm i've if in into is it it's its just let me my need no not now of off on
 once or our please put set so some than that the their them then there these this those to too up us was we
 what when which while who will with would you your yours move change make it's by until till due date
 skip drop remove without delete cancel instead rather want dont task tasks topic one item
-""".split())
-MONTH_WORDS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-               "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
-               "nov", "dec"}
-DAY_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
-             "tonight", "week", "next", "weekend", "month", "yesterday", "morning", "afternoon", "evening", "earlier"}
+""".split()
+)
+MONTH_WORDS = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+}
+DAY_WORDS = {
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "today",
+    "tomorrow",
+    "tonight",
+    "week",
+    "next",
+    "weekend",
+    "month",
+    "yesterday",
+    "morning",
+    "afternoon",
+    "evening",
+    "earlier",
+}
 
 
 def words(text: str) -> set[str]:
