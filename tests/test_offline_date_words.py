@@ -64,9 +64,10 @@ def test_a_text_without_a_word_the_parser_knows_is_not_given_to_it(text, parser_
 
 
 @pytest.mark.parametrize("text", SOMETHING_TO_READ)
-def test_a_text_with_a_date_word_timezone_or_written_date_is_given_to_it(text, parser_calls):
-    dates.search(text, NOW, TZ)
-    assert parser_calls, f"the parser was not asked about {text!r}"
+def test_a_text_with_a_date_word_timezone_or_written_date_is_left_to_the_parser(text):
+    # whether the search then asks the parser is its own affair: it reads some dates ("3. März") itself first
+    dates._parser()
+    assert date_words.could_hold_date(text, LANGUAGES), f"the parser would not be asked about {text!r}"
 
 
 @pytest.mark.parametrize("text", NOTHING_TO_READ + SOMETHING_TO_READ)
