@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 import icalendar
 from loguru import logger
 import caldav
-import httpx
 
 from caldav.lib import error as caldav_error
 
@@ -119,6 +118,9 @@ class IcsUrlSource(CalendarSource):
         self.label = _public_url(url)
 
     def fetch(self, state):
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         headers = {"Accept": "text/calendar, */*;q=0.5"}
         if state.get("etag"):
             headers["If-None-Match"] = state["etag"]
