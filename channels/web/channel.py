@@ -193,13 +193,18 @@ class WebChannel(Channel):
             self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)), now=self.now
         )
         built.streamable_http_app(host=str(self.config.get("web", "host")).strip())  # makes its session manager
-        self._mcp_stop = asyncio.Event()
-        self.looper.spawn(self._hold_mcp(built.session_manager))
+        self._mcp_stop, running = asyncio.Event(), asyncio.Event()
+        self.looper.spawn(self._hold_mcp(built.session_manager, running))
+        await running.wait()  # the manager takes requests only inside its run()
         return StreamableHTTPASGIApp(built.session_manager)
 
-    async def _hold_mcp(self, manager) -> None:
-        async with manager.run():
-            await self._mcp_stop.wait()
+    async def _hold_mcp(self, manager, running: asyncio.Event) -> None:
+        try:
+            async with manager.run():
+                running.set()
+                await self._mcp_stop.wait()
+        finally:
+            running.set()  # a manager that failed to run must not hold its first request for ever
 
     async def _teardown(self) -> None:
         if self._mcp_stop is not None:
