@@ -19,7 +19,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import icalendar
 from loguru import logger
 import caldav
 
@@ -372,6 +371,9 @@ class AppleCalendarSource(CalendarSource):
 
 def apple_rows_to_ics(text: str) -> bytes:
     """Tab-separated rows from the Calendar script -> iCalendar with floating local times."""
+    # lazy: icalendar (about 40 ms) only once a calendar is read or written
+    import icalendar
+
     calendar = new_calendar()
     seen = set()
     for line in text.splitlines():

@@ -21,7 +21,6 @@ from urllib.parse import quote, urljoin
 from zoneinfo import ZoneInfo
 
 import caldav
-import icalendar
 
 from channels import accounts
 from channels.accounts import AccountError
@@ -31,6 +30,7 @@ from channels.calendar.ics import decode, new_calendar
 
 if TYPE_CHECKING:  # annotations only
     import httpx
+    import icalendar
 
 
 class Unreachable(CalendarError):
@@ -290,6 +290,9 @@ class CalDavWriter(CalendarWriter):
     # move and cancel -------------------------------------------------------
     def _find(self, title: str, *, cancelled: bool = False) -> list[str]:
         """URLs of the objects holding a single (not recurring) event with this title."""
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         urls = []
         for _, _, objects in self._calendars():
             for url, data in objects:
@@ -308,6 +311,9 @@ class CalDavWriter(CalendarWriter):
         return urls
 
     def _read(self, title: str) -> _Found:
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         urls = self._find(title)
         if not urls:
             raise _missing(title)
@@ -353,6 +359,9 @@ class CalDavWriter(CalendarWriter):
         return Written(str(found.event["UID"]), True, self.where)
 
     def cancel(self, title):
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         if not self._find(title) and (done := self._find(title, cancelled=True)):
             response = self._request("GET", done[0])
             calendar = icalendar.Calendar.from_ical(decode(response.content)) if response.is_success else None
