@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import httpx
-
 from wilson.kernel import clock as clockmod
 
 TIMEOUT = 20.0
@@ -111,6 +109,9 @@ def _client(config) -> dict:
 
 
 def _post(url: str, form: dict) -> tuple[int, dict]:
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     try:
         response = httpx.post(url, data=form, headers={"Accept": "application/json"}, timeout=TIMEOUT)
     except httpx.HTTPError as exc:

@@ -262,7 +262,7 @@ def test_a_stop_signal_wakes_the_waiting_run_even_one_that_came_before_the_wait_
     a threading.Event could deadlock when the signal came while the main thread held the Event's lock)."""
     import signal
 
-    from wilson.app.commands import stop_signals
+    from wilson.app.run import stop_signals
 
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
     for signum in (signal.SIGTERM, signal.SIGINT):

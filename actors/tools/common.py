@@ -13,7 +13,6 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import peewee
-from cron_descriptor import ExpressionDescriptor, Options
 
 from actors.shared.windows import DATE_ONLY_HOUR, parse_windows
 from storage import calendar_days
@@ -201,6 +200,9 @@ def describe_cron(cron: str) -> str:
         # them as "or", but understands the "#" form of the same thing
         fields = [fields[0], fields[1], "*", "*", f"{fields[4]}#{_ORDINAL_DAYS[fields[2]]}"]
         both = False
+    # lazy: cron_descriptor only when a schedule is described in words
+    from cron_descriptor import ExpressionDescriptor, Options
+
     options = Options()
     options.use_24hour_time_format = True
     options.verbose = False

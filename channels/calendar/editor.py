@@ -10,16 +10,21 @@ import os
 import uuid
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
-
-import icalendar
 
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar, sequence_of
 from wilson.kernel.timeparse import date_or_datetime
 
+if TYPE_CHECKING:  # annotations only
+    import icalendar
+
 
 def _read_calendar(path: Path) -> icalendar.Calendar:
+    # lazy: icalendar (about 40 ms) only once a calendar is read or written
+    import icalendar
+
     if not path.exists():
         return new_calendar()
     try:
@@ -106,6 +111,9 @@ def add_event(path, title: str, start, end=None, location: str | None = None, tz
     read in `tz`, or stay floating when no tz is given. If a (not cancelled) event with
     this title exists it is moved instead, keeping its UID.
     """
+    # lazy: icalendar (about 40 ms) only once a calendar is read or written
+    import icalendar
+
     path = Path(path)
     title = " ".join(title.split())
     if not title:
@@ -184,6 +192,9 @@ def new_event(
     stamp: datetime | None = None,
 ) -> icalendar.Event:
     """One VEVENT as Wilson writes it, wherever it goes (a file, a CalDAV server)."""
+    # lazy: icalendar (about 40 ms) only once a calendar is read or written
+    import icalendar
+
     title = " ".join(str(title).split())
     if not title:
         raise ValueError("an event needs a title")

@@ -10,18 +10,15 @@ could stand alone (bounding a rule before it runs) is already in rules.py.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-import icalendar
-import recurring_ical_events
-from icalendar.parser.content_line import Contentline
-from icalendar.parser.ical.calendar import CalendarIcalParser
 from loguru import logger
-import x_wr_timezone
 
 from channels.calendar.event import (
     CANCELLED,
@@ -35,6 +32,9 @@ from channels.calendar.event import (
 )
 from channels.calendar.rules import REJECTED, bound_series, guard_rules
 from wilson.kernel import clock as clockmod
+
+if TYPE_CHECKING:  # annotations only
+    import icalendar
 
 CUT = "…[cut]"  # marks every field that was cut short
 # Hostile or broken calendars must not stall a sync, eat memory or flood the models: every read is
@@ -78,21 +78,6 @@ SINGULAR_PROPS = TIME_PROPS | {
 MORE_ATTENDEES = "X-WILSON-MORE-ATTENDEES"
 
 
-class _TolerantQuery(recurring_ical_events.CalendarQuery):
-    # One broken series (no DTSTART, unreadable rule) is skipped; the rest of the calendar still counts.
-    suppressed_errors = [
-        *recurring_ical_events.CalendarQuery.suppressed_errors,
-        KeyError,
-        ValueError,
-        TypeError,
-        AttributeError,
-        OverflowError,
-    ]
-
-
-_SERIES_ERRORS = tuple(_TolerantQuery.suppressed_errors)
-
-
 @dataclass
 class ParseReport:
     """What reading one document cost and what it left out, filled in by `parse_calendar`."""
@@ -120,6 +105,9 @@ class _Budget:
 
 
 def new_calendar() -> icalendar.Calendar:
+    # lazy: icalendar (about 40 ms) only once a calendar is written
+    import icalendar
+
     calendar = icalendar.Calendar()
     calendar.add("PRODID", "-//Wilson//calendar//EN")
     calendar.add("VERSION", "2.0")
@@ -142,89 +130,117 @@ def _capped(text: str | None, limit: int) -> str | None:
     return text[:limit].rstrip() + CUT
 
 
-class _GuardedParser(CalendarIcalParser):
-    """icalendar's own parser, with the budget checked as it goes and hostile shapes refused or cut.
+@functools.cache
+def _readers() -> tuple[type, type]:
+    """icalendar's parser guarded (_GuardedParser) and recurring_ical_events' query made tolerant (_TolerantQuery),
+    made at the first calendar read: the two libraries take longer to import than a Wilson without a calendar
+    needs to start."""
+    # lazy: icalendar and recurring_ical_events (about 50 ms) only once a calendar is read
+    import icalendar
+    import recurring_ical_events
+    from icalendar.parser.content_line import Contentline
+    from icalendar.parser.ical.calendar import CalendarIcalParser
 
-    Nesting deeper than any real calendar is refused; a property repeated past reason
-    (50 000 attendees) is counted instead of parsed, since icalendar's cost grows with the
-    square of the repeats; an overlong text line is cut and marked.
-    """
+    class _TolerantQuery(recurring_ical_events.CalendarQuery):
+        # One broken series (no DTSTART, unreadable rule) is skipped; the rest of the calendar still counts.
+        suppressed_errors = [
+            *recurring_ical_events.CalendarQuery.suppressed_errors,
+            KeyError,
+            ValueError,
+            TypeError,
+            AttributeError,
+            OverflowError,
+        ]
 
-    def __init__(self, text: str, budget: _Budget):
-        super().__init__(text, icalendar.Calendar._get_component_factory(), icalendar.Calendar.types_factory)
-        self._budget = budget
+    class _GuardedParser(CalendarIcalParser):
+        """icalendar's own parser, with the budget checked as it goes and hostile shapes refused or cut.
 
-    def initialize_parsing(self):
-        super().initialize_parsing()
-        self._repeats: dict[tuple[int, str], int] = {}
-        self._extra_attendees: dict[int, int] = {}
+        Nesting deeper than any real calendar is refused; a property repeated past reason
+        (50 000 attendees) is counted instead of parsed, since icalendar's cost grows with the
+        square of the repeats; an overlong text line is cut and marked.
+        """
 
-    def handle_begin_component(self, vals: str) -> None:
-        if len(self._stack) >= MAX_NESTING:
-            raise ValueError(f"components nested more than {MAX_NESTING} deep")
-        super().handle_begin_component(vals)
+        def __init__(self, text: str, budget: _Budget):
+            super().__init__(text, icalendar.Calendar._get_component_factory(), icalendar.Calendar.types_factory)
+            self._budget = budget
 
-    def handle_end_component(self, vals: str) -> None:
-        component = self.component
-        extra = self._extra_attendees.pop(id(component), 0) if component is not None else 0
-        if extra:
-            component.add(MORE_ATTENDEES, extra)
-        super().handle_end_component(vals)
+        def initialize_parsing(self):
+            super().initialize_parsing()
+            self._repeats: dict[tuple[int, str], int] = {}
+            self._extra_attendees: dict[int, int] = {}
 
-    def _admit(self, line) -> object | None:
-        """The line to parse (cut when overlong), or None to leave it out."""
-        name = re.split(r"[;:]", line[:80], maxsplit=1)[0].upper()
-        if name.startswith("X-WILSON-"):
-            return None  # our own bookkeeping properties are never taken from the data
-        component = self.component
-        if component is not None and name not in ("BEGIN", "END"):
-            key = (id(component), name)
-            seen = self._repeats[key] = self._repeats.get(key, 0) + 1
-            if seen > 1 and name in SINGULAR_PROPS:
-                return None  # the first one counts
-            if name == "ATTENDEE" and seen > ATTENDEES_KEPT:
-                self._extra_attendees[id(component)] = self._extra_attendees.get(id(component), 0) + 1
-                return None
-            if seen > MAX_REPEATS:
-                if name in RECURRENCE_PROPS:
-                    component.add(REJECTED, f"more than {MAX_REPEATS} {name} lines")
-                return None
-        if len(line) <= TEXT_LINE_CHARS:
-            return line
-        if name in TEXT_PROPS:
-            return Contentline(line[:TEXT_LINE_CHARS].rstrip("\\") + CUT)
-        if len(line) <= MAX_LINE_CHARS:
-            return line
-        if component is not None and name in RECURRENCE_PROPS | TIME_PROPS:
-            component.add(REJECTED, f"a {name} line of {len(line)} characters")
-        return None
+        def handle_begin_component(self, vals: str) -> None:
+            if len(self._stack) >= MAX_NESTING:
+                raise ValueError(f"components nested more than {MAX_NESTING} deep")
+            super().handle_begin_component(vals)
 
-    def parse_content_lines(self) -> None:
-        for index, line in enumerate(self._content_lines_iterator):
-            if index % 256 == 0:
-                self._budget.check()
-            if not line:
-                continue
-            line = self._admit(line)
-            if line is None:
-                continue
-            try:
-                name, params, vals = line.parts()
-            except ValueError as e:
-                self.handle_line_parse_error(e)
-                continue
-            uname = name.upper()
-            if uname == "BEGIN":
-                self.handle_begin_component(vals)
-            elif uname == "END":
-                self.handle_end_component(vals)
-            else:
-                self.handle_property(uname, params, vals, line)
+        def handle_end_component(self, vals: str) -> None:
+            component = self.component
+            extra = self._extra_attendees.pop(id(component), 0) if component is not None else 0
+            if extra:
+                component.add(MORE_ATTENDEES, extra)
+            super().handle_end_component(vals)
+
+        def _admit(self, line) -> object | None:
+            """The line to parse (cut when overlong), or None to leave it out."""
+            name = re.split(r"[;:]", line[:80], maxsplit=1)[0].upper()
+            if name.startswith("X-WILSON-"):
+                return None  # our own bookkeeping properties are never taken from the data
+            component = self.component
+            if component is not None and name not in ("BEGIN", "END"):
+                key = (id(component), name)
+                seen = self._repeats[key] = self._repeats.get(key, 0) + 1
+                if seen > 1 and name in SINGULAR_PROPS:
+                    return None  # the first one counts
+                if name == "ATTENDEE" and seen > ATTENDEES_KEPT:
+                    self._extra_attendees[id(component)] = self._extra_attendees.get(id(component), 0) + 1
+                    return None
+                if seen > MAX_REPEATS:
+                    if name in RECURRENCE_PROPS:
+                        component.add(REJECTED, f"more than {MAX_REPEATS} {name} lines")
+                    return None
+            if len(line) <= TEXT_LINE_CHARS:
+                return line
+            if name in TEXT_PROPS:
+                return Contentline(line[:TEXT_LINE_CHARS].rstrip("\\") + CUT)
+            if len(line) <= MAX_LINE_CHARS:
+                return line
+            if component is not None and name in RECURRENCE_PROPS | TIME_PROPS:
+                component.add(REJECTED, f"a {name} line of {len(line)} characters")
+            return None
+
+        def parse_content_lines(self) -> None:
+            for index, line in enumerate(self._content_lines_iterator):
+                if index % 256 == 0:
+                    self._budget.check()
+                if not line:
+                    continue
+                line = self._admit(line)
+                if line is None:
+                    continue
+                try:
+                    name, params, vals = line.parts()
+                except ValueError as e:
+                    self.handle_line_parse_error(e)
+                    continue
+                uname = name.upper()
+                if uname == "BEGIN":
+                    self.handle_begin_component(vals)
+                elif uname == "END":
+                    self.handle_end_component(vals)
+                else:
+                    self.handle_property(uname, params, vals, line)
+
+    return _GuardedParser, _TolerantQuery
 
 
 def _calendars(text: str, name: str, budget: _Budget) -> list[icalendar.Calendar]:
+    # lazy: icalendar (about 40 ms) only once a calendar is read
+    import icalendar
+
+    guarded, _ = _readers()
     try:
-        components = _GuardedParser(text, budget).parse()
+        components = guarded(text, budget).parse()
     except CalendarError:
         raise
     except RecursionError:
@@ -318,6 +334,9 @@ def _standardise_x_wr_timezone(calendar, name: str, report: ParseReport):
         return calendar
     zone = calendar.get("X-WR-TIMEZONE")
     shown = one_line(zone if isinstance(zone, str) else repr(zone), 60)
+    # lazy: only for a calendar that names its zone this way
+    import x_wr_timezone
+
     try:
         ZoneInfo(str(zone).strip())  # an unknown or malformed name (or two of them) is no zone
         return x_wr_timezone.to_standard(calendar)
@@ -388,8 +407,13 @@ def parse_calendar(
     left out, each series and the whole document give at most MAX_OCCURRENCES occurrences
     (`report.cut_at` says where it stopped), and every text field is capped with the cut marked.
     """
+    # lazy: recurring_ical_events only once a calendar is read (with _readers)
+    import recurring_ical_events
+
     report = report if report is not None else ParseReport()
     timer = _Budget(name, budget)
+    _, tolerant = _readers()
+    series_errors = tuple(tolerant.suppressed_errors)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise CalendarError(
             f"{name}: {len(data) / 2**20:.0f} MB is too large for a calendar (limit {MAX_DOCUMENT_BYTES // 2**20} MB)"
@@ -417,7 +441,7 @@ def parse_calendar(
         guard_rules(calendar, name, query_end, report, timer)
         recurring = _recurring_uids(calendar)
         try:
-            query = recurring_ical_events.of(calendar, skip_bad_series=True, calendar_query=_TolerantQuery)
+            query = recurring_ical_events.of(calendar, skip_bad_series=True, calendar_query=tolerant)
         except Exception as exc:
             raise CalendarError(f"{name}: cannot expand events: {one_line(exc)}") from None
         for series in query.series:
@@ -452,7 +476,7 @@ def parse_calendar(
                             f"{event.start:%Y-%m-%d %H:%M} UTC"
                         )
                         break
-            except _SERIES_ERRORS as exc:
+            except series_errors as exc:
                 logger.debug("{}: skipped an unreadable series: {}", name, one_line(exc))
     if len(found) > MAX_OCCURRENCES:
         _prune(found, report, name)

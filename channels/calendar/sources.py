@@ -19,10 +19,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import icalendar
 from loguru import logger
 import caldav
-import httpx
 
 from caldav.lib import error as caldav_error
 
@@ -119,6 +117,9 @@ class IcsUrlSource(CalendarSource):
         self.label = _public_url(url)
 
     def fetch(self, state):
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         headers = {"Accept": "text/calendar, */*;q=0.5"}
         if state.get("etag"):
             headers["If-None-Match"] = state["etag"]
@@ -370,6 +371,9 @@ class AppleCalendarSource(CalendarSource):
 
 def apple_rows_to_ics(text: str) -> bytes:
     """Tab-separated rows from the Calendar script -> iCalendar with floating local times."""
+    # lazy: icalendar (about 40 ms) only once a calendar is read or written
+    import icalendar
+
     calendar = new_calendar()
     seen = set()
     for line in text.splitlines():

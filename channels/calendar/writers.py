@@ -16,18 +16,21 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 from zoneinfo import ZoneInfo
 
 import caldav
-import httpx
-import icalendar
 
 from channels import accounts
 from channels.accounts import AccountError
 from channels.calendar import apple, editor
 from channels.calendar.event import CANCELLED, CalendarError, one_line
 from channels.calendar.ics import decode, new_calendar
+
+if TYPE_CHECKING:  # annotations only
+    import httpx
+    import icalendar
 
 
 class Unreachable(CalendarError):
@@ -153,6 +156,9 @@ class CalDavWriter(CalendarWriter):
         return self._bearer_token
 
     def _http(self) -> httpx.Client:
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         if self.token is not None:
             return httpx.Client(
                 headers={"Authorization": f"Bearer {self._bearer()}"}, timeout=self.timeout, follow_redirects=False
@@ -175,6 +181,9 @@ class CalDavWriter(CalendarWriter):
 
     def _calendars(self) -> list:
         """(name, url, caldav calendar) of every calendar of the account; the URL as one when it has no principal."""
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         try:
             with self._dav() as client:
                 try:
@@ -209,6 +218,9 @@ class CalDavWriter(CalendarWriter):
             raise CalendarError(f"the calendar server could not be read ({type(exc).__name__}: {said})") from None
 
     def _request(self, method: str, url: str, **kw) -> httpx.Response:
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         try:
             with self._http() as http:
                 return http.request(method, url, **kw)
@@ -278,6 +290,9 @@ class CalDavWriter(CalendarWriter):
     # move and cancel -------------------------------------------------------
     def _find(self, title: str, *, cancelled: bool = False) -> list[str]:
         """URLs of the objects holding a single (not recurring) event with this title."""
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         urls = []
         for _, _, objects in self._calendars():
             for url, data in objects:
@@ -296,6 +311,9 @@ class CalDavWriter(CalendarWriter):
         return urls
 
     def _read(self, title: str) -> _Found:
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         urls = self._find(title)
         if not urls:
             raise _missing(title)
@@ -341,6 +359,9 @@ class CalDavWriter(CalendarWriter):
         return Written(str(found.event["UID"]), True, self.where)
 
     def cancel(self, title):
+        # lazy: icalendar (about 40 ms) only once a calendar is read or written
+        import icalendar
+
         if not self._find(title) and (done := self._find(title, cancelled=True)):
             response = self._request("GET", done[0])
             calendar = icalendar.Calendar.from_ical(decode(response.content)) if response.is_success else None

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import httpx
-
 from storage import marks
 from storage.models import Mark
 
@@ -40,6 +38,9 @@ def recorded() -> list[int]:
 
 def _waiting(api: str) -> list[int]:
     """Chats of the updates waiting on the server; none when a running Wilson polls (Telegram answers 409)."""
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     try:
         answer = httpx.post(f"{api}/getUpdates", json={"timeout": 0, "limit": 100}, timeout=TIMEOUT).json()
     except (httpx.HTTPError, ValueError):
@@ -77,6 +78,9 @@ def describe(chat: dict, member: dict | None, forum_chat_id: str) -> str:
 
 def listing(config) -> tuple[list[str], bool]:
     """The lines `wilson telegram chats` prints, and whether Telegram could be asked at all."""
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     token = str(config.get("telegram", "token") or "").strip()
     if not token:
         return (

@@ -34,6 +34,7 @@ Size: the actor and the handlers the dashboard calls on it share the channel's l
 
 from __future__ import annotations
 
+import importlib
 import secrets
 import socket
 from datetime import timedelta
@@ -59,6 +60,7 @@ from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCo
 
 PRESS = "web_press"  # a mark per dashboard form pressed (storage/marks.py): a double submit counts once
 LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
+_UNBUILT = object()  # the MCP endpoint before its first request
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -88,7 +90,8 @@ class WebChannel(Channel):
         self.looper = LoopThread(self.name)
         self.uvicorn = None
         self._serving = None
-        self.mcp = None  # Wilson's MCP endpoint, an ASGI app (or None): see _mcp_endpoint
+        self._mcp: object = _UNBUILT  # Wilson's MCP endpoint, an ASGI app (or None): see mcp_endpoint
+        self._mcp_building: asyncio.Lock | None = None
         self._mcp_stop: asyncio.Event | None = None
         self.address: tuple[str, int] | None = None
 
@@ -150,7 +153,7 @@ class WebChannel(Channel):
 
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
-        self.mcp = self._mcp_endpoint()
+        self._mcp_building = asyncio.Lock()
         config = uvicorn.Config(
             server.build(self),
             log_config=None,
@@ -166,13 +169,24 @@ class WebChannel(Channel):
         self.uvicorn = uvicorn.Server(config)
         self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
 
-    def _mcp_endpoint(self):
+    async def mcp_endpoint(self):
         """Wilson as an MCP server at /mcp (channels/mcp/serve.py), an ASGI app; None when [mcp] serve_http is
-        off or the MCP SDK is not installed. Its sessions live in a job on this loop until the channel stops."""
+        off or the MCP SDK is not installed. Built at the first request for it, not at start: the SDK's
+        models take longer to import than the rest of Wilson's start, and most dashboards are never asked.
+        Its sessions live in a job on this loop until the channel stops."""
+        assert self._mcp_building is not None  # made as the loop starts serving
+        async with self._mcp_building:
+            if self._mcp is _UNBUILT:
+                self._mcp = await self._build_mcp()
+        return self._mcp
+
+    async def _build_mcp(self):
         if not self.config.section("mcp").get("serve_http", True):
             return None
         try:
-            # lazy: the SDK is an extra, loaded only for a dashboard that serves it
+            # imported off the loop first, which serves the other pages meanwhile (about 0.6 s of pydantic models)
+            await asyncio.to_thread(importlib.import_module, "mcp.server.streamable_http_manager")
+            # lazy: the SDK is an extra, loaded at the first request for the endpoint
             from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         except ImportError:
             return None
@@ -180,13 +194,18 @@ class WebChannel(Channel):
             self.config, proposed=lambda approval_id: self.tell("approval", ProposalCreated(approval_id)), now=self.now
         )
         built.streamable_http_app(host=str(self.config.get("web", "host")).strip())  # makes its session manager
-        self._mcp_stop = asyncio.Event()
-        self.looper.spawn(self._hold_mcp(built.session_manager))
+        self._mcp_stop, running = asyncio.Event(), asyncio.Event()
+        self.looper.spawn(self._hold_mcp(built.session_manager, running))
+        await running.wait()  # the manager takes requests only inside its run()
         return StreamableHTTPASGIApp(built.session_manager)
 
-    async def _hold_mcp(self, manager) -> None:
-        async with manager.run():
-            await self._mcp_stop.wait()
+    async def _hold_mcp(self, manager, running: asyncio.Event) -> None:
+        try:
+            async with manager.run():
+                running.set()
+                await self._mcp_stop.wait()
+        finally:
+            running.set()  # a manager that failed to run must not hold its first request for ever
 
     async def _teardown(self) -> None:
         if self._mcp_stop is not None:

@@ -13,12 +13,14 @@ in words for the trace.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
-import httpx
-
 from wilson.kernel import deadline
+
+if TYPE_CHECKING:  # annotations only
+    import httpx
 
 MAX_URL = 2000
 MAX_BYTES = 2_000_000  # a page or feed larger than this is not read
@@ -42,6 +44,9 @@ class Fetched:
 
 
 def client() -> httpx.Client:
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     return httpx.Client(
         follow_redirects=False,
         timeout=httpx.Timeout(TIMEOUT_SECONDS),
@@ -74,6 +79,9 @@ def fetch(
 
 
 def _get(http: httpx.Client, url: str, headers: dict) -> Fetched:
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         try:

@@ -512,9 +512,10 @@ async def mcp(site, request: Request, who, now) -> Response:
     """Wilson as an MCP server (channels/mcp/serve.py), for another agent holding the dashboard's token."""
     if who.how != "bearer":  # an agent, not a browser: a session cookie is not enough
         raise Refused(401, "Wilson's MCP endpoint takes the dashboard's token: Authorization: Bearer <token>.")
-    if site.mcp is None:
+    endpoint = await site.mcp_endpoint()
+    if endpoint is None:
         raise Refused(404, "Wilson's MCP endpoint is off ([mcp] serve_http), or the MCP SDK is not installed.")
-    return Delegated(site.mcp)
+    return Delegated(endpoint)
 
 
 def proposal_id(request: Request) -> int:

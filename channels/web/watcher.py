@@ -40,9 +40,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 from loguru import logger
 
 from channels.web import fetching
@@ -51,6 +51,9 @@ from channels.web.reading import SNAPSHOT_CHARS, masked, page_change, page_text,
 from storage import trace, watches
 from storage.db import database
 from wilson.kernel import clock as clockmod
+
+if TYPE_CHECKING:  # annotations only
+    import httpx
 
 MIN_EVERY = timedelta(minutes=5)  # the user may ask for less often, never more (be kind to servers)
 MAX_EVERY = timedelta(days=7)

@@ -12,8 +12,6 @@ import errno
 import socket
 import threading
 
-import httpx
-
 from channels.calendar.event import SourceError
 from channels.calendar.sources import AppleCalendarSource, IcsUrlSource, sources_from_config
 from channels.email import settings as email_settings
@@ -161,6 +159,9 @@ def _calendar_hint(source, said: str) -> str:
 
 
 def telegram(config) -> list[str]:
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     token = str(config.get("telegram", "token") or "").strip()
     if not token:
         return ["telegram: off (no token); to use it, create a bot with @BotFather and set WILSON_TELEGRAM_TOKEN"]
@@ -193,6 +194,9 @@ def telegram(config) -> list[str]:
 
 def _forum(api: str, chat_id: str, bot_id) -> str:
     """Whether the forum chat is there, has topics on, and lets the bot manage them: the steps of docs/telegram.md."""
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     steps = "(docs/telegram.md walks through it)"
     try:
         chat = httpx.get(f"{api}/getChat", params={"chat_id": chat_id}, timeout=TIMEOUT).json()
@@ -263,6 +267,9 @@ def mcp(config) -> list[str]:
 def web(config) -> list[str]:
     """The dashboard's port: free for Wilson to take, or held by a Wilson already running (its login page
     answers there); held by another program is a FIX with the setting to change."""
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     enabled = config.get("web", "enabled")
     if isinstance(enabled, str):
         enabled = enabled.strip().lower() in ("1", "true", "yes", "on")

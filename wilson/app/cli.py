@@ -4,8 +4,8 @@
 A mistake on the command line or in the settings is one line on stderr and exit status 2, never a
 traceback; `main` returns the exit status instead of raising SystemExit, so tests can call it in-process.
 
-Each subcommand is a few lines of parser here and a short handler in commands.py, loaded only once a
-command is chosen: `wilson --help` and a mistake on the command line need none of the application.
+Each subcommand is a few lines of parser here and a short handler in commands.py (`run`'s in run.py),
+loaded only once a command is chosen: `wilson --help` and a mistake on the command line need none of the application.
 The option checks shared with wilson-repl and wilson eval are in options.py.
 """
 
@@ -67,6 +67,36 @@ def positive_int(text: str) -> int:
     if not 1 <= value <= 1000:
         raise argparse.ArgumentTypeError("use 1 to 1000")
     return value
+
+
+def _handler(opts):
+    """The chosen command's handler, its module loaded only now: --help and a usage error need none of the
+    application, and `wilson run` none of the packages that only the other commands call."""
+    if opts.command == "run":
+        # lazy: the application and what starting it needs (the first answer waits for every import)
+        from wilson.app.run import cmd_run
+
+        return cmd_run
+    # lazy: the commands load the whole application (about 0.6 s)
+    from wilson.app import commands
+
+    return {
+        "status": commands.cmd_status,
+        "budget": commands.cmd_budget,
+        "trace": commands.cmd_trace,
+        "doctor": commands.cmd_doctor,
+        "pair": commands.cmd_pair,
+        "config": commands.cmd_config,
+        "service": commands.cmd_service,
+        "web-token": commands.cmd_web_token,
+        "skills": commands.cmd_skills,
+        "eval": commands.cmd_eval,
+        "memory": commands.cmd_memory,
+        "watch": commands.cmd_watch,
+        "mcp": commands.cmd_mcp,
+        "telegram": commands.cmd_telegram,
+        "account": commands.cmd_account,
+    }[opts.command]
 
 
 def _main(argv: list[str] | None) -> int:
@@ -153,11 +183,9 @@ def _main(argv: list[str] | None) -> int:
     service = sub.add_parser("service", help="run Wilson as a systemd user service (Linux) or launchd agent (macOS)")
     service.add_argument("action", choices=("install", "status", "uninstall"))
     opts = parser.parse_args(argv)
-    # lazy: the commands load the whole application (about 0.6 s); --help and a usage error need none of it
-    from wilson.app import commands
-
+    handler = _handler(opts)
     if opts.command == "config" and opts.docs:
-        return commands.cmd_config(opts, None)  # the schema's documentation needs no settings
+        return handler(opts, None)  # the schema's documentation needs no settings
     home = Path(opts.home).expanduser() if opts.home else configmod.default_home()
     if home.exists() and not home.is_dir():
         print(f"wilson: {one_line(home)} is a file; --home (or WILSON_HOME) names a directory", file=sys.stderr)
@@ -173,27 +201,8 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(f"wilson: {redact(problem)}", file=sys.stderr)
         return 2
-    handlers = {
-        "run": commands.cmd_run,
-        "status": commands.cmd_status,
-        "budget": commands.cmd_budget,
-        "trace": commands.cmd_trace,
-        "doctor": commands.cmd_doctor,
-        "pair": commands.cmd_pair,
-        "config": commands.cmd_config,
-        "service": commands.cmd_service,
-        "web-token": commands.cmd_web_token,
-        "skills": commands.cmd_skills,
-        "eval": commands.cmd_eval,
-        "memory": commands.cmd_memory,
-        "watch": commands.cmd_watch,
-        "mcp": commands.cmd_mcp,
-        "telegram": commands.cmd_telegram,
-        "account": commands.cmd_account,
-    }
-
     try:
-        return handlers[opts.command](opts, config)
+        return handler(opts, config)
     except (OSError, peewee.OperationalError, peewee.InterfaceError) as exc:
         # a database that is down or a home that cannot be written: not a bug, and a service manager
         # may try again (exit 1; 2 would tell it not to)

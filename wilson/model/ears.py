@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import httpx
-
 from wilson.kernel.redact import redact
 from wilson.model.errors import ModelUnavailable, SynapseError
 
@@ -42,6 +40,9 @@ def ears_of(config) -> Ears | None:
 
 def transcribe(ears: Ears, audio: bytes, filename: str, mime: str) -> str:
     """The words of one recording; ModelUnavailable (in words for the user) when the server does not give them."""
+    # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+    import httpx
+
     headers = {"Authorization": f"Bearer {ears.api_key}"} if ears.api_key else {}
     try:
         response = httpx.post(

@@ -4,14 +4,17 @@ or from the offline rules in process."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-import httpx
 from loguru import logger
 
 from wilson.kernel import deadline
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import Endpoint
 from wilson.model.errors import Rejected, Retryable
+
+if TYPE_CHECKING:  # annotations only
+    import httpx
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -34,6 +37,9 @@ class HttpTransport:
     kind = "http"
 
     def __init__(self):
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         self.client = httpx.Client(follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0))
 
     def send(self, endpoint: Endpoint, model: str, payload: dict, watch=None) -> dict:
@@ -41,6 +47,9 @@ class HttpTransport:
         after each piece of text, and when it names a reason the answer so far is taken and the connection closed,
         which stops the server generating (its body says so in "stopped"). A server that does not stream is read
         whole, as is every request without `stream`."""
+        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
+        import httpx
+
         headers = {"X-Wilson-Role": endpoint.role, "Content-Type": "application/json"}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"

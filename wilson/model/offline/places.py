@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import pycountry
-
 FAR_KM = 100.0  # further than a day's commute: a stay there is travel
 MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
 FIRST_WORD_POPULATION = 500_000  # a city leading a title ("Lisbon offsite") counts only when this big
@@ -361,6 +359,9 @@ def _cities() -> Names:
 @lru_cache(maxsize=1)
 def _countries() -> dict[str, str]:
     """lower-case name or code → display name (alpha-2 codes map to names too)."""
+    # lazy: pycountry's tables only when a place is looked up
+    import pycountry
+
     found = {}
     for country in pycountry.countries:
         for name in filter(
@@ -396,6 +397,9 @@ def _countries() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _country_names() -> dict[str, str]:
+    # lazy: pycountry's tables only when a place is looked up
+    import pycountry
+
     return {c.alpha_2: getattr(c, "common_name", None) or c.name for c in pycountry.countries}
 
 
