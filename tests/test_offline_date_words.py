@@ -83,3 +83,9 @@ def test_the_words_are_the_parsers_own_in_each_language_searched():
     assert {"tomorrow", "morgen", "demain", "mañana", "märz", "ago", "fortnight"} <= known
     assert {"est", "cet", "utc"} <= known  # timezones, which it finds in any case
     assert not {"ping", "apples", "please", "remind", "order"} & known
+
+
+def test_a_text_of_one_clause_is_given_to_the_parser_once(parser_calls):
+    # when the whole text finds nothing, each clause is read alone; a text of one clause was that whole already
+    dates.search("ping 3 at the office", NOW, TZ)
+    assert parser_calls == ["ping 3 at the office"]

@@ -1131,7 +1131,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         # the parser read the whole as something else ("…on March 20, remind me to…": "20" and "me"):
         # each clause alone, where a date is read as it is written ("December 30, 2026" stays whole)
         for clause in re.finditer(r"(?:[^,;!?.]|,(?=\s*\d)|\.(?!\s))+", masked):  # a stop ends a sentence, not "120.00"
-            if _DAYLIKE_RE.search(clause.group(0)):
+            whole = clause.start() == 0 and clause.end() == len(masked)  # read just above, to the same end
+            if not whole and _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
     return finished()
 
