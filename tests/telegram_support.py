@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 import json
 import pytest
-from storage.models import Cursor, Topic
+from storage.models import Cursor, SentMessage, Topic
 from tests.fake_telegram import DEFAULT_TOKEN
 from wilson.app.application import Wilson
 from wilson.kernel.clock import RealClock, SimClock
@@ -99,6 +99,23 @@ def wait_text(fake, chat_id, needle, timeout=10.0, thread_id=None) -> dict:
         timeout,
         f"a message containing {needle!r} in chat {chat_id}",
     )
+
+
+def wait_delivered(fake, chat_id, needle, timeout=10.0) -> dict:
+    """A message containing `needle`, once Wilson has recorded sending it.
+
+    A person replies to or reacts on a message seconds after it appears; the fake Bot API answers a reaction
+    within milliseconds, before Wilson may have stored the message's id, so a test waits for that record first.
+    """
+    message = wait_text(fake, chat_id, needle, timeout)
+    fake.wait_for(
+        lambda: SentMessage.get_or_none(
+            (SentMessage.chat_id == str(chat_id)) & (SentMessage.message_id == str(message["message_id"]))
+        ),
+        timeout,
+        f"the delivery of {needle!r} recorded",
+    )
+    return message
 
 
 def buttons(message) -> dict[str, str]:

@@ -45,6 +45,7 @@ from tests.telegram_support import (
     model,  # noqa: F401 (a fixture)
     model_saw,
     propose_japan,
+    wait_delivered,
     wait_text,
     wilson,  # noqa: F401 (a fixture)
 )
@@ -153,9 +154,9 @@ def test_a_reply_to_wilsons_message_carries_it_and_its_topic_to_the_model(wilson
         payload={"topic_id": topic.id},
     )
     app.supervisor.tell("telegram", Deliver(note.id))
-    shown = wait_text(fake, OWNER, "still not booked")
+    said = wait_delivered(fake, OWNER, "still not booked")
 
-    fake.send_text(OWNER, "which airline was it?", reply_to=shown["message_id"])
+    fake.send_text(OWNER, "which airline was it?", reply_to=said["message_id"])
     wait_text(fake, OWNER, "echo: which airline was it?")
     assert app.wait_idle(10)
     [context] = model_saw(model, "which airline was it?")
@@ -222,7 +223,7 @@ def test_a_strangers_words_quoted_or_forwarded_in_a_group_reach_the_model_labell
 def test_reactions_on_wilsons_messages_are_feedback_that_follows_the_user(wilson, fake):
     app = wilson()
     fake.send_text(OWNER, "hello")
-    reply = wait_text(fake, OWNER, "echo: hello")
+    reply = wait_delivered(fake, OWNER, "echo: hello")
     row = Outbox.get(Outbox.text == "echo: hello")
 
     up = fake.react(OWNER, OWNER, reply["message_id"], "👍")
@@ -268,7 +269,7 @@ def test_replies_and_reactions_find_an_old_message_among_many_newer_ones(wilson,
         channel="telegram", text="Your passport expires in May.", trace_id="t-old", key="note:old", at=app.clock.now()
     )
     app.supervisor.tell("telegram", Deliver(old.id))
-    shown = wait_text(fake, OWNER, "passport expires")
+    said = wait_delivered(fake, OWNER, "passport expires")
     newer = [
         outbox.add(channel="telegram", text=f"note {i}", trace_id=f"t-{i}", key=f"note:{i}", at=app.clock.now())
         for i in range(65)
@@ -278,11 +279,11 @@ def test_replies_and_reactions_find_an_old_message_among_many_newer_ones(wilson,
     fake.wait_for(lambda: not Outbox.select().where(Outbox.status == "pending").exists(), 30, "65 deliveries")
     assert len(fake.sent_to(OWNER)) == 66
 
-    thumbs = fake.react(OWNER, OWNER, shown["message_id"], "👍")
+    thumbs = fake.react(OWNER, OWNER, said["message_id"], "👍")
     handled(fake, thumbs)
     assert reactions(old.id) == ["👍"]
     assert Feedback.select().where(Feedback.kind == "reaction").count() == 1  # on that message only
-    fake.send_text(OWNER, "when exactly?", reply_to=shown["message_id"])
+    fake.send_text(OWNER, "when exactly?", reply_to=said["message_id"])
     wait_text(fake, OWNER, "echo: when exactly?")
     [context] = model_saw(model, "when exactly?")
     assert context["stimulus"]["payload"]["reply_to"] == {
