@@ -86,7 +86,8 @@ class FairLock:
     def release(self) -> None:
         with self._cond:
             self._held = False
-            self._cond.notify_all()
+            if self._queue:  # every waiter holds a ticket in the queue: with none there, nobody is woken
+                self._cond.notify_all()
 
 
 _commit_hooks: list = []
