@@ -193,6 +193,17 @@ def _closed_loop(
     return ends, overheads, printed
 
 
+def _thread_cpu() -> dict[str, float]:
+    """Each live thread's CPU seconds so far, by name (where the platform has a clock per thread)."""
+    out = {}
+    for thread in threading.enumerate():
+        try:
+            out[thread.name] = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+        except (AttributeError, OSError, TypeError):  # no per-thread clock here, or the thread just ended
+            continue
+    return out
+
+
 def _count_tells(supervisor) -> list[int]:
     """From now on, every message put in an actor's mailbox adds one to the returned counter."""
     seen = [0]
@@ -286,7 +297,9 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
                 timer = ModelTimer(app.synapse)
                 _warm(app, deliveries, timer)
                 cpu, model_cpu = [], []
+                threads_before = _thread_cpu()
                 ends, overheads, printed = _closed_loop(app, deliveries, timer, samples, cpu, model_cpu)
+                threads_after = _thread_cpu()
                 app.wait_idle()
                 tells_seen = _count_tells(app.supervisor)
                 seconds = _burst(app, deliveries, burst)
@@ -307,6 +320,12 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
                     "cpu_p99_ms": ms(percentile(cpu, 99)),
                     "model_cpu_p50_ms": ms(percentile(model_cpu, 50)),
                     "cpu_beyond_model_p50_ms": ms(percentile([c - m for c, m in zip(cpu, model_cpu)], 50)),
+                    # where the CPU goes, by thread (the caller's includes the bench's polling between stimuli)
+                    "thread_cpu_ms": {
+                        name: round((spent - threads_before[name]) / samples * 1000, 3)
+                        for name, spent in threads_after.items()
+                        if name in threads_before and spent - threads_before[name] > 0.00001 * samples
+                    },
                 }
                 if background:
                     last = Outbox.select(Outbox.id).order_by(Outbox.id.desc()).first()
@@ -431,7 +450,7 @@ def run(quick: bool = False) -> dict:
             f"{sql['loop_statements_per_stimulus']} SQL statements per stimulus; CPU p99 {offline['cpu_p99_ms']} ms; "
             f"the replay took {loop_replay_ms} ms per stimulus end to end; the offline model's own work included "
             f"({offline['model_cpu_p50_ms']} ms p50; without it {offline['cpu_beyond_model_p50_ms']} ms, "
-            f"{ratio(offline['cpu_beyond_model_p50_ms'], loop_replay_cpu_ms)} x the replay); a burst's replay: "
+            f"{ratio(offline['cpu_beyond_model_p50_ms'], loop_replay_cpu_ms) or 0:.2f} x the replay); a burst's replay: "
             f"{replay_cpu_ms} ms per stimulus, {sql['statements_per_stimulus']} statements",
         ),
         Figure(
@@ -500,6 +519,8 @@ def run(quick: bool = False) -> dict:
         f"end to end p50 until the reply was printed (before its delivery is recorded): "
         f"{offline['printed_p50_ms']} ms offline, {scripted['printed_p50_ms']} ms scripted",
         f"replay: {sql['statements_per_stimulus']} statements per stimulus, issued with their bound parameters",
+        "CPU per stimulus by thread, one at a time, offline model (ms; the caller's holds the bench's waits): "
+        + ", ".join(f"{name} {spent}" for name, spent in offline["thread_cpu_ms"].items()),
     ]
     if sql["failed_statements"] or sql["loop_failed_statements"]:
         notes.append(
