@@ -378,6 +378,7 @@ def measure_sql(burst: int, samples: int) -> dict:
         "loop_replay_seconds": round(loop_seconds, 4),
         "loop_replay_cpu_seconds": round(loop_cpu, 4),
         "loop_statements_per_stimulus": round(sum(len(u.statements) for u in loop_units) / samples, 2),
+        "loop_write_transactions_per_stimulus": round(sum(1 for u in loop_units if u.writes) / samples, 2),
         "loop_failed_statements": loop_failed,
         "replay_seconds": round(seconds, 4),
         "replay_cpu_seconds": round(cpu, 4),
