@@ -53,6 +53,7 @@ def offered_names(schemas) -> list[str]:
 
     Every run asks this twice of the same schema objects (actors/tools caches them per run kind): the names are
     read once per list of them. The entry holds the schemas, so their ids cannot be reused while it lives."""
+    schemas = tuple(schemas or ())  # any iterable, read once
     if not schemas:
         return []
     key = tuple(map(id, schemas))
@@ -60,7 +61,7 @@ def offered_names(schemas) -> list[str]:
     if known is None:
         if len(_OFFERED) >= OFFERED_KEPT:
             _OFFERED.clear()
-        known = _OFFERED[key] = (tuple(schemas), _read_names(schemas))
+        known = _OFFERED[key] = (schemas, _read_names(schemas))
     return list(known[1])
 
 
