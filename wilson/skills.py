@@ -42,30 +42,10 @@ PROPOSE = "propose"  # the one tool every mutation is offered through (actors/to
 DEFAULT_LIMIT = 300  # characters of a string argument, unless the tool says otherwise
 
 
-_OFFERED: dict = {}  # the ids of a run's schemas -> (those schemas, their names): see offered_names
-OFFERED_KEPT = 64  # distinct schema lists remembered (emptied when full): a few per run kind and configuration
-
-
 def offered_names(schemas) -> list[str]:
     """The names a list of tool schemas (the wire's `tools`) lets a model call: each tool's, then the actions of a
     `propose` tool among them (a mutation is offered as an action of `propose`, and a call by its own name is
-    read as well). Schemas of another shape are passed over.
-
-    Every run asks this twice of the same schema objects (actors/tools caches them per run kind): the names are
-    read once per list of them. The entry holds the schemas, so their ids cannot be reused while it lives."""
-    schemas = tuple(schemas or ())  # any iterable, read once
-    if not schemas:
-        return []
-    key = tuple(map(id, schemas))
-    known = _OFFERED.get(key)
-    if known is None:
-        if len(_OFFERED) >= OFFERED_KEPT:
-            _OFFERED.clear()
-        known = _OFFERED[key] = (schemas, _read_names(schemas))
-    return list(known[1])
-
-
-def _read_names(schemas) -> list[str]:
+    read as well). Schemas of another shape are passed over."""
     names, actions = [], []
     for schema in schemas or ():
         function = schema.get("function") if isinstance(schema, dict) else None
