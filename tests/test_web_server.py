@@ -199,6 +199,13 @@ def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app):
         taken.close()
 
 
+def test_a_dashboard_nobody_opened_gives_its_port_back_when_wilson_stops(web):
+    port = kv.get_setting(ADDRESS_KEY)["port"]  # listening, though no page was asked for (its server is not built)
+    web.stop()
+    again = listening_socket("127.0.0.1", port)  # the next Wilson's dashboard can have the port
+    again.close()
+
+
 def test_web_token_prints_the_token_then_a_login_link_and_stores_neither(web):
     from channels.web.cli import web_token
     from storage.models import Setting
