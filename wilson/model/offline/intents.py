@@ -612,7 +612,7 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     # little else: "I got an email from the school about the trip" is news, not the trip done; "I booked a
     # dentist appointment for Tuesday", naming no task, may be a plan to make
     named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
-    if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
+    if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(found.group("what").split()):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
     if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
