@@ -321,9 +321,10 @@ def test_every_status_the_code_uses_is_one_its_column_declares():
 
 FIRST_PARTY = {"wilson", "actors", "channels", "storage"}
 APP = str(ROOT / "wilson" / "app")
-# the modules that may load Wilson's own late, for start-up time: the app's entry points, and the web channel,
-# whose pages and server load at the dashboard's first connection
-LATE_OWN = (APP, str(ROOT / "channels" / "web" / "channel.py"))
+# the modules that may load Wilson's own late, for start-up time: the app's entry points, the web channel,
+# whose pages and server load at the dashboard's first connection, and the synapse, whose scripted model server
+# (a tool of tests and demos) loads only when asked for
+LATE_OWN = (APP, str(ROOT / "channels" / "web" / "channel.py"), str(ROOT / "wilson" / "model" / "synapse.py"))
 
 
 def imports_in_functions(source: str, name: str = "<source>") -> list[str]:
