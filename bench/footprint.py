@@ -1,6 +1,7 @@
 """Footprint: how long Wilson takes to be ready, and how much memory it holds.
 
     python -m bench.footprint [--quick] [--json]
+    python -m bench.footprint --ready-against DIR [--repeats N]
 
 Ready: `bin/wilson --home DIR run --llm offline` is started as a process with
 "say hi" on its standard input (no Telegram token, so it talks on the terminal),
@@ -44,15 +45,15 @@ from wilson.kernel.clock import monotonic
 LIBRARIES = "pykka, telegram, peewee, httpx, croniter, loguru, icalendar, recurring_ical_events, caldav"
 
 
-def _env() -> dict:
+def _env(root: Path = ROOT) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(root)
     return env
 
 
-def _start_env() -> dict:
+def _start_env(root: Path = ROOT) -> dict:
     """A timed start's environment: byte-code cached (see the module's docstring), apart from the tree."""
-    env = _env()
+    env = _env(root)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "wilson-bench-pycache")
     return env
@@ -67,14 +68,15 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _ready_seconds() -> tuple[float, float | None]:
-    """`wilson run` until its first delivery line: wall seconds, and the CPU seconds it used by then."""
+def _ready_seconds(root: Path = ROOT) -> tuple[float, float | None]:
+    """`wilson run` (of the tree at `root`) until its first delivery line: wall seconds, and the CPU seconds it
+    used by then."""
     with TempHome("ready") as home:
         start = monotonic()
         proc = subprocess.Popen(
             [
                 sys.executable,
-                str(ROOT / "bin" / "wilson"),
+                str(root / "bin" / "wilson"),
                 "--home",
                 str(home),
                 "--log-level",
@@ -87,7 +89,7 @@ def _ready_seconds() -> tuple[float, float | None]:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=_start_env(),
+            env=_start_env(root),
             cwd=str(home),
         )
         try:
@@ -107,6 +109,24 @@ def _ready_seconds() -> tuple[float, float | None]:
                 proc.kill()
                 proc.wait()
     return elapsed, cpu
+
+
+def ready_against(other: Path, repeats: int) -> list[str]:
+    """This tree's start beside another's (an untouched copy of main, say), alternated start by start so that
+    both meet the same load of a shared machine: the median wall and CPU seconds to the first delivery of each."""
+    trees = [ROOT, other.resolve()]
+    for tree in trees:
+        _ready_seconds(tree)  # untimed: caches the byte-code
+    starts: dict[Path, list[tuple[float, float | None]]] = {tree: [] for tree in trees}
+    for _ in range(repeats):
+        for tree in trees:
+            starts[tree].append(_ready_seconds(tree))
+    lines = []
+    for tree in trees:
+        walls, cpus = [w for w, _ in starts[tree]], [c for _, c in starts[tree] if c is not None]
+        cpu = f", CPU median {statistics.median(cpus):.3f} s" if cpus else ""
+        lines.append(f"{tree}: wall median {statistics.median(walls):.3f} s (best {min(walls):.3f}){cpu}")
+    return lines + [f"{repeats} starts each, alternated; load average {os.getloadavg()[0]:.1f} at the end"]
 
 
 def _bare_import_seconds() -> float:
@@ -351,7 +371,17 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # wilson, bare or idle:INTERVAL:SECONDS
+    parser.add_argument(
+        "--ready-against",
+        metavar="DIR",
+        type=Path,
+        help="only the start to the first delivery, alternated with the tree at DIR (e.g. `git archive` of main)",
+    )
+    parser.add_argument("--repeats", type=int, default=9, help="starts of each tree with --ready-against")
     args = parser.parse_args(argv)
+    if args.ready_against:
+        print("\n".join(ready_against(args.ready_against, args.repeats)))
+        return 0
     if args.child:
         if args.child.startswith("idle:"):
             _, interval, seconds = args.child.split(":")
