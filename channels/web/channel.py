@@ -167,6 +167,16 @@ class WebChannel(Channel):
             await asked  # a connection waits to be accepted
         finally:
             self.looper.loop.remove_reader(sock.fileno())
+        try:
+            self.uvicorn = self._server()
+        except Exception as exc:  # what start would have said: the dashboard is off, and no one waits on it
+            logger.error("the dashboard could not start: {}: {}; Wilson runs on without it", type(exc).__name__, exc)
+            sock.close()
+            self._health("unavailable", f"{type(exc).__name__}: {exc}")
+            return
+        await self.uvicorn.serve(sockets=[sock])
+
+    def _server(self):
         # lazy: the web stack loads at the first connection, not at start (see "Listening" above)
         import uvicorn
 
@@ -185,8 +195,7 @@ class WebChannel(Channel):
             date_header=False,
             timeout_graceful_shutdown=self.stop_grace,
         )
-        self.uvicorn = uvicorn.Server(config)
-        await self.uvicorn.serve(sockets=[sock])
+        return uvicorn.Server(config)
 
     async def mcp_endpoint(self):
         """Wilson as an MCP server at /mcp (channels/mcp/serve.py), an ASGI app; None when [mcp] serve_http is
