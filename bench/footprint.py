@@ -1,12 +1,18 @@
 """Footprint: how long Wilson takes to be ready, and how much memory it holds.
 
     python -m bench.footprint [--quick] [--json]
+    python -m bench.footprint --ready-against DIR [--repeats N]
 
 Ready: `bin/wilson --home DIR run --llm offline` is started as a process with
 "say hi" on its standard input (no Telegram token, so it talks on the terminal),
-and timed until its first delivery line is printed. Baseline: a bare Python process
-that imports the same libraries (pykka, telegram, peewee, httpx, croniter, loguru,
-icalendar, recurring_ical_events, caldav) and exits.
+and timed until its first delivery line is printed; the CPU it used by then is read
+beside (Linux). Baseline: a bare Python process that imports the same libraries
+(pykka, telegram, peewee, httpx, croniter, loguru, icalendar, recurring_ical_events,
+caldav) and exits. Both are timed as a start after the first, with the byte-code of
+every module cached: an untimed run caches it first, in a folder of the bench's own
+(PYTHONPYCACHEPREFIX), also where the environment says PYTHONDONTWRITEBYTECODE, which
+would otherwise time compiling all of Wilson's sources at every start (what no start
+after `make run`'s or `pip install`'s first does).
 
 Idle: CPU time (process_time) per wall second of a Wilson on the real clock with the offline model and
 nothing arriving, after it settled, beside the same Wilson looking at what has come due every second (the
@@ -29,6 +35,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -38,20 +45,38 @@ from wilson.kernel.clock import monotonic
 LIBRARIES = "pykka, telegram, peewee, httpx, croniter, loguru, icalendar, recurring_ical_events, caldav"
 
 
-def _env() -> dict:
+def _env(root: Path = ROOT) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(root)
     return env
 
 
-def _ready_seconds() -> float:
-    """`wilson run` until its first delivery line."""
+def _start_env(root: Path = ROOT) -> dict:
+    """A timed start's environment: byte-code cached (see the module's docstring), apart from the tree."""
+    env = _env(root)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "wilson-bench-pycache")
+    return env
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user and system) a running process has used so far; None where /proc has no stat."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _ready_seconds(root: Path = ROOT) -> tuple[float, float | None]:
+    """`wilson run` (of the tree at `root`) until its first delivery line: wall seconds, and the CPU seconds it
+    used by then."""
     with TempHome("ready") as home:
         start = monotonic()
         proc = subprocess.Popen(
             [
                 sys.executable,
-                str(ROOT / "bin" / "wilson"),
+                str(root / "bin" / "wilson"),
                 "--home",
                 str(home),
                 "--log-level",
@@ -64,7 +89,7 @@ def _ready_seconds() -> float:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=_env(),
+            env=_start_env(root),
             cwd=str(home),
         )
         try:
@@ -73,6 +98,7 @@ def _ready_seconds() -> float:
             for line in proc.stdout:
                 if line.startswith("[") and "Wilson" in line:
                     elapsed = monotonic() - start
+                    cpu = _cpu_seconds(proc.pid)
                     break
             else:
                 raise RuntimeError("wilson run printed no delivery")
@@ -82,12 +108,30 @@ def _ready_seconds() -> float:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    return elapsed
+    return elapsed, cpu
+
+
+def ready_against(other: Path, repeats: int) -> list[str]:
+    """This tree's start beside another's (an untouched copy of main, say), alternated start by start so that
+    both meet the same load of a shared machine: the median wall and CPU seconds to the first delivery of each."""
+    trees = [ROOT, other.resolve()]
+    for tree in trees:
+        _ready_seconds(tree)  # untimed: caches the byte-code
+    starts: dict[Path, list[tuple[float, float | None]]] = {tree: [] for tree in trees}
+    for _ in range(repeats):
+        for tree in trees:
+            starts[tree].append(_ready_seconds(tree))
+    lines = []
+    for tree in trees:
+        walls, cpus = [w for w, _ in starts[tree]], [c for _, c in starts[tree] if c is not None]
+        cpu = f", CPU median {statistics.median(cpus):.3f} s" if cpus else ""
+        lines.append(f"{tree}: wall median {statistics.median(walls):.3f} s (best {min(walls):.3f}){cpu}")
+    return lines + [f"{repeats} starts each, alternated; load average {os.getloadavg()[0]:.1f} at the end"]
 
 
 def _bare_import_seconds() -> float:
     start = monotonic()
-    subprocess.run([sys.executable, "-c", f"import {LIBRARIES}"], check=True, env=_env())
+    subprocess.run([sys.executable, "-c", f"import {LIBRARIES}"], check=True, env=_start_env())
     return monotonic() - start
 
 
@@ -235,7 +279,9 @@ def run(quick: bool = False) -> dict:
     days = 7 if quick else 30
     _ready_seconds()  # untimed: byte-compiles what the first run would
     _bare_import_seconds()
-    ready = [_ready_seconds() for _ in range(repeats)]
+    starts = [_ready_seconds() for _ in range(repeats)]
+    ready = [wall for wall, _ in starts]
+    cpus = [cpu for _, cpu in starts if cpu is not None]
     bare = [_bare_import_seconds() for _ in range(repeats)]
     wilson, plain = _child(f"wilson:{days}"), _child("bare")
     idle_s = 20 if quick else 40  # whole multiples of the 10 s interval: the same number of looks in any phase
@@ -250,9 +296,11 @@ def run(quick: bool = False) -> dict:
             "bare python importing the same libraries",
             round(bare_s, 3),
             ratio(ready_s, bare_s),
-            "",
-            None,
-            f"median of {repeats}; Wilson(...).start() in process: {wilson['start_seconds']} s",
+            "<= 0.5 s",
+            ready_s <= 0.5,
+            f"median of {repeats}"
+            + (f"; CPU by then {statistics.median(cpus):.3f} s" if cpus else "")
+            + f"; Wilson(...).start() in process: {wilson['start_seconds']} s",
         ),
         Figure(
             "RSS after one simulated hour (a day's input, offline model)",
@@ -307,6 +355,7 @@ def run(quick: bool = False) -> dict:
         figures,
         {
             "ready_s": ready,
+            "ready_cpu_s": cpus,
             "bare_import_s": bare,
             "wilson": wilson,
             "bare": plain,
@@ -322,7 +371,17 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # wilson, bare or idle:INTERVAL:SECONDS
+    parser.add_argument(
+        "--ready-against",
+        metavar="DIR",
+        type=Path,
+        help="only the start to the first delivery, alternated with the tree at DIR (e.g. `git archive` of main)",
+    )
+    parser.add_argument("--repeats", type=int, default=9, help="starts of each tree with --ready-against")
     args = parser.parse_args(argv)
+    if args.ready_against:
+        print("\n".join(ready_against(args.ready_against, args.repeats)))
+        return 0
     if args.child:
         if args.child.startswith("idle:"):
             _, interval, seconds = args.child.split(":")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import subprocess
 import sys
 import threading
 from datetime import date, datetime, timedelta, timezone
@@ -30,6 +31,7 @@ from channels.calendar import channel as calendar_channel
 from storage.db import database
 from storage.models import Cursor, ReceptorBuffer
 from tests.calendar_support import add_event, cancel_event, move_event
+from tests.conftest import ROOT
 from wilson.kernel import config as configmod
 from wilson.kernel.actor import Context
 from wilson.kernel.clock import SimClock
@@ -764,3 +766,27 @@ def test_url_source_through_the_actor(db, make_ctx, no_proxy):
         assert rows()[-1].text == "New place: Trip to Japan, 10–24 April 2027, now at Osaka (was Tokyo)."
     finally:
         server.close()
+
+
+def test_a_calendar_with_nothing_in_it_reads_as_no_events_without_loading_the_parsers():
+    # a process of its own: this one has loaded the parsers already
+    script = (
+        "import sys\n"
+        "from datetime import datetime, timedelta, timezone\n"
+        "from channels.calendar.ics import parse_calendar\n"
+        "from wilson.app.application import EMPTY_CALENDAR\n"
+        "now = datetime(2026, 11, 29, tzinfo=timezone.utc)\n"
+        "found = parse_calendar(EMPTY_CALENDAR.encode(), name='calendar.ics', window_start=now,"
+        " window_end=now + timedelta(days=365))\n"
+        "print(found, 'recurring_ical_events' in sys.modules or 'icalendar' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.split() == ["[]", "False"], out
+    # anything in it, even a time zone alone, is the parser's: an event beside it is read as ever
+    zone = "BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nEND:VTIMEZONE\r\n"
+    assert parse(ics(extra=zone)) == []
+    assert one(ics("UID:a\r\nDTSTART:20261201T100000Z\r\nSUMMARY:Dentist", extra=zone)).title == "Dentist"
+    with pytest.raises(CalendarError):
+        parse(b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n")  # never closed: not a calendar, as before

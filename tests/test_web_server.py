@@ -199,6 +199,32 @@ def test_a_port_already_taken_is_one_error_and_wilson_runs_on(make_app):
         taken.close()
 
 
+def test_a_dashboard_nobody_opened_gives_its_port_back_when_wilson_stops(web):
+    port = kv.get_setting(ADDRESS_KEY)["port"]  # listening, though no page was asked for (its server is not built)
+    web.stop()
+    again = listening_socket("127.0.0.1", port)  # the next Wilson's dashboard can have the port
+    again.close()
+
+
+def test_a_dashboard_that_cannot_be_built_at_its_first_connection_says_so_and_wilson_runs_on(web, monkeypatch):
+    def broken(channel):
+        raise RuntimeError("the page templates are missing")
+
+    monkeypatch.setattr(server, "build", broken)  # built at the first connection, not at start
+    try:
+        httpx.get(base_url() + "/today", timeout=10)
+    except httpx.TimeoutException:
+        raise AssertionError("the connection was left waiting") from None
+    except httpx.TransportError:
+        pass  # refused
+    else:
+        raise AssertionError("a dashboard that could not be built answered")
+    health = wait_for(lambda: (kv.get_cursor(HEALTH_KEY) or {}).get("error"), what="the dashboard's health")
+    assert kv.get_cursor(HEALTH_KEY)["state"] == "unavailable" and "templates are missing" in health
+    web.say("hello")
+    assert web.wait_idle()
+
+
 def test_web_token_prints_the_token_then_a_login_link_and_stores_neither(web):
     from channels.web.cli import web_token
     from storage.models import Setting

@@ -7,7 +7,9 @@ Pykka only with `tell`.
 
 Listening. The socket is bound here, before uvicorn starts, so a port that is taken is
 one clear log line (the rest of Wilson carries on without a dashboard) instead of
-uvicorn's exit. The host is 127.0.0.1 unless `[web] host` names another on purpose, and
+uvicorn's exit. The web stack (uvicorn, Starlette, the page templates) is imported when the
+first connection arrives, which waits in the socket's backlog meanwhile: importing it at start
+would put about 0.1 s of CPU before Wilson's first answer, for a dashboard most starts never open. The host is 127.0.0.1 unless `[web] host` names another on purpose, and
 then a warning says that the dashboard can be reached from the network. Port 0 takes a
 free port; the address in use is written to Setting "web:address" (`wilson web-token`
 prints a login URL with it).
@@ -41,16 +43,15 @@ from datetime import timedelta
 import asyncio
 
 from loguru import logger
-import uvicorn
 
 from actors.proposals import commands, make, rules
 from actors.proposals.words import undo_named
 from channels.base import Channel
 from channels.loopthread import LoopThread
 from channels.mcp import serve
-from channels.web import fetching, protocol, server, watcher
+from channels.web import fetching, watcher
 from channels.web.address import ADDRESS_KEY, HEALTH_KEY, is_loopback
-from channels.web.forms import Refused
+from channels.web.refused import Refused
 from storage import decisions, kv, marks, routing
 from storage.db import database
 from storage.models import Approval, DecisionRow, Outbox, Task
@@ -61,6 +62,7 @@ from wilson.kernel.messages import DecisionRecorded, ProposalCreated, StimulusCo
 PRESS = "web_press"  # a mark per dashboard form pressed (storage/marks.py): a double submit counts once
 LOOKS_PER_TICK = 20  # sources looked at in one go; the rest stay due for the next tick
 _UNBUILT = object()  # the MCP endpoint before its first request
+ACTIONS = ("approve", "reject", "modify")  # what a press on the Proposals page decides
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -93,6 +95,7 @@ class WebChannel(Channel):
         self._mcp: object = _UNBUILT  # Wilson's MCP endpoint, an ASGI app (or None): see mcp_endpoint
         self._mcp_building: asyncio.Lock | None = None
         self._mcp_stop: asyncio.Event | None = None
+        self._listening: socket.socket | None = None  # closed at stop, also when no request came to serve
         self.address: tuple[str, int] | None = None
 
     # Lifecycle (actor thread) ------------------------------------------------------------------
@@ -154,6 +157,32 @@ class WebChannel(Channel):
     # Loop side ---------------------------------------------------------------------------------
     async def _serve(self, sock: socket.socket) -> None:
         self._mcp_building = asyncio.Lock()
+        self._listening = sock
+        self._serving = self.looper.loop.create_task(self._serve_when_asked(sock))
+
+    async def _serve_when_asked(self, sock: socket.socket) -> None:
+        asked = self.looper.loop.create_future()
+        self.looper.loop.add_reader(sock.fileno(), lambda: asked.done() or asked.set_result(None))
+        try:
+            await asked  # a connection waits to be accepted
+        finally:
+            self.looper.loop.remove_reader(sock.fileno())
+        try:
+            self.uvicorn = self._server()
+        except Exception as exc:  # what start would have said: the dashboard is off, and no one waits on it
+            logger.error("the dashboard could not start: {}: {}; Wilson runs on without it", type(exc).__name__, exc)
+            sock.close()
+            self._health("unavailable", f"{type(exc).__name__}: {exc}")
+            return
+        await self.uvicorn.serve(sockets=[sock])
+
+    def _server(self):
+        # lazy: the web stack loads at the first connection, not at start (see "Listening" above)
+        import uvicorn
+
+        # lazy: the pages and their server, made of that stack
+        from channels.web import protocol, server
+
         config = uvicorn.Config(
             server.build(self),
             log_config=None,
@@ -166,8 +195,7 @@ class WebChannel(Channel):
             date_header=False,
             timeout_graceful_shutdown=self.stop_grace,
         )
-        self.uvicorn = uvicorn.Server(config)
-        self._serving = self.looper.loop.create_task(self.uvicorn.serve(sockets=[sock]))
+        return uvicorn.Server(config)
 
     async def mcp_endpoint(self):
         """Wilson as an MCP server at /mcp (channels/mcp/serve.py), an ASGI app; None when [mcp] serve_http is
@@ -218,6 +246,11 @@ class WebChannel(Channel):
             except (asyncio.TimeoutError, Exception) as exc:
                 logger.debug("web server stop: {}", exc)
                 self._serving.cancel()
+        elif self._serving is not None:
+            self._serving.cancel()  # nobody asked for a page: there is no server to stop
+            await asyncio.gather(self._serving, return_exceptions=True)
+        if self._listening is not None:
+            self._listening.close()  # the replacement binds the port again
         await self.looper.finish_jobs(self.stop_grace)
         # what a library left running on this loop (the MCP SDK's SSE responses start a shutdown watcher that
         # polls forever): ended here, not destroyed pending when the loop closes
@@ -236,7 +269,7 @@ class WebChannel(Channel):
     def decide(self, approval_id: int, action: str, text: str, nonce: str | None, items: tuple[int, ...] = ()) -> int:
         """A press on the Proposals page: a decision row, then the gate is told. `items` narrows approve
         or reject to those items; the others stay pending (as Telegram's per-item answers do)."""
-        if action not in server.ACTIONS:
+        if action not in ACTIONS:
             raise Refused(400, "Choose approve, modify or reject.")
         if action == "modify" and not text:
             raise Refused(400, "Say what should change, then press Modify.")

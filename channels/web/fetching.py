@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
-from urllib.robotparser import RobotFileParser
 
 from wilson.kernel import deadline
 
@@ -122,6 +121,9 @@ def robots_allow(http: httpx.Client, url: str, seconds: float | None = None) -> 
         fetched = fetch(http, robots, seconds=seconds)
     except WatchError as exc:
         return "HTTP 401" not in str(exc) and "HTTP 403" not in str(exc)
+    # lazy: urllib.robotparser brings urllib.request and http.client, at a watch's first look, not at every start
+    from urllib.robotparser import RobotFileParser
+
     rules = RobotFileParser()
     rules.parse(fetched.body[:ROBOTS_BYTES].decode("utf-8", "replace").splitlines())
     return rules.can_fetch(USER_AGENT.split("/", 1)[0], url)

@@ -19,18 +19,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from channels.web import auth, pages
+from channels.web.refused import Refused
 from wilson.kernel.timeparse import date_or_datetime
 
 COOKIE = "wilson_session"
 MAX_BODY = 16 * 1024  # bytes: forms and API calls are a few words; anything bigger is refused
 MAX_TEXT = 4000
 BODY_SECONDS = 20.0  # to receive a body of at most MAX_BODY, from the end of its headers
-
-
-class Refused(Exception):
-    def __init__(self, status: int, text: str, login: bool = False):
-        super().__init__(text)
-        self.status, self.text, self.login = status, text, login
 
 
 def wants_json(request: Request) -> bool:

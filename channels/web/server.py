@@ -53,7 +53,6 @@ from wilson.kernel.bounds import MAX_ID
 
 STATIC = Path(__file__).resolve().parent / "static"
 INTAKE_TEXT = 8000  # characters of one item posted to /api/stimuli (the body is capped at MAX_BODY too)
-ACTIONS = ("approve", "reject", "modify")
 PUBLIC = {"/login"}  # the only routes reachable without the user
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "

@@ -13,10 +13,10 @@ import sys
 
 from loguru import logger
 
-from channels.telegram.access import paired_users, parse_ids
+from channels.email import settings as email_settings
 from channels.web.cli import dashboard_line
 from storage import ingress_lock
-from wilson.app import checkup, home_guard
+from wilson.app import home_guard
 from wilson.app.application import Wilson
 from wilson.app.repl import main as repl_main
 from wilson.kernel import clock as clockmod
@@ -38,10 +38,14 @@ PAIR_HINT = (
 
 def cmd_run(opts, config) -> int:
     level = opts.log_level or "INFO"
-    missing = checkup.folders_at_start(config)  # a folder that names nothing would be read as empty for ever
-    if missing:
-        print(f"wilson: {redact(missing)}", file=sys.stderr)
-        return 2
+    if email_settings.enabled(config):
+        # lazy: the checks load every channel's client; only a mail account is checked before the start
+        from wilson.app import checkup
+
+        missing = checkup.folders_at_start(config)  # a folder that names nothing would be read as empty for ever
+        if missing:
+            print(f"wilson: {redact(missing)}", file=sys.stderr)
+            return 2
     if not config.get("telegram", "token") and opts.role == "all" and not opts.no_terminal:
         print(TELEGRAM_HINT, flush=True)
         args = ["--clock", "real", "--log-level", level]
@@ -71,6 +75,9 @@ def cmd_run(opts, config) -> int:
                     else "without a chat channel"
                 )
                 print(f"Wilson is running {where} (role {opts.role}). Ctrl-C stops it.", flush=True)
+                # lazy: Telegram's modules load only where it runs (not at a terminal)
+                from channels.telegram.access import paired_users, parse_ids
+
                 if (
                     config.get("telegram", "token")
                     and not parse_ids(config.get("telegram", "allowed_users"))

@@ -63,7 +63,6 @@ from wilson.model.errors import (
 from wilson.model.offline import OfflineProvider
 from wilson.model.replay import Recorder, ReplayTransport
 from wilson.model.replies import BadOutput, ChatResult, cost, parse_reply, prices, token_counts, usd
-from wilson.model.scripted import load_script
 from wilson.model.transports import HttpTransport, OfflineTransport
 
 
@@ -1013,6 +1012,9 @@ def make_synapse(config, clock, llm: str | None = None, **kw) -> Synapse:
     if llm.startswith(("http://", "https://")):
         return Synapse(with_base_url(config, llm), clock, **kw)
     if llm.startswith("scripted:"):
+        # lazy: the scripted server (http.server and the email parser) only for a scripted model, not every start
+        from wilson.model.scripted import load_script
+
         server = load_script(llm[len("scripted:") :])
         base_url = server.start()
         try:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from wilson.kernel.lazy_regex import lazy_regex
+
 # verbs of one act, as a person writes a task; the first word of a command
 ACT_VERBS = frozenset(
     """
@@ -25,10 +27,10 @@ photocopy copy download chase
 )
 # framing of a need before the act: "I need to", "we have to", "I must"
 _NEED = r"(?:(?:i|we)\s+(?:really\s+|still\s+|also\s+|definitely\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+)"
-_COMMAND_RE = re.compile(rf"^\s*(?:please\s+)?{_NEED}?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.I | re.S)
+_COMMAND_RE = lazy_regex(rf"^\s*(?:please\s+)?{_NEED}?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.I | re.S)
 # Wilson asked to act ("book me a table", "thank you"); "it" alone, something said before; a noun that does something
 # ("Service was great", "change of plans")
-_NOT_A_TASK_RE = re.compile(
+_NOT_A_TASK_RE = lazy_regex(
     r"^\s+(?:me|us|you|ya|i|we|they|he|she|any|anything)\b|^\s+(?:it|that|this|them|him|her)\b"
     r"|^\s+(?:of|is|was|are|were|has|had|will|would|can|could|should|looks|seems|went)\b",
     re.I,

@@ -20,6 +20,7 @@ from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
+from wilson.kernel.lazy_regex import lazy_regex
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
 # Only words that answer a question: "great" or "fine" said about something else must not approve a plan.
@@ -31,26 +32,26 @@ _YES = (
 )
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
-YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
-NO_RE = re.compile(
+YES_RE = lazy_regex(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+NO_RE = lazy_regex(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
     r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
     r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$"
 )
-EXCEPT_RE = re.compile(
+EXCEPT_RE = lazy_regex(
     rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
     r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$"
 )
-SKIP_RE = re.compile(
+SKIP_RE = lazy_regex(
     rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
     r"(?:the rest|everything else|the others))?$"
 )
-REJECT_ITEMS_RE = re.compile(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
-CHANGE_RE = re.compile(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
-PROPOSAL_REF_RE = re.compile(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
-REMOVE_RE = re.compile(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])", re.I)
+REJECT_ITEMS_RE = lazy_regex(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
+CHANGE_RE = lazy_regex(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
+PROPOSAL_REF_RE = lazy_regex(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
+REMOVE_RE = lazy_regex(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])", re.I)
 
 
 def spoken_decision(chat: Chat, text: str) -> Reply | None:
@@ -108,7 +109,7 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
 
 # "actually make it Sunday", "make it Sunday instead", "change it to 9am": a change to the proposal just made,
 # which names no item because "it" is the whole of what waits ("make it happen", "set it up" say yes, not this)
-CHANGE_IT_RE = re.compile(
+CHANGE_IT_RE = lazy_regex(
     r"^(?:(?:actually|oh|wait|sorry|hmm|no|ok|okay|please|then|can you|could you)\s+)*"
     r"(?:make|change|move|set|switch|shift|push)\s+(?:it|that|this)\b"
     r"(?!\s+(?:up|happen|so|work|official|go)\b)(?P<what>.*?)(?:\s+(?:instead|then|please))*$"
@@ -194,7 +195,7 @@ def done_pending(chat: Chat, what: str) -> Reply | None:
 
 
 # A reminder still proposed, as its item reads (actors/tools/reminders.py describe): a repeating one, or a one-off
-REMINDER_ITEM = re.compile(r"^(?:New reminder:|Remind you once\b)")
+REMINDER_ITEM = lazy_regex(r"^(?:New reminder:|Remind you once\b)")
 
 
 def reminders_proposed(chat: Chat) -> list[tuple[dict, dict]]:
@@ -238,10 +239,10 @@ def proposed_reminder(chat: Chat, what: str) -> Reply | None:
 
 # How items read (actors/tools/tasks.py describe): "New topic: TITLE (SPAN)", a task "… (in TITLE)", and what
 # the proposal adds ("— you already have …")
-TOPIC_ITEM = re.compile(r"^New topic: (?P<title>.+)$")
-ACTION = re.compile(r"^(?:New|Change|Drop|Mark|Close|Rename|Snooze|Stop)\b[^:]{0,20}:\s*")
-ADDED = re.compile(r" — you already have.*$")
-SPAN = re.compile(r" \([^()]*\d[^()]*\)$")  # "(Wed 20 Jan 2027)", "(Sat 1 May – Sun 2 May)"
+TOPIC_ITEM = lazy_regex(r"^New topic: (?P<title>.+)$")
+ACTION = lazy_regex(r"^(?:New|Change|Drop|Mark|Close|Rename|Snooze|Stop)\b[^:]{0,20}:\s*")
+ADDED = lazy_regex(r" — you already have.*$")
+SPAN = lazy_regex(r" \([^()]*\d[^()]*\)$")  # "(Wed 20 Jan 2027)", "(Sat 1 May – Sun 2 May)"
 
 
 def _headline(item: dict) -> str:
@@ -367,7 +368,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
 
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
 # would not take for an hour without its "at"
-HOUR_SAID_RE = re.compile(
+HOUR_SAID_RE = lazy_regex(
     r"(?P<lead>(?:^|\b(?:it|to|for)\s+)(?:(?:actually|then|ok|okay|no|hmm|maybe|rather|or|and)"
     r"\s+)*)(?P<hour>\d{1,2}(?:[:.][0-5]\d)?(?:\s*(?:am|pm))?)(?=\s|$|[.!?])",
     re.I,
@@ -375,12 +376,12 @@ HOUR_SAID_RE = re.compile(
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
-TIME_ONLY = re.compile(
+TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
     r"midnight)$",
     re.I,
 )
-SIMPLE_CRON = re.compile(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
+SIMPLE_CRON = lazy_regex(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
 
 
 def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Found, tz) -> bool:
@@ -415,10 +416,10 @@ def _time_key(item: dict, time_only: bool) -> str | None:
     return None
 
 
-_HALF_SAID = re.compile(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
+_HALF_SAID = lazy_regex(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
 
 
-_DAY_OF_MONTH_RE = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)
+_DAY_OF_MONTH_RE = lazy_regex(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)
 
 
 def _moved(old, found: dates.Found, time_only: bool, tz):

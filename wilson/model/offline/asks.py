@@ -23,6 +23,7 @@ from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_on
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
+from wilson.kernel.lazy_regex import lazy_regex
 
 VERBS = {
     "sign up": "Sign up",
@@ -94,7 +95,7 @@ PASSIVE = {
     "filed": "File",
     "checked in": "Check in",
 }
-_PASSIVE_RE = re.compile(
+_PASSIVE_RE = lazy_regex(
     r"\b(?:must|has to|have to|needs? to|should|is to|are to|is required to|are required to)"
     r"\s+be\s+(?P<verb>"
     + "|".join(sorted(map(re.escape, PASSIVE), key=len, reverse=True))
@@ -103,20 +104,20 @@ _PASSIVE_RE = re.compile(
     re.I,
 )
 # "Amount due: 120 EUR … due date 15 January", "is due on 15 January": something to pay, asked by its date
-_DUE_RE = re.compile(
+_DUE_RE = lazy_regex(
     r"\b(?:is|are|falls?|becomes?)\s+due\s+(?:on|by|before)?\s*(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})|"
     r"\b(?:due date|deadline|payment deadline|frist|fällig(?: am)?)\s*(?:is|:)?\s*"
     r"(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
-_ASK_RE = re.compile(
+_ASK_RE = lazy_regex(
     r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
     r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
 # "within the next two weeks", "within 10 days": a span from the day the mail was sent
-_WITHIN_RE = re.compile(
+_WITHIN_RE = lazy_regex(
     r"^(?:the\s+)?(?:next\s+|von\s+|der\s+nächsten\s+)?(?P<n>\d+|a|one|two|three|four|five|six|"
     r"seven|eight|ten|fourteen|einem|einer|zwei|drei|vier|sechs|acht|zehn|vierzehn)"
     r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b",
@@ -147,7 +148,7 @@ _NUMBERS = {
 _UNITS = {"day": 1, "week": 7, "month": 30, "tag": 1, "woche": 7, "monat": 30}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
-_ASKING_RE = re.compile(
+_ASKING_RE = lazy_regex(
     r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
     r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
     r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
@@ -174,15 +175,15 @@ NOUNS = {
     "submissions": "Submit",
     "renewal": "Renew",
 }
-_NOUN_RE = re.compile(
+_NOUN_RE = lazy_regex(
     r"\b(?P<noun>" + "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True)) + r")\b"
     r"(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,40}?\b(?:closes?|ends?|deadline(?: is)?|is due|are due|must be (?:in|received|made)|"
     r"is open until|are open until)\s+(?:on\s+|by\s+|at\s+)?"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
-_AUTO_RE = re.compile(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
-_PREFIX_RE = re.compile(
+_AUTO_RE = lazy_regex(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
+_PREFIX_RE = lazy_regex(
     r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
     r"erinnerung|mahnung)(?:\s*:|\s+[\-–])\s*)+",
     re.I,
@@ -221,12 +222,12 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
 
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
-_ASIDE_RE = re.compile(r"\s*\((?![A-Z]{2,6}\))[^()]{0,80}\)")  # "(ETA)" names what the sentence is about: kept
-_ABBREVIATION_RE = re.compile(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
+_ASIDE_RE = lazy_regex(r"\s*\((?![A-Z]{2,6}\))[^()]{0,80}\)")  # "(ETA)" names what the sentence is about: kept
+_ABBREVIATION_RE = lazy_regex(r"(?:\b(?:no|nr|ref|approx|incl|ca|e\.g|i\.e|etc)|str)\.(?=\s)", re.I)  # Hauptstr.
 
 
 # "bis zum 1. März": the day's dot ends no sentence
-_DAY_DOT_RE = re.compile(
+_DAY_DOT_RE = lazy_regex(
     r"\b(\d{1,2})\.(?=\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
     r"Oktober|November|Dezember|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Okt|Nov|Dez)\b)"
 )
@@ -238,7 +239,7 @@ def _plain(said: str) -> str:
 
 
 # "within 14 days of the date of this letter", "innerhalb einer Woche ab Datum dieses Schreibens"
-_OF_THE_LETTER = re.compile(
+_OF_THE_LETTER = lazy_regex(
     r"\b(?:(?:of|from|after) the date (?:of|on) (?:this|the|our) (?:letter|notice)|"
     r"(?:ab|nach) (?:dem )?datum (?:dieses|des) (?:schreibens|briefes|bescheids?)|ab briefdatum)\b",
     re.I,
@@ -346,16 +347,16 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
 
 
 # the date is in the subject, the ask in the body: "Paper #57: camera-ready due Feb 3" over "Please upload the final PDF"
-_SUBJECT_DUE_RE = re.compile(
+_SUBJECT_DUE_RE = lazy_regex(
     r"\b(?:due|deadline|closes|fällig|frist|bis|by|until)\b:?\s*(?P<when>[^()\[\]]{3,30})", re.I
 )
-_PLEASE_VERB_RE = re.compile(
+_PLEASE_VERB_RE = lazy_regex(
     r"\b(?:please|kindly|bitte)\s+(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b",
     re.I,
 )
 
 
-_ANY_VERB_RE = re.compile(
+_ANY_VERB_RE = lazy_regex(
     r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b", re.I
 )
 
@@ -379,8 +380,8 @@ def _asked_in_subject(subject: str, said: str, sent: datetime, today, tz) -> tup
 
 
 # "HU/AU fällig im März 2027", "your MOT is due in March": due that month, and an appointment to book for it
-_DUE_IN_MONTH_RE = re.compile(r"\b(?:fällig|due)\s+(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)", re.I)
-_BOOKING_RE = re.compile(
+_DUE_IN_MONTH_RE = lazy_regex(r"\b(?:fällig|due)\s+(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)", re.I)
+_BOOKING_RE = lazy_regex(
     r"\btermin\w*\b[^.!?\n]{0,40}\bvereinbar\w*|\bvereinbaren sie\b|\bbook (?:an|your) "
     r"appointment\b|\bmake an appointment\b",
     re.I,
@@ -422,14 +423,14 @@ def _overlapping(pattern: re.Pattern, sentence: str):
 
 # "please read it, sign the declaration and return it by …": one request listing several things, the verb in it
 # asked for as well; not when someone else does it ("please note that we will confirm your booking by …")
-_LISTED_RE = re.compile(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$", re.I)
+_LISTED_RE = lazy_regex(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$", re.I)
 
 
 def _asking(before: str) -> bool:
     return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
 
 
-_THEN_RE = re.compile(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
+_THEN_RE = lazy_regex(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
 
 
 def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
@@ -503,7 +504,7 @@ GERMAN = {
 _GERMAN_VERB = "(?:" + "|".join(sorted(map(re.escape, GERMAN), key=len, reverse=True)) + r")\w*"
 _GERMAN_BY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?|(?P<within>innerhalb)(?:\s+von)?)\s+"
 _GERMAN_WHEN = r"(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}"
-_GERMAN_RE = re.compile(
+_GERMAN_RE = lazy_regex(
     r"\bbitte\b\s+(?P<verb>"
     + _GERMAN_VERB
     + r")\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?\b"
@@ -529,7 +530,7 @@ _GERMAN_RE = re.compile(
 )
 
 
-_FIRST_ASK_RE = re.compile(
+_FIRST_ASK_RE = lazy_regex(
     r"\b(?:please|kindly)\s+(?P<verb>"
     + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True))
     + r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$",
@@ -537,7 +538,7 @@ _FIRST_ASK_RE = re.compile(
 )
 _BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})"
 # what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
-_NEEDED_BY_RE = re.compile(
+_NEEDED_BY_RE = lazy_regex(
     r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
     r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
     r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY,
@@ -561,14 +562,14 @@ _GERUNDS = {
     "completing": "Complete",
     "confirming": "Confirm",
 }
-_DEADLINE_FOR_RE = re.compile(
+_DEADLINE_FOR_RE = lazy_regex(
     r"\bdeadline for (?P<verb>\w+ing)\b(?P<what>[^.!?\n]{0,50}?)\s+(?:is|:)\s+"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
-_PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
+_PRONOUN_RE = lazy_regex(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 # what the sentence before says the reader needs: "travellers now need an Electronic Travel Authorisation (ETA)"
-_NEEDED_RE = re.compile(
+_NEEDED_RE = lazy_regex(
     r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
     r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
     r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))"
@@ -586,7 +587,7 @@ def _antecedent(what: str, before: str) -> str:
 
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
 # pronoun, a manner or a channel ("them", "online", "via the form")
-_VAGUE_OBJECT = re.compile(
+_VAGUE_OBJECT = lazy_regex(
     r"^(?:(?:it|them|this|that|these|those|us|me|online|here|now|again|back|up|in|the|a|an|"
     r"your|our|"
     r"asap|soon)\b\s*)+$|^(?:via|through|on|at|with|to|for|from|by|using|in)\b",

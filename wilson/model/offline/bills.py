@@ -16,10 +16,11 @@ from datetime import date, datetime, timedelta
 from wilson.model.offline import dates
 from wilson.model.offline.essentials import essentials, owed
 from wilson.model.offline.mailtext import sent_at
+from wilson.kernel.lazy_regex import lazy_regex
 
-BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
+BILL_RE = lazy_regex(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\b", re.I)
 # a receipt or a refund is a bill already settled
-SETTLED_RE = re.compile(
+SETTLED_RE = lazy_regex(
     r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
     r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
     r"(?:credit card|card|paypal)|nothing to pay)\b"
@@ -28,32 +29,32 @@ SETTLED_RE = re.compile(
     re.I,
 )
 # a renewal already done and charged is a receipt: nothing to decide before it
-RENEWED_RE = re.compile(
+RENEWED_RE = lazy_regex(
     r"\b(?:has|have) been (?:automatically |successfully )?renewed\b|\bwas (?:automatically |"
     r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
     re.I,
 )
-RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
+RENEWAL_RE = lazy_regex(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
-SIGN_RE = re.compile(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
+SIGN_RE = lazy_regex(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
 SIGNED_THINGS = ("lease", "contract")
 # what renews: the thing a renewal notice is about
-RENEWABLE_RE = re.compile(
+RENEWABLE_RE = lazy_regex(
     r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
     r"domain|passport|permit|registration|plan|lease)\b",
     re.I,
 )
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
 # ("we will offer the space to the next tenant", "save the scan" are no offer)
-OFFER_RE = re.compile(
+OFFER_RE = lazy_regex(
     r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
     r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
     r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off",
     re.I,
 )
 # (not "log in to your account": real bills and insurers say it too)
-PHISHING_RE = re.compile(
+PHISHING_RE = lazy_regex(
     r"\b(verify|verification|locked|suspended|unusual activity|confirm your (?:identity|account|"
     r"details)|gift ?cards?|bitcoin|crypto|wire transfer|prize|you(?:'ve| have) won|"
     r"ignore (?:all |any |your )?(?:previous|prior) (?:instructions|rules)|assistant:|"
@@ -61,7 +62,7 @@ PHISHING_RE = re.compile(
     re.I,
 )
 # words before a date that make it the date to pay by, or the date something renews
-DUE_CUE_RE = re.compile(
+DUE_CUE_RE = lazy_regex(
     r"\b(pay|paid|payable|due|by|before|until|till|deadline|debit\w*|collected|renew\w*|"
     r"expir\w*|runs? out|ends?|fällig|bis)\b[^.!?\n]{0,25}$",
     re.I,
@@ -114,7 +115,7 @@ def _date_to_act_by(text: str, now: datetime, tz, sent: datetime | None = None) 
 
 
 # words before a date that make it the last day to cancel, switch or say no to a renewal
-NOTICE_CUE_RE = re.compile(
+NOTICE_CUE_RE = lazy_regex(
     r"\b(?:cancel\w*|switch\w*|terminat\w*|opt out|kündig\w*|widerspr\w*|notice|let us know|"
     r"tell us|contact us|inform us|write to us)\b[^.!?\n]{0,50}?(?:\b(?:by|before|until|no later than|"
     r"bis(?: zum)?|spätestens(?: am)?)\s*)?$",
@@ -239,7 +240,7 @@ def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
 
-_QUOTE_HEAD = re.compile(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
+_QUOTE_HEAD = lazy_regex(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
 
 
 def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:

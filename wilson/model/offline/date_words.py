@@ -13,14 +13,15 @@ in a new version is known here with it.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-_LETTERS = re.compile(r"[^\W\d_]+")
-_ESCAPE = re.compile(r"\\.")  # "\d", "\s" in a pattern of the parser's data are no words
+from wilson.kernel.lazy_regex import lazy_regex
+
+_LETTERS = lazy_regex(r"[^\W\d_]+")
+_ESCAPE = lazy_regex(r"\\.")  # "\d", "\s" in a pattern of the parser's data are no words
 # a token that is a plain number or a word with digits ("3", "ping3", "3rd"), a stop after it: the parser makes no
 # date of it that `dates.search` keeps unless a word of it is the parser's (checked apart)
-_PLAIN_TOKEN = re.compile(r"[^\W_]+[.,;!?]*")
+_PLAIN_TOKEN = lazy_regex(r"[^\W_]+[.,;!?]*")
 
 
 def _strings(value):

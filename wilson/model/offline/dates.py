@@ -24,18 +24,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wilson.kernel.timeparse import date_or_datetime
 from wilson.model.offline.date_words import could_hold_date
+from wilson.kernel.lazy_regex import lazy_regex
 
 UTC = timezone.utc
 LANGUAGES = ["en", "de", "fr", "es"]
 _LANGUAGES_KEY = tuple(LANGUAGES)
 
-ISO_RE = re.compile(
+ISO_RE = lazy_regex(
     r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::\d{2}(?:\.\d+)?)?"
     r"(Z|[+-]\d{2}:?\d{2})?)?"
 )
 _MONTH_NAMES = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTH_NAMES.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_EDGE_RE = re.compile(
+_EDGE_RE = lazy_regex(
     r"\b(end|beginning|start)\s+of\s+(?:the\s+)?(?:(next|this)\s+)?(month|"
     + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
     + r")\b",
@@ -43,28 +44,28 @@ _EDGE_RE = re.compile(
 )
 # A phrase is a date only when it names a day: a number, a weekday or a relative word.
 # "March 2027 was busy" and "I may" are not deadlines.
-_DAYLIKE_RE = re.compile(
+_DAYLIKE_RE = lazy_regex(
     r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
     r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b",
     re.I,
 )
-_TIME_RE = re.compile(
+_TIME_RE = lazy_regex(
     r"\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\d{1,2}:\d{2}|\bat\s+\d{1,2}\b"
     r"|\b(tonight|noon|midnight)\b",
     re.I,
 )
-_NOT_DATES = re.compile(
+_NOT_DATES = lazy_regex(
     r"^(?:now|second|sec|min|mins|minute|may|march|sun|sat|mon|wed|date|day|week|month|"
     r"\d+(?:\.\d+)?)$",
     re.I,
 )
-_ORDINAL_ONLY = re.compile(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
-_STRIP_LEAD = re.compile(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
+_ORDINAL_ONLY = lazy_regex(r"^(?:on\s+|by\s+|the\s+)*(\d{1,2})(st|nd|rd|th)?$", re.I)
+_STRIP_LEAD = lazy_regex(r"^(?:on|by|before|until|till|at|for|in|from|the|due|next to)\s+", re.I)
 # "at 9": dateparser reads a bare number as a day of the month (or keeps the current time), so the hour
 # is read here, and so is "at 6 a.m.", which the parser takes for 00:00. Not "at 9am", "at 9:30", "at 9.30",
 # "at 10%", "at 3 days".
-_BARE_HOUR_RE = re.compile(
+_BARE_HOUR_RE = lazy_regex(
     r"\b(?:at|um)\s+(?P<hour>\d{1,2})(?:\s*o'?clock)?(?![\d:]|\.\d|\s*(?:am\b|pm\b|"
     r"h\b|uhr\b|%|st\b|nd\b|rd\b|th\b|min|hour|hrs?\b|days?\b|weeks?\b|months?\b|"
     r"years?\b|percent))(?:\s*(?P<half>a\.m\.|p\.m\.))?",
@@ -73,7 +74,7 @@ _BARE_HOUR_RE = re.compile(
 # "half past 5", "quarter to 6", "at half 5" (5:30, as said in Britain): an hour of the 12-hour clock like a bare
 # hour's, and read as one (bare_hour); the parser reads none of them
 # Without "at" it is a time only where it stands as one, not a name ("the quarter past 7 train").
-SPOKEN_CLOCK_RE = re.compile(
+SPOKEN_CLOCK_RE = lazy_regex(
     r"\b(?P<at>at\s+)?(?:(?P<part>quarter|half)\s+(?P<rel>past|to)\s+(?P<hour>\d{1,2})"
     r"|at\s+half\s+(?P<british>\d{1,2}))(?:\s*o'?clock)?"
     r"(?!\s*(?:[\d:%]|an?\b(?!\.m\.)|hours?\b))"
@@ -83,22 +84,22 @@ SPOKEN_CLOCK_RE = re.compile(
     re.I,
 )
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
-_EVENING_RE = re.compile(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
+_EVENING_RE = lazy_regex(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
-_MORNING_RE = re.compile(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
+_MORNING_RE = lazy_regex(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
 # the part of the day said beside the hour belongs to the phrase: "at 8 this evening"
 _DAYPART = r"(?:(?:this|in the|tomorrow)\s+(?:morning|afternoon|evening|night)|tonight)"
-_DAYPART_AFTER = re.compile(rf"^[\s,]*{_DAYPART}\b", re.I)
-_DAYPART_BEFORE = re.compile(rf"\b{_DAYPART}[\s,]*$", re.I)
+_DAYPART_AFTER = lazy_regex(rf"^[\s,]*{_DAYPART}\b", re.I)
+_DAYPART_BEFORE = lazy_regex(rf"\b{_DAYPART}[\s,]*$", re.I)
 # a part of the day with no time written is its usual hour, for a one-off reminder as for a repeating one
 PART_OF_DAY_HOURS = {"morning": 9, "lunchtime": 12, "lunch": 12, "afternoon": 14, "evening": 18, "night": 21}
-_PART_RE = re.compile(r"\b(morning|lunchtime|lunch|afternoon|evening|night)\b", re.I)
+_PART_RE = lazy_regex(r"\b(morning|lunchtime|lunch|afternoon|evening|night)\b", re.I)
 # an hour said right before a part of the day ("at 6 in the morning", "half past 5 in the morning") is read with it
-_HOUR_BEFORE_RE = re.compile(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
+_HOUR_BEFORE_RE = lazy_regex(r"\b(?:at|past|to|at half)\s+\d{1,2}(?:\s*o'?clock)?[\s,]*$", re.I)
 # the part said without a day ("this evening", "in the morning", "at lunchtime"), or apart from one
 # ("tomorrow in the evening"): the parser reads neither
-_PART_ALONE_RE = re.compile(
+_PART_ALONE_RE = lazy_regex(
     r"\b(?:(?P<this>this)|in the|at)\s+(?P<part>morning|lunchtime|lunch|afternoon|evening)\b", re.I
 )
 
@@ -332,7 +333,7 @@ ZONE_OFFSETS = {
     "PST": -8,
     "PDT": -7,
 }
-_ZONE_AFTER = re.compile(
+_ZONE_AFTER = lazy_regex(
     r"\s*\(?(?P<zone>" + "|".join(ZONE_OFFSETS) + r")(?:(?P<sign>[+-])(?P<hours>\d{1,2})"
     r"(?::?(?P<minutes>[0-5]\d))?)?\)?(?![\w+-])",
     re.I,
@@ -392,14 +393,14 @@ class Clock:
 
 # "3pm", "at 10:30am", "at 17:30": a time written out, read here so that it joins the day beside it as a bare
 # hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
-_CLOCK_TIME_RE = re.compile(
+_CLOCK_TIME_RE = lazy_regex(
     r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
     r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])",
     re.I,
 )
 # a time that is the end or the start of a range of hours ("9am-5pm", "2pm to 4pm") is opening hours, no moment
-_IN_A_RANGE_AFTER = re.compile(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
-_IN_A_RANGE_BEFORE = re.compile(
+_IN_A_RANGE_AFTER = lazy_regex(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
+_IN_A_RANGE_BEFORE = lazy_regex(
     r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$|"
     r"\bbetween\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+and\s*$",
     re.I,
@@ -412,12 +413,12 @@ _COUNT_UNITS = (
     r"(?:min|hour|hr|h\b|day|week|month|year|time|people|person|guest|euro|eur\b|€|dollar|usd|\$|pound|gbp|£|"
     r"kg|g\b|km|mile|%|percent|item|piece|page|step|litre|liter|l\b|cm|m\b)"
 )
-_BETWEEN_COUNT_RE = re.compile(
+_BETWEEN_COUNT_RE = lazy_regex(
     r"\bbetween\s+(?:[€$£]\s*\d+(?:[.,]\d+)?\s+and\s+[€$£]\s*\d+(?:[.,]\d+)?|"
     r"\d+(?:[.,]\d+)?\s*[€$£]?\s+and\s+\d+(?:[.,]\d+)?\s*" + _COUNT_UNITS + r"\w*)",
     re.I,
 )
-_BETWEEN_HOURS_RE = re.compile(
+_BETWEEN_HOURS_RE = lazy_regex(
     r"\bbetween\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s+and\s+(?P<end>\d{1,2})"
     r"(?:[:.][0-5]\d)?(?:\s*(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w))?"
     r"(?![\d:./€$£]|\s*(?:st|nd|rd|th|of|jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|"
@@ -508,8 +509,8 @@ def _with_parts(text: str, found: list[Found], now: datetime, tz: ZoneInfo) -> l
     return found
 
 
-_RANGE_START = re.compile(r"\bbetween\s+(?:at\s+)?$", re.I)
-_RANGE_TAIL = re.compile(r"\s+and\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\w)", re.I)
+_RANGE_START = lazy_regex(r"\bbetween\s+(?:at\s+)?$", re.I)
+_RANGE_TAIL = lazy_regex(r"\s+and\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\w)", re.I)
 
 
 def _with_range(text: str, clock: Clock) -> Clock:
@@ -545,7 +546,7 @@ def _blank(match: re.Match) -> str:
 
 
 # what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
-_BETWEEN = re.compile(
+_BETWEEN = lazy_regex(
     r"[\s,@]*(?:\(?(?:" + "|".join(ZONE_OFFSETS) + r")\)?[\s,]*)?"
     r"(?:(?:on|at|between|from)\s+)?",
     re.I,
@@ -604,7 +605,7 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
 
 # "in 2 hours", "in 30 minutes", "in an hour", "in half an hour", "in 1.5 hours", "in 2h", "in 1 hour 30 minutes";
 # not a verb's "in" ("check in 2 hours before the flight", "log in 5 minutes early")
-_IN_A_WHILE_RE = re.compile(
+_IN_A_WHILE_RE = lazy_regex(
     r"(?<!\bcheck )(?<!\blog )(?<!\bsign )(?<!\bplug )(?<!\bfill )(?<!\bhand )(?<!\bturn )(?<!\bcall )(?<!\bdrop )"
     r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b"
     r"(?:\s*(?:and\s+)?(?P<n2>\d{1,2})\s*(?:minutes?|mins?)\b)?"
@@ -621,7 +622,7 @@ def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
 
 
 # "in June": a month named alone is no day, except where the caller asks for one (a reminder: its 1st)
-_IN_A_MONTH_RE = re.compile(
+_IN_A_MONTH_RE = lazy_regex(
     r"\b(?:in|early in|in early|at the start of)\s+(?P<month>"
     + "|".join(m.lower() for m in calendar.month_name if m)
     + r")(?:\s+(?P<year>\d{4}))?\b",
@@ -644,7 +645,7 @@ def _month_start(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 # the coming one, as it reads "on Wednesday"); "next Thursday, 7 Jan" is the day written
 # Days said against a week, which the date parser's search reads without the week ("Friday next week" is this
 # Friday, "by the day after tomorrow" tomorrow): "the end of the week" and "before the weekend" are its Friday
-_WEEK_SAID_RE = re.compile(
+_WEEK_SAID_RE = lazy_regex(
     r"\b(?:the\s+)?day\s+after\s+tomorrow\b(?P<overmorrow>)"
     r"|\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<end_next>next)\s+)?week\b"
     r"|\bbefore\s+the\s+weekend\b(?P<before_weekend>)"
@@ -674,7 +675,7 @@ def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
 # reads as a day); the deadline is the last day of the month before it
-_BEFORE_MONTH_RE = re.compile(
+_BEFORE_MONTH_RE = lazy_regex(
     r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>"
     + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
     + r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)",
@@ -684,14 +685,14 @@ _BEFORE_MONTH_RE = re.compile(
 
 # "31.01.", "by 15.01": a day and a month in digits, as written where the day comes first (not "at 9.30", not
 # "96.40 €", not "v1.20")
-_DAY_DOT_MONTH_RE = re.compile(
+_DAY_DOT_MONTH_RE = lazy_regex(
     r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
     r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))",
     re.I,
 )
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
 # (a feast said alone is what the days are, not when: "we're spending Christmas in Rome from Dec 20")
-_FEAST_RE = re.compile(
+_FEAST_RE = lazy_regex(
     r"\b(?:(?P<before>before|ahead of)|by|until|till|on|at|over|for)\s+(?:the\s+)?(?P<feast>easter(?:\s+(?:sunday|monday))?|good friday|"
     r"christmas(?:\s+(?:eve|day))?|xmas(?:\s+eve)?|new year'?s?(?:\s+(?:eve|day))?|boxing day)\b",
     re.I,
@@ -700,7 +701,7 @@ _FEAST_RE = re.compile(
 
 # a stretch of days in one month, "March 10-12", "10–12 March": the parser reads neither; it starts on the first
 _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
-_DAY_RANGE_RE = re.compile(
+_DAY_RANGE_RE = lazy_regex(
     rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
     rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
     rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b",
@@ -708,16 +709,16 @@ _DAY_RANGE_RE = re.compile(
 )
 # the middle of a month and the end of a quarter, which the parser reads as no day ("mid-February", "the middle of
 # the month", "end of Q1", "end of the quarter"), and a day counted in weeks from another ("a week from Friday")
-_MIDDLE_RE = re.compile(
+_MIDDLE_RE = lazy_regex(
     rf"\b(?P<part>mid|the middle of|middle of|late|in\s+late)[\s-]+(?:(?P<month>{_MONTH_ALTERNATIVES})|(?:the\s+|this\s+)?"
     r"(?P<this>month)|(?P<next>next month))\b",
     re.I,
 )
-_QUARTER_RE = re.compile(
+_QUARTER_RE = lazy_regex(
     r"\b(?:the\s+)?end\s+of\s+(?:(?:the\s+)?(?:q|quarter\s*)(?P<q>[1-4])|(?:the|this)\s+quarter)\b", re.I
 )
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKS_FROM_RE = re.compile(
+_WEEKS_FROM_RE = lazy_regex(
     r"\b(?P<n>a|one|two|three|four|[1-4])\s+weeks?\s+(?:from|after)\s+(?P<day>today|tomorrow|"
     + "|".join(_DAY_NAMES)
     + r")\b",
@@ -725,7 +726,7 @@ _WEEKS_FROM_RE = re.compile(
 )
 
 
-_WEEK_AFTER_NEXT_RE = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
+_WEEK_AFTER_NEXT_RE = lazy_regex(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
 _GERMAN_MONTHS = (
     "januar",
     "februar",
@@ -741,13 +742,13 @@ _GERMAN_MONTHS = (
     "dezember",
 )
 # "bis Ende Mai", "Anfang März", "Mitte Februar": a month's edge or middle said in German
-_GERMAN_EDGE_RE = re.compile(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
+_GERMAN_EDGE_RE = lazy_regex(r"\b(?P<edge>ende|anfang|mitte)\s+(?P<month>" + "|".join(_GERMAN_MONTHS) + r")\b", re.I)
 
 
 # "on 3/2", "by 15/01", "exam 2/15": a day and a month with a slash, read in the order the user's place writes them
 # (the other order when that names no day); only after a word that leads to a day, or ending the message ("24/7",
 # "50/50" and "1/2 cup" are no days)
-_SLASH_DAY_RE = re.compile(
+_SLASH_DAY_RE = lazy_regex(
     r"(?:"
     + "|".join(
         rf"(?<=\b{w} )"
@@ -791,7 +792,7 @@ def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 
 # "am 7. April", "13.-20. Feb": a day written with its stop before the month's name, as in German (a stretch of
 # days starts on its first)
-_DAY_STOP_MONTH_RE = re.compile(
+_DAY_STOP_MONTH_RE = lazy_regex(
     r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>"
     + _MONTH_ALTERNATIVES
     + "|"
@@ -812,7 +813,7 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
 
 
 # "within a month", "in one month": the same day next month (the parser reads the month's 1st)
-_A_MONTH_RE = re.compile(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
+_A_MONTH_RE = lazy_regex(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
 
 
 def _a_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
@@ -868,13 +869,13 @@ def _weeks_from(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 
 # an age said before a day is no year: "my mum turns 70 on April 3"
-_AGE_RE = re.compile(
+_AGE_RE = lazy_regex(
     r"\b(?:turns?|turning|aged?|will be|is)\s+(?P<age>\d{1,3})(?=\s+(?:on|in|this|next|tomorrow|today)\b)", re.I
 )
 
 
 # "my husband's 40th on 11 Feb", "Mum's 70th": an age reached, no day (nor the year 2040)
-_AGED_RE = re.compile(
+_AGED_RE = lazy_regex(
     r"\w['’]s?\s+(?P<age>\d{1,3}(?:st|nd|rd|th))\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.I
 )
 
@@ -954,14 +955,14 @@ def _before_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return last if last >= today else None
 
 
-_NEXT_WEEKDAY_RE = re.compile(
+_NEXT_WEEKDAY_RE = lazy_regex(
     r"\bnext\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|"
     r"wed|thu|thurs?|fri|sat|sun)\b",
     re.I,
 )
 
 
-_TIME_SAID_RE = re.compile(
+_TIME_SAID_RE = lazy_regex(
     r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}:\d\d|"
     r"\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)",
     re.I,
@@ -981,7 +982,7 @@ def _in_next_week(phrase: str, value, now: datetime, tz: ZoneInfo):
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's names
 # "the Friday after next": the parser reads "the Friday after" and leaves "next"
-_AFTER_NEXT_RE = re.compile(
+_AFTER_NEXT_RE = lazy_regex(
     r"\b(?:the\s+)?(?P<day>" + "|".join(WEEKDAYS) + r")\s+after\s+"
     r"next(?P<week>\s+week)?\b(?!\s+(?:month|year|weekend|time|one)\b)",
     re.I,
@@ -1000,7 +1001,7 @@ def _after_next(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 
 # "this weekend", "at the weekend": its Saturday (what is left of it, on a weekend day), in a request only
 # ("see you at the weekend" in a mail is news); "next weekend" is left to ask about, as people mean either one by it
-_WEEKEND_RE = re.compile(
+_WEEKEND_RE = lazy_regex(
     r"(?:\b(?:this|at the|on the|over the|at|on|(?:until|till|by|for) the)|^\s*the)\s+weekend\b"
     r"(?!['’]s\b)",
     re.I,
@@ -1138,19 +1139,19 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 
 
 # what an ordinal counts when it is no day of the month
-_COUNTED_AFTER = re.compile(
+_COUNTED_AFTER = lazy_regex(
     r"\s*(?:birthday|bday|anniversary|grade|floor|place|time|edition|row|round|year|semester|"
     r"attempt|try|child|kid)\b",
     re.I,
 )
 # a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
-_CODE_RE = re.compile(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
+_CODE_RE = lazy_regex(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
 # words before a date that make the date parser's search lose the day after them
-_PARSER_MISREADS = re.compile(r"\bbefore\b", re.I)
+_PARSER_MISREADS = lazy_regex(r"\bbefore\b", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
-_ENGLISH_MONTH = re.compile(
+_ENGLISH_MONTH = lazy_regex(
     r"\b(?:january|february|march|april|june|july|august|september|october|november|"
     r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
     re.I,
@@ -1251,5 +1252,5 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
     return today, today + timedelta(days=13), "the next two weeks"
 
 
-_UP_TO_RE = re.compile(r"\b(?:by|before|until|till|up to)\b")
-_NOT_ONE_DAY_RE = re.compile(r"\b(?:after|from|since|between|was|were|did)\b")
+_UP_TO_RE = lazy_regex(r"\b(?:by|before|until|till|up to)\b")
+_NOT_ONE_DAY_RE = lazy_regex(r"\b(?:after|from|since|between|was|were|did)\b")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
-AMOUNT_RE = re.compile(
+from wilson.kernel.lazy_regex import lazy_regex
+
+AMOUNT_RE = lazy_regex(
     r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?\d+(?:[.,]\d+)*"
     r"|\b\d+(?:[.,]\d+)*\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)",
     re.I,
 )
-REFERENCE_RE = re.compile(
+REFERENCE_RE = lazy_regex(
     r"\b(?P<label>reference|ref\.?|payment reference|invoice (?:no\.?|number|#)|booking (?:code|"
     r"reference|number|no\.?)|case (?:no\.?|number)|customer (?:no\.?|number)|order (?:no\.?|"
     r"number)|file (?:no\.?|number)|confirmation (?:code|number)|PNR|aktenzeichen|kassenzeichen|"
@@ -18,8 +20,8 @@ REFERENCE_RE = re.compile(
     r"{0,3})(?<![.])",
     re.I,
 )
-IBAN_RE = re.compile(r"\bIBAN\s*:?\s*(?P<iban>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?)")
-WHERE_RE = re.compile(
+IBAN_RE = lazy_regex(r"\bIBAN\s*:?\s*(?P<iban>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?)")
+WHERE_RE = lazy_regex(
     r"\b(?:at|in|via|through|on|using)\s+(?P<where>(?:the |our |your )?(?:[\w'’-]+ ){0,3}?"
     r"(?:office|portal|website|web site|app|counter|desk|town hall|city hall|reception|terminal|"
     r"branch|station|gate|front desk|school office|secretary's office|Bürgeramt|Rathaus))\b",
@@ -53,7 +55,7 @@ def essentials(text: str, verb: str = "", amount: bool = True) -> str:
 
 
 # what a mail says is owed, before the amount: "Nachzahlung: EUR 1.234,56", "Amount due: 84.20 EUR"
-OWED_RE = re.compile(
+OWED_RE = lazy_regex(
     r"\b(?:nachzahlung\w*|amount (?:due|owed|payable)|total (?:due|payable)|balance (?:due|owing)|"
     r"outstanding|to pay|zu zahlen|zahlbetrag|offene[rn]? betrag|restbetrag|fällige[rn]? betrag|"
     r"rechnungsbetrag|verwarnungsgeld|bußgeld|fine|back ?payment|additional payment)\b"

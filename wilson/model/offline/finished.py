@@ -12,8 +12,9 @@ from datetime import date, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
+from wilson.kernel.lazy_regex import lazy_regex
 
-_ASKED = re.compile(
+_ASKED = lazy_regex(
     r"\s*(?:so\s+)?(?:what|which(?:\s+tasks)?)\s+(?:did|have)\s+i\s+(?:already\s+)?"
     r"(?:finish(?:ed)?|complete[d]?|do(?:ne)?|get done|got done|tick(?:ed)? off|check(?:ed)? off)"
     r"(?P<tail>(?:[\s,]+[a-z']+){0,6})[\s,]*[?.!]*\s*",

@@ -15,6 +15,7 @@ from wilson.model.offline.answers import TIME_ONLY
 from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
+from wilson.kernel.lazy_regex import lazy_regex
 
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
@@ -24,12 +25,12 @@ _ABOUT = (
     r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
     r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))"
 )
-FOLLOW_UP_RE = re.compile(
+FOLLOW_UP_RE = lazy_regex(
     rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
     r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$"
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
-NO_BECAUSE_RE = re.compile(
+NO_BECAUSE_RE = lazy_regex(
     r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
     r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
     re.I,
@@ -38,7 +39,7 @@ NO_BECAUSE_RE = re.compile(
 
 # "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
 # right after the proposal (later, "it's done" may be about anything)
-NOT_NEEDED_RE = re.compile(
+NOT_NEEDED_RE = lazy_regex(
     r"^(?:(?:oh|ah|ok|okay|thanks|thank you|but|well|actually|sorry|hm+)[\s,!.]+)*"
     r"(?:not (?:necessary|needed)|no need|don'?t bother|"
     r"(?:i'?ve|i have|we'?ve|we have|i|we)\s+(?:already\s+|just\s+)?(?:done|did|paid|booked|sent|"
@@ -118,14 +119,14 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
 
 
 # "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday": a yes that changes something
-_YES_BUT_RE = re.compile(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
+_YES_BUT_RE = lazy_regex(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal
-_NOT_YET_RE = re.compile(
+_NOT_YET_RE = lazy_regex(
     r"^(?:(?:hmm+|nah|well|actually)\s+)*(?:not yet|not now|not right now|not at the moment|maybe later|"
     r"later maybe|too early)\b\s+\S"
 )
 _OK_WORDS = {"ok", "okay", "alright", "fine", "good", "great", "perfect"}
-_NOT_THIS = re.compile(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
+_NOT_THIS = lazy_regex(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {
     "on",
     "at",
@@ -150,7 +151,7 @@ _AROUND_A_TIME = {
     "next",
 }
 # a change said after a no: it names the new time as the one wanted
-CHANGE_TO_RE = re.compile(
+CHANGE_TO_RE = lazy_regex(
     r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
     r"it'?s (?:on|at)|it is (?:on|at)|should be)\b",
     re.I,

@@ -16,6 +16,7 @@ import re
 from datetime import datetime
 
 from wilson.model.offline import acts, dates
+from wilson.kernel.lazy_regex import lazy_regex
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
 _VERBS = (
@@ -24,7 +25,7 @@ _VERBS = (
     r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
     r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b"
 )
-_POLITE = re.compile(
+_POLITE = lazy_regex(
     r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
     # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
     r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
@@ -37,7 +38,7 @@ _POLITE = re.compile(
     re.I,
 )
 # "oh and also add: …", "plus, remind me …": a joining word before a request
-_JOIN = re.compile(
+_JOIN = lazy_regex(
     r"^(?:(?:oh|and|also|plus|then|ps|p\.s\.|btw|by the way|one more thing|another thing|hey|hi|hello|"
     r"wilson)"
     r"(?:\s*[,:;.-]+\s*|\s+))+(?=" + _VERBS + r"|i\b|don'?t|do not|please\b|pls\b|kindly\b|"
@@ -45,82 +46,82 @@ _JOIN = re.compile(
     re.I,
 )
 # "Quick one: remind me …", "Question - add …": a few words of lead-in before a colon or a dash
-_LEAD_IN = re.compile(
+_LEAD_IN = lazy_regex(
     r"^(?!" + _VERBS + r")[\w' ]{1,24}?\s*(?::|\s-+|–|—)\s*(?=" + _VERBS + r"|(?:i|we)\s+(?:need|have|must)\s+to\b)",
     re.I,
 )
 # "I'm moving the dentist to Friday", "let's push the hotel task to Monday": a move said as news or a suggestion
-_MOVING = re.compile(
+_MOVING = lazy_regex(
     r"^(?:i'?m|i am|we'?re|we are|let'?s)\s+(?:moving|move|pushing|push|postponing|postpone|"
     r"rescheduling|reschedule)\s+(?P<what>(?:the|my|our)\s+.+?\s+(?:to|until|till)\s+.+)$",
     re.I | re.S,
 )
 # "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
-_CAN_WAIT = re.compile(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
-_NO_NEED = re.compile(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
+_CAN_WAIT = lazy_regex(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
+_NO_NEED = lazy_regex(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
-_DONT_FORGET = re.compile(
+_DONT_FORGET = lazy_regex(
     r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
     r"(?:to|(?:that\s+)?(?:i|we)\s+(?:need|have|must|should|got)\s+to|i|about)\s+|\s*[:\-–]\s*)"
     r"(?P<what>.+)$",
     re.I | re.S,
 )
-_REMEMBER = re.compile(
+_REMEMBER = lazy_regex(
     r"^(?:remember|write down|note down|jot down|make a note(?:\s+to\s+(?:self|yourself))?)"
     r"\s*(?:that\s+|:\s*|-\s*|to\s+(?=[a-z]))?(?P<what>.+)$",
     re.I | re.S,
 )
-_SET_REMINDER = re.compile(
+_SET_REMINDER = lazy_regex(
     r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
     r"(?:to|for|about|that)\s+(?P<what>.+)$",
     re.I | re.S,
 )
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
-_REMINDER_WORDS = re.compile(
+_REMINDER_WORDS = lazy_regex(
     r"^(?:(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+(?P<often>daily|weekly|"
     r"recurring|repeating)?\s*reminder|(?:ping|nudge|text|message|buzz|alert)\s+me|"
     r"give\s+me\s+a\s+(?:nudge|shout|ping|heads[- ]up|buzz))\b",
     re.I,
 )
 # "set an alarm for 6am tomorrow", "wake me up at 7": a reminder to wake, as Wilson has no alarm of its own
-_ALARM = re.compile(
+_ALARM = lazy_regex(
     r"^(?:set\s+(?:an|me\s+an|my)\s+alarm|wake\s+me(?:\s+up)?)\b(?:\s+for\b)?(?P<when>.*)$", re.I | re.S
 )
 # "put the dentist on Thursday at 10 in my calendar": what and when, without where it is written
-_IN_CALENDAR = re.compile(
+_IN_CALENDAR = lazy_regex(
     r"^(?:put|add|enter|pencil(?:\s+in)?|write)\s+(?P<what>.+?)\s+(?:in|on|to|into)\s+(?:my|the)\s+"
     r"(?:calendar|diary|agenda)\b(?P<rest>.*)$",
     re.I | re.S,
 )
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
-_WANT_REMINDER = re.compile(
+_WANT_REMINDER = lazy_regex(
     r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
     r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
     re.I,
 )
-_ON_DAYS = re.compile(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
-_MAKE_TASK = re.compile(
+_ON_DAYS = lazy_regex(r"\b(?:weekly\s+)?on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.I)
+_MAKE_TASK = lazy_regex(
     r"^(?:make|create|open|schedule|set up|add|start)\s+(?:a|me\s+a|an)\s+(?:new\s+)?"
     r"(?:task|to-?do|to do|item|entry)\s*(?:to|for|:|-)?\s+(?P<what>.+)$",
     re.I | re.S,
 )
 # "add a todo for next monday: prepare the slides": the day said before the task, both named
-_DAY_THEN_TASK = re.compile(
+_DAY_THEN_TASK = lazy_regex(
     r"^(?:add|make|create|new|schedule|set up)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:task|to-?do|"
     r"to do|item|reminder)\s+(?P<when>(?:for|on|by|due)\s+[^:]{2,30}?)\s*[:\-–]\s*(?P<what>.+)$",
     re.I | re.S,
 )
 # "put “call grandma” on the list for sunday", "add 'buy stamps' to my list": the task quoted, then where and when
-_QUOTED_TASK = re.compile(
+_QUOTED_TASK = lazy_regex(
     r"^(?:put|add|write|note)\s+(?:[\"“](?P<what>[^\"”]{2,80})[\"”]|‘(?P<what2>[^’]{2,80})’)\s*"
     r"(?:(?:on|to|in)\s+(?:my|the|our)\s+(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos))?(?P<rest>.*)$",
     re.I | re.S,
 )
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
-_TODO_NOTE = re.compile(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
+_TODO_NOTE = lazy_regex(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
 # a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
 # "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
-_NEED = re.compile(
+_NEED = lazy_regex(
     r"^(?:(?P<who>i|we)(?:'ll|\s+will)?\s+)?(?:really\s+|still\s+|also\s+|definitely\s+|seriously\s+|"
     r"probably\s+)*(?:need to|have to|must|should|ought to|got to|'ve got to|have got to)\s+"
     r"(?:really\s+|still\s+|also\s+|definitely\s+|finally\s+|actually\s+)*"
@@ -129,7 +130,7 @@ _NEED = re.compile(
 )
 # "my passport expires in March, I should renew it", "the boiler is broken so we need to fix it by Friday": the thing
 # told first is what "it" is
-_IT_TOLD_FIRST = re.compile(
+_IT_TOLD_FIRST = lazy_regex(
     r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
     r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
     r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
@@ -137,14 +138,14 @@ _IT_TOLD_FIRST = re.compile(
     re.I | re.S,
 )
 # "I need a new phone by Friday", "we need new tyres before winter": a thing to get by a day
-_NEED_THING = re.compile(
+_NEED_THING = lazy_regex(
     r"^(?P<who>i|we)\s+(?:really\s+|still\s+|also\s+)?need\s+(?P<what>(?:a|an|some|new|more|the)\s+"
     r"[^,.;!?]+?\s+(?:by|before|until|till)\b.+)$",
     re.I | re.S,
 )
 # "the meter reading has to be sent in by 15.01", "my passport needs to be renewed before March": a need said of
 # the thing, read as the act ("I need to send in the meter reading by 15.01")
-_PASSIVE = re.compile(
+_PASSIVE = lazy_regex(
     r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
     r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
     r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$",
@@ -152,7 +153,7 @@ _PASSIVE = re.compile(
 )
 # "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
 # reminded of said first, the request after it with only its time
-_REMIND_LAST = re.compile(
+_REMIND_LAST = lazy_regex(
     r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
     r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
     r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|every|each|"
@@ -160,24 +161,24 @@ _REMIND_LAST = re.compile(
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$",
     re.I | re.S,
 )
-_SAID_FIRST = re.compile(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
-_NEED_SAID = re.compile(
+_SAID_FIRST = lazy_regex(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
+_NEED_SAID = lazy_regex(
     r"\b(?:i|we)\s+(?:really\s+)?(?:need|have|want|must|should)\s+(?:to\s+)?(?:remember\s+to\s+)?|"
     r"\b(?:i|we)\s+(?:keep|always|often|tend to)\s+(?:forget|forgetting)\s+to\s+|"
     r"\bdon'?t (?:let me )?forget to\s+",
     re.I,
 )
 # "change the passport deadline to April", "set the hotel's due date to Friday": a task moved
-_DUE_CHANGE = re.compile(
+_DUE_CHANGE = lazy_regex(
     r"^(?:change|set|update|make)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date|due day|"
     r"date|due)\s+(?:to|for)\s+(?P<when>.+)$",
     re.I | re.S,
 )
 # "I want to be reminded to …", "would you mind reminding me to …", "could you add …ing": the request in its own words
-_BE_REMINDED = re.compile(
+_BE_REMINDED = lazy_regex(
     r"^(?:i'?d like|i would like|i want|i'?d love|i need)\s+(?:to\s+)?(?:be|get)\s+reminded\b\s*", re.I
 )
-_MIND = re.compile(
+_MIND = lazy_regex(
     r"^(?:would|do)\s+you\s+mind\s+(?P<verb>reminding me|adding|moving|pushing|postponing|"
     r"rescheduling|snoozing|dropping|deleting|cancell?ing|marking|renaming|closing|putting|setting up|"
     r"creating)\b",
@@ -202,17 +203,17 @@ _BASE = {
     "setting up": "set up",
     "creating": "create",
 }
-_TRAILING = re.compile(
+_TRAILING = lazy_regex(
     r"[\s,]+(?:please|pls|plz|thanks|thank you|for me|thanks in advance|if you can|if possible|"
     r"when you get a chance|(?:that|it)(?:'d| would) be (?:great|nice|good|lovely|awesome|amazing|"
     r"helpful|perfect)|(?:that|it)(?:'d| would) help(?: a lot)?|cheers|ty|lol)\s*([.!?]*)\s*$",
     re.I,
 )
-_QUESTION_END = re.compile(r"\s*\?+\s*$")
+_QUESTION_END = lazy_regex(r"\s*\?+\s*$")
 
 
 # a request that may follow its date: "in two weeks I have to hand in the paper", "tomorrow, remind me to …"
-_REQUEST_AFTER = re.compile(
+_REQUEST_AFTER = lazy_regex(
     r"^[\s,:-]*(?P<ask>(?:(?:i|we)\s+(?:need|have|must|should|got)\s+to|(?:i|we)'ve\s+got\s+to|"
     r"i\s+must|remind me|add|don'?t (?:let me )?forget|please)\b.*)$",
     re.I | re.S,
@@ -220,62 +221,62 @@ _REQUEST_AFTER = re.compile(
 
 
 # "every Sunday evening remind me to plan the week", "each morning at 7, remind me to stretch": how often, said first
-_OFTEN_FIRST = re.compile(
+_OFTEN_FIRST = lazy_regex(
     r"^(?P<when>(?:every|each)\s+[^,.!?]{2,40}?)[\s,]+(?P<ask>(?:please\s+)?remind me\b.+)$", re.I | re.S
 )
 # "weekly reminder on fridays at 5pm: timesheet", "reminder tomorrow at 9 - call Tom": a reminder written as a note
-_REMINDER_NOTE = re.compile(
+_REMINDER_NOTE = lazy_regex(
     r"^(?:(?P<often>daily|weekly|monthly)\s+)?reminder\s+(?P<when>[^:\-–]{2,40}?)\s*[:\-–]\s*"
     r"(?P<what>.+)$",
     re.I | re.S,
 )
 # "the passport deadline moved to Feb 15", "the deadline for the flights is now the 20th", "change the due date of
 # book flights to 1 March": a task's new day, said of its deadline
-_DEADLINE_MOVED = re.compile(
+_DEADLINE_MOVED = lazy_regex(
     r"^(?:the\s+)?(?P<what>.+?)(?:'s)?\s+(?:deadline|due date)\s+(?:has\s+(?:been\s+)?|was\s+|got\s+)?"
     r"(?:moved|changed|pushed|shifted|postponed|extended|is now|is)\s+(?:back\s+)?(?:to|until|till)?\s*"
     r"(?P<when>.+)$",
     re.I | re.S,
 )
-_DEADLINE_OF = re.compile(
+_DEADLINE_OF = lazy_regex(
     r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
     r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$",
     re.I | re.S,
 )
 # "let's do the plumber on Monday instead", "can the flights wait until Monday?": a task moved, put as a suggestion
-_DO_INSTEAD = re.compile(
+_DO_INSTEAD = lazy_regex(
     r"^(?:let'?s|we'?ll|i'?ll|we can|i can)\s+do\s+(?P<what>(?:the|my|our)\s+.+?)\s+"
     r"(?P<when>(?:on|at|by|next|this|tomorrow)\b.+?)\s+instead[.!]*$",
     re.I | re.S,
 )
-_CAN_IT_WAIT = re.compile(
+_CAN_IT_WAIT = lazy_regex(
     r"^(?:can|could)\s+(?P<what>(?:the|my|our)\s+.+?)\s+wait\s+(?:until|till|to)\s+(?P<when>.+?)\?*$", re.I | re.S
 )
 # "could you hold off on the dog sitter thing until the weekend?", "not now with the VAT return, bring it up again on
 # Monday", "ask me about the vaccination tomorrow instead", "snooze tüv 2 weeks": a task put off, in other words
-_HOLD_OFF = re.compile(
+_HOLD_OFF = lazy_regex(
     r"^(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:hold off on|put off|leave)\s+(?P<what>.+?)\s+"
     r"(?:until|till)\s+(?P<when>.+?)[?.!]*$",
     re.I | re.S,
 )
-_NOT_NOW_WITH = re.compile(
+_NOT_NOW_WITH = lazy_regex(
     r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
     r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$",
     re.I | re.S,
 )
-_ASK_ME_ABOUT = re.compile(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
-_SNOOZE_FOR = re.compile(
+_ASK_ME_ABOUT = lazy_regex(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
+_SNOOZE_FOR = lazy_regex(
     r"^(?P<verb>snooze|postpone|delay|pause)\s+(?P<what>.+?)(?<!\bfor)(?<!\bby)\s+(?P<n>\d{1,2}|a|an|one|two|three|four)\s+"
     r"(?P<unit>days?|weeks?|months?)[.!]*$",
     re.I,
 )
 # "there's no point renewing the parking permit", "take the rabies booster off the list": a task dropped
-_NO_POINT = re.compile(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
-_OFF_THE_LIST = re.compile(
+_NO_POINT = lazy_regex(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
+_OFF_THE_LIST = lazy_regex(
     r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I
 )
 # "flights: booked", "passport - renewed": a task ticked off by its verb done
-_TICKED = re.compile(
+_TICKED = lazy_regex(
     r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I
 )
 
@@ -435,7 +436,7 @@ def _remembered(text: str) -> str:
     return text
 
 
-_HOUR = re.compile(
+_HOUR = lazy_regex(
     r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)(?!\w)|\b\d{1,2}:\d\d\b|"
     r"\bat\s+\d{1,2}\b|\b(?:noon|midday|tonight|this (?:morning|afternoon|evening)|in an? hour|"
     r"in \d+ (?:minutes|hours|mins))\b",

@@ -13,9 +13,10 @@ import re
 from datetime import date, timedelta
 
 from wilson.model.offline import places
+from wilson.kernel.lazy_regex import lazy_regex
 
 # who goes, then the verb: "I'm going", "we'll be", "I am heading", or the verb first ("Off to Japan on …")
-_GOING_RE = re.compile(
+_GOING_RE = lazy_regex(
     r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
     r"(?i:(?:have|need|got|'ve got)\s+to\s+|must\s+)?)"
     r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
@@ -25,7 +26,7 @@ _GOING_RE = re.compile(
 )
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
 # where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
-_WHERE_RE = re.compile(
+_WHERE_RE = lazy_regex(
     rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
     rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?"
 )
@@ -48,19 +49,19 @@ _ALSO_WORDS = {
     "peru",
     "israel",
 }
-_QUESTION_RE = re.compile(
+_QUESTION_RE = lazy_regex(
     r"^\s*(?:should|shall|can|could|would|will|do|does|did|is|are|why|how|what|when|where|"
     r"which|who)\b",
     re.I,
 )
 
 # How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
-HOW_LONG_RE = re.compile(
+HOW_LONG_RE = lazy_regex(
     r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
     r"(?:days?|nights?|weeks?|months?)\b",
     re.I,
 )
-_STAY_RE = re.compile(
+_STAY_RE = lazy_regex(
     r"\bfor\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,3})\s+(?P<unit>day|night|week|month)s?\b", re.I
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

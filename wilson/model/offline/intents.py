@@ -78,6 +78,7 @@ from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
 from wilson.model.offline.words import best, covers, words
+from wilson.kernel.lazy_regex import lazy_regex
 
 
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
@@ -120,7 +121,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     return what, first
 
 
-_VAGUE_WHEN_RE = re.compile(
+_VAGUE_WHEN_RE = lazy_regex(
     r"\s+(?:(?:right\s+)?now|asap|as soon as possible|soon|sometime(?:\s+soon)?|some time|at some point|"
     r"one of these days|when i (?:get|have) (?:a chance|time)|after the (?:holidays|break|summer)|"
     r"(?:sometime\s+)?(?:in|after|over)\s+the\s+(?:new\s+year|holidays))(?=\s*(?:[,.;!?]|$))",
@@ -205,7 +206,7 @@ def answer(chat: Chat) -> Reply:
 
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
-_ASKED_OF_YOU_RE = re.compile(
+_ASKED_OF_YOU_RE = lazy_regex(
     r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
 )
 
@@ -286,7 +287,7 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
 
 # "Can you add that as a task?", "please make that a task", "put it on my list": the request names what the
 # sentences before it told
-_ADD_THAT_RE = re.compile(
+_ADD_THAT_RE = lazy_regex(
     r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
     r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
     r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
@@ -294,12 +295,12 @@ _ADD_THAT_RE = re.compile(
     re.I,
 )
 # what the others need of the user: "They need Mira's school certificate for the child benefit"
-_THEY_NEED_RE = re.compile(
+_THEY_NEED_RE = lazy_regex(
     r"\b(?:they|he|she|it|the\s+\w+)\s+(?:need|needs|want|wants|require|requires|ask for|"
     r"asks? for|requested)\s+(?P<what>[^.!?]+)",
     re.I,
 )
-_I_NEED_RE = re.compile(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
+_I_NEED_RE = lazy_regex(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
 
 
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
@@ -325,13 +326,13 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
 
 # a request in the middle of a run-on ("ok so the thing is … so could you add a task to … because otherwise …"): from
 # its asking words to the reason said after it
-_BURIED_RE = re.compile(
+_BURIED_RE = lazy_regex(
     r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|just\s+)?|please\s+|pls\s+)"
     r"(?=(?:add|remind me|put|set up|make|create|note|move|push|snooze|drop|cancel)\b)|\bremind me\b|"
     r"\badd (?:a )?task\b",
     re.I,
 )
-_REASON_AFTER_RE = re.compile(
+_REASON_AFTER_RE = lazy_regex(
     r"[\s,]+(?:because|cause|'cause|cos|since|as otherwise|otherwise|so that|or else|"
     r"so i (?:don'?t|won'?t)|coz)\b.*$",
     re.I | re.S,
@@ -356,7 +357,7 @@ def _merged(asked: list[Reply]) -> Reply:
 
 
 # "Reminder: your library books are due back on 12 January": a deadline told, kept as a task
-_DUE_SAID_RE = re.compile(
+_DUE_SAID_RE = lazy_regex(
     r"^(?:(?:reminder|note|fyi|heads[- ]up|ps)\s*[:\-–]\s*)?(?:my|your|the|our)\s+"
     r"(?P<thing>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:due|to be returned|expiring|expires?)"
     r"(?P<back>\s+back)?\b",
@@ -394,7 +395,7 @@ def _once(text: str) -> str:
 # News told, not a request: "Anna is going to Rome on Friday", "ugh, it's raining again", "my boss says it went
 # well". A statement begins with who or what it is about; a question, or a request that no rule follows ("book
 # me a table"), gets the honest help instead.
-_STATEMENT_RE = re.compile(
+_STATEMENT_RE = lazy_regex(
     r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
     r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
     r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
@@ -406,7 +407,7 @@ _STATEMENT_RE = re.compile(
     r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)",
     re.I,
 )
-_ASKING_RE = re.compile(
+_ASKING_RE = lazy_regex(
     r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
     r"should|shall|may|might)\b",
     re.I,
@@ -414,7 +415,7 @@ _ASKING_RE = re.compile(
 
 
 # a request's first words, which no news begins with: such a message no rule followed gets the honest help
-_ASKS_FOR_RE = re.compile(
+_ASKS_FOR_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:remind|add|move|push|snooze|drop|cancel|delete|remove|mark|rename|close|"
     r"put|set|create|make|schedule|book|find|get|show|list|tell|send|write|check|give|let|help|"
     r"plan|organi[sz]e|sort|turn|stop|start|change|update|call|email|text|order|buy)\b"
@@ -423,7 +424,7 @@ _ASKS_FOR_RE = re.compile(
 )
 # what news has and a request an offline rule does not know ("blorp the frobnicator") has not: someone it is about,
 # a thing that happened, or a day
-_NEWS_SIGN_RE = re.compile(
+_NEWS_SIGN_RE = lazy_regex(
     r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
     r"will|was|were|is|are|has|have|had|"
     r"week|morning|evening|night|today|yesterday|tonight|weekend)\b",
@@ -451,16 +452,16 @@ def _statement(text: str) -> Reply | None:
 
 # a few more things people say that ask for nothing but a word back, matched whole (after `normal`)
 _WORD_BACK = [
-    (re.compile(r"^(?:knock knock|guess what|tell me a joke|did you know)$"), "🙂 Go on!"),
+    (lazy_regex(r"^(?:knock knock|guess what|tell me a joke|did you know)$"), "🙂 Go on!"),
     (
-        re.compile(
+        lazy_regex(
             r"^(?:(?:hey|hi|hello|wilson)\s+)*(?:are you there|you there|anyone there|are you awake|are you on|"
             r"are you working|still there)(?:\s+wilson)?$"
         ),
         "Yes, I'm here (running offline). {TRY}",
     ),
     (
-        re.compile(
+        lazy_regex(
             r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
             r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
             r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
@@ -469,13 +470,13 @@ _WORD_BACK = [
         "Thank you!",
     ),
     (
-        re.compile(
+        lazy_regex(
             r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"
         ),
         "No problem.",
     ),
     (
-        re.compile(
+        lazy_regex(
             r"^(?:lol|haha+|hehe+|wow|yay|phew|what a day|can'?t wait(?: for [\w' ]+)?|"
             r"(?:tgif|finally friday))(?:\s+(?:that'?s|so|very|too|really)?\s*(?:funny|good|great|cool|nice|"
             r"amazing|hilarious))?$"
@@ -483,9 +484,9 @@ _WORD_BACK = [
         "🙂",
     ),
     # thinking it over, or a sigh: nothing to do
-    (re.compile(r"^(?:ugh+|meh|oh well|(?:ugh+|oh)\s+(?:mondays|monday|again|well|man))$"), "Hang in there!"),
+    (lazy_regex(r"^(?:ugh+|meh|oh well|(?:ugh+|oh)\s+(?:mondays|monday|again|well|man))$"), "Hang in there!"),
     (
-        re.compile(
+        lazy_regex(
             r"^(?:h+m+|oh|ah|hmm+ ok|hm+ let me see|maybe(?: later| tomorrow)?|not sure(?: yet)?|"
             r"let me think(?: about it)?|i'?ll think about it|i don'?t know|dunno|idk|nothing|"
             r"nothing(?: really)?(?: forget it| never mind)?|no idea)$"
@@ -493,16 +494,16 @@ _WORD_BACK = [
         "Take your time. Nothing was changed.",
     ),
     (
-        re.compile(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
+        lazy_regex(r"^(?:you'?re|you are) (?:useless|stupid|dumb|no help|not helpful|annoying)|^you suck"),
         "Sorry about that. I'm running offline, so I only follow simple requests. {TRY}",
     ),
 ]
-HOW_ARE_YOU_RE = re.compile(
+HOW_ARE_YOU_RE = lazy_regex(
     r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
     r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
     re.I,
 )
-APPROVE_RE = re.compile(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
+APPROVE_RE = lazy_regex(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
 
 TWO_REQUESTS = "two requests in one message"
@@ -560,7 +561,7 @@ def _on_it(text: str) -> Reply | None:
 
 
 # what is said beside a done that names no task: "…, all sorted", "… this morning", "… online"
-_DONE_TAIL_RE = re.compile(
+_DONE_TAIL_RE = lazy_regex(
     r"(?:[,;]?\s+(?:all|it'?s|that'?s|now|finally|already)?\s*(?:sorted|done|finished|handled|taken care of)"
     r"|\s+(?:this|yesterday|last)\s+(?:morning|afternoon|evening|night|week)|\s+yesterday|\s+today|"
     r"\s+online|\s+at last|\s+finally)+\s*[.!]*$",
@@ -568,7 +569,7 @@ _DONE_TAIL_RE = re.compile(
 )
 # a done said in a clause of a longer message: "the handyman came round yesterday and fixed the tap", "finally got
 # rid of netflix so the streaming sub is cancelled", "Fahrstunde ist gebucht, driving lesson booked for thursday"
-_CLAUSE_RE = re.compile(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
+_CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
 
 
 def _done(chat: Chat, text: str) -> Reply | None:
@@ -612,7 +613,7 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     # little else: "I got an email from the school about the trip" is news, not the trip done; "I booked a
     # dentist appointment for Tuesday", naming no task, may be a plan to make
     named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
-    if found.re is PARTICIPLE_DONE_RE and named & set(found.group("what").split()):
+    if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(found.group("what").split()):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
     if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
@@ -623,7 +624,7 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
 
 
 # "I got the passport renewed" is "I renewed the passport" (the verb checked against the task's as any past tense)
-_GOT_IT_DONE_RE = re.compile(
+_GOT_IT_DONE_RE = lazy_regex(
     r"^\s*(?P<who>i|we)(?:'ve| have)?\s+(?:finally\s+|just\s+)?(?:got|had)\s+(?P<what>.+?)\s+"
     r"(?P<verb>" + "|".join(v for v in DONE_VERBS if " " not in v) + r")\s*[.!]*$",
     re.I,
@@ -711,7 +712,7 @@ def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
 
 
 # a phrase that names a time of day and no day ("3pm", "half past 3", "between 2 and 4pm"), not a while ("in 2 hours")
-_NAMES_A_DAY = re.compile(
+_NAMES_A_DAY = lazy_regex(
     r"\b(?:today|tonight|tomorrow|yesterday|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
     r"jul|aug|sep|oct|nov|dec|next|this|week|weekend|month|year|in|hours?|hrs?|minutes?|mins?)"
     r"|\d(?:st|nd|rd|th)\b|\d[./-]\d|\dh\b",
@@ -790,7 +791,7 @@ def _drop(chat: Chat, text: str) -> Reply | None:
 
 
 # "the Japan trip is done, you can close it", "we're back from Japan, close the trip": the topic named in the message
-_CLOSE_IT_RE = re.compile(
+_CLOSE_IT_RE = lazy_regex(
     r"[,;.!]\s*(?:so\s+|and\s+)?(?:you\s+can\s+|please\s+|pls\s+|go ahead and\s+|feel free to\s+)?"
     r"(?:close|archive)\s+(?:it|that|this|the)(?:\s+(?:[\w-]+\s+)?(?:topic|trip|project|plan|one|move|"
     r"wedding|conference))?(?:\s+(?:now|please|pls|down))*"
@@ -890,7 +891,7 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     return None
 
 
-_WHEN_DUE_RE = re.compile(
+_WHEN_DUE_RE = lazy_regex(
     r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
     r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$",
     re.I,
@@ -914,7 +915,7 @@ def _when_due(chat: Chat, text: str) -> Reply | None:
 
 # "Help me with Renew passport (due Mon 1 Feb, for Trip to Japan)." is what a press on Help me says
 # (actors/proposals/commands.py help_words); "can you help me with the passport?" is the same request typed
-_HELP_WITH_RE = re.compile(
+_HELP_WITH_RE = lazy_regex(
     r"^\s*(?:(?:can|could|would) you\s+)?(?:please\s+)?help me (?:with|on|to)\s+(?:the\s+|my\s+)?"
     r"(?P<what>[^()]+?)(?:\s+task)?\s*(?:\([^)]*\))?\s*[.?!]*$",
     re.I,
@@ -973,7 +974,7 @@ _PEOPLE = (
     r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
     r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
 )
-_SOMEONE_ELSE_RE = re.compile(
+_SOMEONE_ELSE_RE = lazy_regex(
     rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
@@ -986,7 +987,7 @@ _SOMEONE_ELSE_RE = re.compile(
 )
 
 
-_FAMILY_RE = re.compile(
+_FAMILY_RE = lazy_regex(
     r"\b(?:sister|brother|mum|mom|mother|dad|father|son|daughter|cousin|best friend|niece|nephew|"
     r"aunt|uncle|grandson|granddaughter|parents)\b",
     re.I,
@@ -1030,7 +1031,7 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     return (travel, None, place) if place is not None else None
 
 
-_MY_DAY_TODAY_RE = re.compile(
+_MY_DAY_TODAY_RE = lazy_regex(
     r"^\s*(?:it'?s|it is|today is)\s+my\s+(?P<what>birthday|bday|anniversary|name day)"
     r"(?:\s+today)?\s*[!.]*\s*$",
     re.I,
@@ -1045,13 +1046,13 @@ def _plan_asked(chat: Chat, text: str) -> Reply | None:
 
 
 # a question, not a request put as one ("can you plan my trip …?") nor a name ("Will's birthday", "May's wedding")
-_ASKS_RE = re.compile(
+_ASKS_RE = lazy_regex(
     r"^(?!\s*(?:can|could|would|will)\s+(?:you|u)\b).*\?\s*$|^(?:what|when|where|who|why|how|which)\b|^(?:is|are|was|were|do|does|did|should|shall|"
     r"have|has)\s+(?:i|we|he|she|they|it|the|my|our|there|that|this)\b",
     re.I,
 )
 # "in Wedding", "nach Wedding": the Berlin district, no wedding
-_WEDDING_DISTRICT_RE = re.compile(r"\b(?:in|nach|to|from)\s+Wedding\b")
+_WEDDING_DISTRICT_RE = lazy_regex(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
@@ -1139,14 +1140,14 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
 
 # what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
 # needs the signed contract back before the 15th", "the car needs its MOT by the end of next month"
-_WANTED_BY_RE = re.compile(
+_WANTED_BY_RE = lazy_regex(
     r"^(?:(?:my|our|the)\s+)?(?P<who>[\w'’ -]{2,30}?)\s+(?:wants|needs|need|expects|requires|"
     r"is waiting for|are waiting for|asked for|asks for)\s+(?P<what>(?!to\b|me\b|us\b)[^,.;!?]+?)\s+"
     r"(?=(?:by|before|until|till|no later than|within)\b)",
     re.I,
 )
 # who wants a thing sent, not got for them
-_SENT_TO_RE = re.compile(
+_SENT_TO_RE = lazy_regex(
     rf"\b(?:{_PEOPLE}|landlord|landlady|client|customer|office|school|bank|hr|accountant|insurance|"
     r"agency|university|uni|council|company|employer|they|he|she|doctor|lawyer|notary|tax office|"
     r"finanzamt|hausverwaltung|supervisor|professor|editor)\b",
@@ -1179,7 +1180,7 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
 
 
 # "our wedding anniversary is on the 20th": a day to remember, not a wedding to prepare (nor someone's birthday)
-_ANNIVERSARY_RE = re.compile(
+_ANNIVERSARY_RE = lazy_regex(
     r"\b(?P<what>(?:(?:our|my|your)\s+)?(?:(?!(?:is|it'?s|on|the)\b)[\w'’-]+\s+){0,2}?"
     r"(?:anniversary|jahrestag|hochzeitstag))\b",
     re.I,
@@ -1205,7 +1206,7 @@ def _anniversary(chat: Chat, text: str) -> Reply | None:
     )
 
 
-IN_TOPIC_RE = re.compile(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)
+IN_TOPIC_RE = lazy_regex(r"^(?P<what>.+?)\s+(?:to|for|in|on|under)\s+(?:the|my|our)\s+(?P<topic>.+?)$", re.I)
 
 
 def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
@@ -1255,7 +1256,7 @@ def _command(chat: Chat, text: str) -> Reply | None:
     return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
 
 
-ON_IT_RE = re.compile(
+ON_IT_RE = lazy_regex(
     r"^(?:(?:ok|okay|sure|yes|yep|got it|thanks)\s+)*(?:i'?m\s+|i\s+am\s+)?"
     r"(?:on\s+it|working\s+on\s+it|will\s+do|doing\s+it)(?:\s+(?:now|thanks))*$"
 )

@@ -32,6 +32,7 @@ from wilson.model.offline.phrases import (
     Reply,
 )
 from wilson.model.offline.words import covers, words
+from wilson.kernel.lazy_regex import lazy_regex
 
 
 def task_list(chat: Chat, span: tuple[date, date, str] | None = None, head: str = "Coming up") -> str:
@@ -90,7 +91,7 @@ def _dated_lines(chat: Chat, tasks: list[dict]) -> str:
     )
 
 
-CONTAINER_RE = re.compile(r"\b(?:topic|list|trip|plan|project)\b", re.I)  # "the Japan trip" names "Trip to Japan"
+CONTAINER_RE = lazy_regex(r"\b(?:topic|list|trip|plan|project)\b", re.I)  # "the Japan trip" names "Trip to Japan"
 
 
 def topics_named(chat: Chat, phrase: str) -> list[dict]:
@@ -270,15 +271,15 @@ def _whole_list(chat: Chat) -> Reply | None:
     return Reply("", [("list_tasks", {"status": "open"})], "read the whole list")
 
 
-AGENDA_RE = re.compile(
+AGENDA_RE = lazy_regex(
     r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
     r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
     r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?)\b"
 )
-TASKS_ONLY_RE = re.compile(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
+TASKS_ONLY_RE = lazy_regex(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
-TOPIC_LOOK_RE = re.compile(
+TOPIC_LOOK_RE = lazy_regex(
     r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything|"
     r"what (?:else )?do (?:i|we) (?:still )?(?:need|have) to do|what'?s (?:still )?(?:to do|open)|"
     r"what'?s the plan|what is the plan|where are we|how far (?:am i|are we))\s+(?:left\s+)?"
@@ -287,7 +288,7 @@ TOPIC_LOOK_RE = re.compile(
     re.I,
 )
 # "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"
-WHEN_TOPIC_RE = re.compile(
+WHEN_TOPIC_RE = lazy_regex(
     r"^\s*(?:when(?:'?s|\s+is|\s+does|\s+do\s+(?:i|we)\s+(?:leave|go|fly)\s+(?:for|to))|"
     r"how\s+(?:many\s+days|long)\s+(?:until|till|til|to|before))\s+(?:(?:the|my|our)\s+)?"
     r"(?P<topic>.+?)(?:\s+(?:start|starts|begin|begins|again|(?P<end>end|ends|finish|finishes)))?"
@@ -437,7 +438,7 @@ def what_i_know(chat: Chat) -> str:
 
 
 LEARNED = ("belief", "principle", "interpretation")
-_USER_RE = re.compile(
+_USER_RE = lazy_regex(
     r"^(?:the\s+)?user\s+(?P<adverb>(?:always|never|often|usually|sometimes|rarely|seldom|mostly|"
     r"also|still|only|typically|generally|)\s*)(?P<verb>[a-z']+)\b",
     re.I,

@@ -6,12 +6,12 @@ never a date in it to act on; a line like it further down is the sender's own wo
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from wilson.model.offline.dates import fmt_day, parse_moment
+from wilson.kernel.lazy_regex import lazy_regex
 
-SENT_LINE = re.compile(r"Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}")
+SENT_LINE = lazy_regex(r"Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}")
 
 
 def sent_line(text: str) -> str | None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
+from wilson.kernel.lazy_regex import lazy_regex
+
 # the sender says so itself
-NO_ACTION_RE = re.compile(
+NO_ACTION_RE = lazy_regex(
     r"\bno (?:further |other )?action (?:is |will be )?(?:required|needed|necessary)\b|"
     r"\b(?:you )?(?:don'?t|do not|won'?t|will not) (?:need|have) to do anything\b|"
     r"\bthere(?:'s| is) nothing (?:(?:else|more) )?(?:for you )?to do\b|\bnothing (?:for you )?to do\b|"
@@ -21,7 +23,7 @@ NO_ACTION_RE = re.compile(
     re.I,
 )
 # what happened or will happen without the user: an order placed or on its way, a payment taken, a renewal done
-RECEIPT_RE = re.compile(
+RECEIPT_RE = lazy_regex(
     r"\bthank(?:s| you) for (?:your )?(?:order|purchase|payment|booking|reservation|shopping)\b|"
     r"\b(?:order|booking|reservation|payment|purchase) (?:confirmation|confirmed|receipt|summary)\b|"
     r"\byour (?:order|booking|reservation|purchase|payment)(?: [\w#-]+)? (?:has been|was|is) "
@@ -50,7 +52,7 @@ RECEIPT_RE = re.compile(
     re.I,
 )
 # an invitation that a calendar system sends: the event reaches the calendar, the mail says nothing more
-INVITATION_RE = re.compile(
+INVITATION_RE = lazy_regex(
     r"^\s*(?:updated )?invitation(?: updated)?:|\byou (?:have been|are|were|'ve been) invited to the following\b|"
     r"^\s*(?:accepted|declined|tentative(?:ly accepted)?|einladung|aktualisierte einladung):|"
     r"\bgoing\??\s*(?:\(\S+\)\s*)?yes\s*[-–/|]\s*maybe\s*[-–/|]\s*no\b",

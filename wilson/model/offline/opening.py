@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline.point import ask, point, said_sentences
+from wilson.kernel.lazy_regex import lazy_regex
 
 OPENING_CHARS = 160  # of what a sender wrote, quoted in a heads-up
 # an address in a stranger's words (a link, a site, a mail address): never relayed as something to act on
-ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.[a-z]{2,}(?:/|\b)|@", re.I)
+ADDRESS = lazy_regex(r"https?://|\bwww\.|\b[\w-]+\.[a-z]{2,}(?:/|\b)|@", re.I)
 
 
 def opening(text: str, subjects: set[str]) -> str:
@@ -23,7 +24,7 @@ def opening(text: str, subjects: set[str]) -> str:
 
 
 # where a long sentence's clauses meet; what comes after is what it leads to ("…, so we have to move it to 13:30")
-CLAUSE = re.compile(r",\s+(?:so|and so|which is why|that is why|therefore|but|however)\s+|;\s+|\s+[–—-]\s+", re.I)
+CLAUSE = lazy_regex(r",\s+(?:so|and so|which is why|that is why|therefore|but|however)\s+|;\s+|\s+[–—-]\s+", re.I)
 
 
 def shortened(said: str, chars: int = OPENING_CHARS) -> str:
@@ -48,7 +49,7 @@ def asked_of(text: str, subjects: set[str]) -> str:
     return "" if not said or ADDRESS.search(said) else shortened(said)
 
 
-_WHEN = re.compile(
+_WHEN = lazy_regex(
     r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:jan|feb|mar|apr|may|"
     r"jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|oktober|dezember)\w*",
     re.I,
@@ -67,7 +68,7 @@ def change_of(text: str, subjects: set[str], said: str, change: re.Pattern) -> s
 
 
 # what replaces what was cancelled or moved: "We have rebooked you on VC 3156 at 13:10", "Der Unterricht beginnt um 10:00"
-_INSTEAD = re.compile(
+_INSTEAD = lazy_regex(
     r"\b(?:rebook\w*|re-?book\w*|instead|replacement|alternative|new (?:time|date|flight|train|slot|"
     r"appointment)|moved to|now (?:at|on|starts?|begins?)|starts? (?:later|at)|begins? (?:later|at)|"
     r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from wilson.model.offline import dates
+from wilson.kernel.lazy_regex import lazy_regex
 
 _CURRENCIES = {
     "€": "EUR",
@@ -30,13 +31,13 @@ _CURRENCIES = {
     "chf": "CHF",
 }
 _NUMBER = r"\d{1,3}(?:[.,\s]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
-AMOUNT_RE = re.compile(
+AMOUNT_RE = lazy_regex(
     rf"(?P<pre>[€$£]|\b(?:EUR|USD|GBP|CHF)\b)\s?(?P<n1>{_NUMBER})"
     rf"|(?P<n2>{_NUMBER})\s?(?P<post>[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)",
     re.I,
 )
 # the words that make it a payment: paying, or a thing that is paid
-PAY_RE = re.compile(
+PAY_RE = lazy_regex(
     r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
     r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
     r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b",
@@ -44,7 +45,7 @@ PAY_RE = re.compile(
 )
 _PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
 # a payment done or offered is no task
-NOT_TO_PAY_RE = re.compile(
+NOT_TO_PAY_RE = lazy_regex(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
     r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
     r"\b(?:refund|receipt|save|discount|offer)\b",
@@ -52,30 +53,30 @@ NOT_TO_PAY_RE = re.compile(
 )
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
-_THING_BEFORE_AMOUNT = re.compile(
+_THING_BEFORE_AMOUNT = lazy_regex(
     r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
     r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
     r"is|are|wants|asks for|charges|requests)\s*$",
     re.I,
 )
-_THING_AFTER_PAY = re.compile(
+_THING_AFTER_PAY = lazy_regex(
     r"\b(?:pay|transfer|settle)\s+(?:off\s+)?(?:the\s+|my\s+|our\s+)?"
     r"(?P<thing>(?!(?:by|on|before|until|till|in|at|to|for|it|this|that|them|\d)\b)[\w' -]{2,40}?)"
     r"(?=\s+(?:on|by|before|until|till|for|of|to|in|at|next|this|tomorrow|today)\b|[,.;!?]|$|"
     r"\s+(?:[€$£]|\d))",
     re.I,
 )
-_THING_PAID = re.compile(
+_THING_PAID = lazy_regex(
     r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
     r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b",
     re.I,
 )
-_THING_AFTER_AMOUNT = re.compile(
+_THING_AFTER_AMOUNT = lazy_regex(
     r"\s+(?P<prep>for|to)\s+(?P<thing>(?:the\s+|my\s+|our\s+)?[\w' -]{2,40}?)"
     r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)",
     re.I,
 )
-_TRIM = re.compile(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
+_TRIM = lazy_regex(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
 
 
 # what is paid by its own name ("Pay gas bill"); anything else is paid for ("Pay for the school trip")

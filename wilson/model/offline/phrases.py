@@ -16,6 +16,7 @@ from datetime import date, datetime
 from wilson.model.offline.framing import unframed
 from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
+from wilson.kernel.lazy_regex import lazy_regex
 
 INTRO = (
     "Hi, I'm Wilson. I'm running without a language model, so I can only handle simple things for now. "
@@ -36,7 +37,7 @@ HELP = f"I didn't understand that — {CAN_DO} Nothing was changed."
 # to my list"): "remind me to check the tyres and add oil on Saturday",
 # "and add a day in Florence" and "snooze it until Monday, remind me then" are one request each. A new sentence
 # that begins with "add", or ", also add", is a request of its own ("what's on my plate? also add buy bread").
-SECOND_REQUEST_RE = re.compile(
+SECOND_REQUEST_RE = lazy_regex(
     r"(?:[,;.!?]|\band\b)\s*(?:(?:and|also|then|please|pls)\s+)*"
     r"(?:remind me\b(?!\s+(?:then|again|later|too|as well)\b|\s*[.!?]*$)|"
     r"don'?t let me forget\b|todo\b|to-do\b|(?:mark\s+)?done with\b|"
@@ -50,7 +51,7 @@ SECOND_REQUEST_RE = re.compile(
 )
 # A courtesy at the end ("add pay rent by Friday, thanks!") is no part of what is asked
 # (after a stop only: "remind me to say thanks" keeps its thanks)
-COURTESY_RE = re.compile(r"\s*[,;.!?]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
+COURTESY_RE = lazy_regex(r"\s*[,;.!?]\s*(?:thanks|thank you|thx|ty|cheers|please|pls|ok|okay)\s*[.!?]*\s*$", re.I)
 TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or “remind me to call Mum on Sunday”."
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
@@ -60,7 +61,7 @@ _AROUND = (
 )
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
-GREETING_RE = re.compile(
+GREETING_RE = lazy_regex(
     rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
     rf"afternoon)\b{_AROUND}{_WISH}|"
     rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
@@ -69,12 +70,12 @@ GREETING_RE = re.compile(
 )
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
 _PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
-THANKS_RE = re.compile(
+THANKS_RE = lazy_regex(
     rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
     rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$",
     re.I,
 )
-ACK_RE = re.compile(
+ACK_RE = lazy_regex(
     rf"^(?:ok|okay|k|cool|great|nice|perfect|got it|sounds good|alright|all right|fine)\b{_AROUND}$", re.I
 )
 # words pleased with something, and nothing else ("ok cool", "perfect, thanks!"): an acknowledgement, never a yes
@@ -104,20 +105,20 @@ PLEASED_WORDS = frozenset(
         "very",
     }
 )
-ABILITIES_RE = re.compile(
+ABILITIES_RE = lazy_regex(
     rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"
     rf"how do (?:i|you) use (?:you|this)|help|help me|what can i (?:say|ask)|"
     rf"(?:can|could) you help(?: me)?)\b{_AROUND}\??$",
     re.I,
 )
-ABOUT_ME_RE = re.compile(
+ABOUT_ME_RE = lazy_regex(
     rf"^(?:what do you know about me|what do you remember(?: about me)?|"
     rf"what have you learn(?:ed|t)(?: about me)?)\b{_AROUND}\??$",
     re.I,
 )
 # "what time is it?", "what's the date?", "what day is it today?": the whole message asks the time or the day, read
 # after `normal` (lower case, no punctuation); "what time is my flight?" asks about something else
-CLOCK_RE = re.compile(
+CLOCK_RE = lazy_regex(
     r"^(?:(?:hey|hi|hello|ok|okay|so|sorry|wilson|please|quick question)\s+)*"
     r"(?:(?:do you know|can you tell me|could you tell me|tell me)\s+)?"
     r"(?:what(?:'?s| is)? the (?:time|date|day)|what time (?:is it|it is)"
@@ -127,7 +128,7 @@ CLOCK_RE = re.compile(
 )
 # "what did I miss?", "anything new?", "catch me up": the whole message asks what happened while the user was away,
 # read after `normal` (lower case, no punctuation); "anything new on the Japan trip?" asks about a topic
-MISSED_RE = re.compile(
+MISSED_RE = lazy_regex(
     r"^(?:(?:hi|hey|hello|ok|okay|so|wilson|morning|good morning|i'm back|im back|back)\s+)*"
     r"(?:what did i miss|what have i missed|did i miss anything|have i missed anything|"
     r"anything new|what'?s new|any news|any updates?|catch me up|fill me in|"
@@ -136,7 +137,7 @@ MISSED_RE = re.compile(
     r"while i was at (?:work|lunch)|this (?:morning|afternoon|evening)))*$"
 )
 ALL_MEMORIES = "All of it: “memories” in the terminal, /memory in Telegram."
-BYE_RE = re.compile(
+BYE_RE = lazy_regex(
     rf"^(?:bye|goodbye|bye bye|see you|see ya|good night|night|later)\b"
     rf"(?:\s+(?:for now|then|later|soon|tomorrow|tonight|next week))?{_AROUND}$",
     re.I,
@@ -153,19 +154,19 @@ _UNWELL = (
     r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
     r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
 )
-UNWELL_RE = re.compile("^" + _UNWELL + _NOW_WORDS, re.I)
+UNWELL_RE = lazy_regex("^" + _UNWELL + _NOW_WORDS, re.I)
 _WHERE = (
     r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
     r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
     r"at the office|in the office|working from home|out)\b"
 )
-WHEREABOUTS_RE = re.compile("^" + _WHERE + _NOW_WORDS, re.I)
+WHEREABOUTS_RE = lazy_regex("^" + _WHERE + _NOW_WORDS, re.I)
 # What comes before the request itself, with a stop after it: a greeting, thanks, an "ok", where or how they are
 # ("hi, add milk to my list", "thanks! remind me…", "I'm home, add bread", "I'm sick, remind me to call the
 # doctor at 9"); the rules read the request without it (request_of). Not a bare "please", nor an "ok" without
 # its stop ("ok remind me" is read as it is), nor a word joined by a hyphen ("home-made"); nor before a bare yes
 # or no ("Oh, no!" is no answer to a proposal).
-LEAD_RE = re.compile(
+LEAD_RE = lazy_regex(
     r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
     r"cheers|ok|okay|great|cool|so|oh|sorry|"
     + _WHERE.replace("(?P<where>", "(?:")
@@ -179,7 +180,7 @@ LEAD_RE = re.compile(
 
 # a request put as a question: "can you remind me to take out the bins tonight?", "could you please add milk?"
 # (only around a change: "can you check the flights are booked?" and "can you remind me what's on?" stay questions)
-_ASKED_POLITELY = re.compile(
+_ASKED_POLITELY = lazy_regex(
     r"^(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
     r"(?P<ask>(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|"
     r"postpone|reschedule|snooze|drop|delete|cancel|mark|rename|close|put|set up|create)\b.*?)"
@@ -208,70 +209,70 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     return unframed(text, now, tz) or text
 
 
-_BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
+_BARE_ANSWER = lazy_regex(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
 
-_ONLY_ADDRESS = re.compile(
+_ONLY_ADDRESS = lazy_regex(
     r"(?:wilson|there|all|everyone)?[\s,;:.!?-]*$", re.I
 )  # "Good morning, Wilson!" is a greeting
 
 
 QUIET_HINT = "To hold my non-urgent messages for a day: “quiet 1d” in the terminal, /quiet 1d in Telegram."
 DONE_RES = [
-    re.compile(
+    lazy_regex(
         r"^\s*(?:i(?:'m| am)\s+|i(?:'ve| have)\s+|i\s+|just\s+)?(?:just\s+)?(?:done with|finished|completed)\s+"
         r"(?P<what>.+)$",
         re.I,
     ),
-    re.compile(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
+    lazy_regex(r"^\s*mark\s+(?P<what>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished)\b", re.I),
     # "passport renewal done", "flights all sorted": a thing named, then done (not "all done", "I'm done")
-    re.compile(
+    lazy_regex(
         r"^\s*(?:the\s+|my\s+)?(?P<what>(?!(?:all|i'?m|we'?re|it'?s|that'?s|everything|we|i|you)\b)[\w' ]{3,40}?)"
         r"\s+(?:all\s+)?(?:done|finished|sorted)[\s.!✓✅]*$",
         re.I,
     ),
     # a note ticked off: "passport: done", "flights - done ✓"
-    re.compile(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
-    re.compile(
+    lazy_regex(r"^\s*(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?:done|finished|completed|sorted)\b[\s.!✓✅]*$", re.I),
+    lazy_regex(
         r"^\s*(?P<what>.+?)\s+(?:is|are)\s+(?:all\s+)?(?:done|finished|complete|completed|sorted(?: out)?|"
         r"taken care of|handled|dealt with)\b",
         re.I,
     ),
     # "I took care of the flights", "got the flights sorted", "dealt with the passport"
-    re.compile(
+    lazy_regex(
         r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
         r"(?:took care of|taken care of|dealt with|handled|sorted out|sorted)\s+(?P<what>.+?)\s*[.!]*$",
         re.I,
     ),
-    re.compile(
+    lazy_regex(
         r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
         r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$",
         re.I,
     ),
 ]
-LIST_RE = re.compile(
+LIST_RE = lazy_regex(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b",
     re.I,
 )
-OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
+OVERDUE_RE = lazy_regex(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
 # "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym",
 # "forget the plants reminder" (a reminder named as one is looked up as one, not as a task)
 STOP_REMINDER_RES = [
-    re.compile(
+    lazy_regex(
         r"^\s*(?:please\s+)?(?:stop reminding me|don'?t remind me|no more reminders?)\s+(?:about|to|of|for)?\s*"
         r"(?P<what>.+?)(?:\s+any\s?more)?\s*[.!]*$",
         re.I,
     ),
-    re.compile(
+    lazy_regex(
         r"^\s*(?:please\s+)?(?:cancel|delete|remove|drop|stop|turn off|disable|forget(?: about)?|never ?mind)"
         r"\s+(?:the\s+|my\s+)?"
         r"(?:reminders?\s+(?:about|to|for|of)\s+(?P<what>.+?)|(?P<what2>.+?)\s+reminders?)\s*[.!]*$",
         re.I,
     ),
 ]
-MY_REMINDERS_RE = re.compile(
+MY_REMINDERS_RE = lazy_regex(
     r"\b(?:my reminders|what reminders|which reminders|any reminders|"
     r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders|"
     r"what (?:did|have) i ask(?:ed)? you to remind me|what (?:are|will) you (?:going to )?"
@@ -321,7 +322,7 @@ DONE_VERBS = {
     "gathered": "gather",
     "updated": "update",
 }
-PAST_DONE_RE = re.compile(
+PAST_DONE_RE = lazy_regex(
     r"^\s*(?:ok,?\s+)?(?:(?:i|we)(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+|now\s+)*"
     r"(?P<verb>"
     + "|".join(sorted(map(re.escape, DONE_VERBS), key=len, reverse=True))
@@ -331,7 +332,7 @@ PAST_DONE_RE = re.compile(
 # "passport checked", "the flights are booked!": a done task named first, its verb last; never a need, a doubt
 # or a part ("the rent needs to be paid", "flights not booked yet", "flights almost booked", "flights aren't
 # booked"), nor a person who did it ("mum called" is no "Call mum" done: verbs done to a person are left out)
-PARTICIPLE_DONE_RE = re.compile(
+PARTICIPLE_DONE_RE = lazy_regex(
     r"^\s*(?:ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?P<what>(?:(?!\b(?:not|never|yet|need|needs|must|should|will|to|be|"
     r"can|could|would|still|almost|nearly|partly|partially|half|mostly|hopefully|probably|maybe|being|getting|"
     r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
@@ -347,25 +348,25 @@ PARTICIPLE_DONE_RE = re.compile(
     re.I,
 )
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
-ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
-QUESTION_RE = re.compile(
+ASKED_RE = lazy_regex(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
+QUESTION_RE = lazy_regex(
     r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
     r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b",
     re.I,
 )
-CALENDAR_RE = re.compile(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
-REMIND_RE = re.compile(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
-ABOUT_RE = re.compile(
+CALENDAR_RE = lazy_regex(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
+REMIND_RE = lazy_regex(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
+ABOUT_RE = lazy_regex(
     r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
     r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$",
     re.I,
 )
-MOVE_RE = re.compile(
+MOVE_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:move|push|shift|postpone|reschedule|snooze|delay|pause)\s+(?:the\s+)?"
     r"(?P<what>.+?)\s+(?:to|until|till|for|by|on)\s+(?P<when>.+?)\s*[.!]*$",
     re.I,
 )
-DROP_RE = re.compile(
+DROP_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
     r"never ?mind)\s+"
     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
@@ -373,15 +374,15 @@ DROP_RE = re.compile(
     r"|^\s*(?:i'?ve|i have|we'?ve|we have)?\s*decided (?:not to|against) (?P<what3>.+?)\s*[.!]*$",
     re.I,
 )
-CLOSE_RE = re.compile(
+CLOSE_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:close|archive|end|finish)\s+(?:the\s+)?(?P<what>.+?)\s*[.!]*$"
     r"|^\s*(?:the\s+)?(?P<what2>.+?)\s+(?:is|are)\s+(?:over|behind me|finished for good)\s*[.!]*$",
     re.I,
 )
-RENAME_RE = re.compile(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
+RENAME_RE = lazy_regex(r"^\s*rename (?:the\s+)?(?:topic\s+)?(?P<old>.+?) (?:to|as) (?P<new>.+?)\s*[.!]*$", re.I)
 # "put eggs on my shopping list" (not "put the bins out", nor the dentist in the calendar)
 _PUT_ON_LIST = r"put(?=\s.+\s(?:on|to)\s(?:my|the|our)\s(?:[\w-]+\s)?list\s*[.!]*$)"
-ADD_RE = re.compile(
+ADD_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
     + _PUT_ON_LIST
     + "|"
@@ -390,13 +391,13 @@ ADD_RE = re.compile(
     re.I,
 )
 # "add …", "todo: …": the user names the task; no life event's plan is read into it
-EXPLICIT_ADD_RE = re.compile(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
+EXPLICIT_ADD_RE = lazy_regex(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
 # "note to self: buy milk", "memo - call the bank": what follows is read as said, and kept as a task when no other
 # rule reads it
-NOTE_RE = re.compile(r"^\s*(?:note to self\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*", re.I)
+NOTE_RE = lazy_regex(r"^\s*(?:note to self\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*", re.I)
 # "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
-POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their)\s+", re.I)
-TOPICISH = re.compile(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
+POSSESSIVE_RE = lazy_regex(r"\b(?:my|our|his|her|their)\s+", re.I)
+TOPICISH = lazy_regex(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
 
 
 @dataclass

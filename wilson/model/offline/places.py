@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from wilson.kernel.lazy_regex import lazy_regex
+
 FAR_KM = 100.0  # further than a day's commute: a stay there is travel
 MIN_ALTERNATE_POPULATION = 100_000  # other-language names ("Wien", "Lisboa") of big cities only
 FIRST_WORD_POPULATION = 500_000  # a city leading a title ("Lisbon offsite") counts only when this big
@@ -429,7 +431,7 @@ def named(name: str) -> Place | None:
     return _city(name) or country(name)
 
 
-_NOISE = re.compile(
+_NOISE = lazy_regex(
     r"https?://\S+|\b(?:zoom|teams|meet|google meet|online|virtual|webex|skype|tbd|tba|"
     r"room|office|home|hq|kita|kiga|schule|school|kindergarten|gym|büro|buero|uni|work|bar|pub)\b",
     re.I,
@@ -437,7 +439,7 @@ _NOISE = re.compile(
 
 
 # a call's "place" is its tool, wherever the gazetteer has a town of that name ("Google" is one, in Kansas)
-ONLINE = re.compile(
+ONLINE = lazy_regex(
     r"^\s*(?:https?://|zoom|teams|microsoft teams|ms teams|online|google meet|meet\.google|"
     r"google hangouts|hangouts|webex|skype|jitsi|whereby|facetime|whatsapp|signal|slack|discord|"
     r"phone|telefon|video ?call|videocall|call)\b",
@@ -445,7 +447,7 @@ ONLINE = re.compile(
 )
 
 
-_POSTCODE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
+_POSTCODE = lazy_regex(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+(?=\D)")
 
 
 def _without_postcode(part: str) -> str:

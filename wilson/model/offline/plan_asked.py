@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-PLAN_ASKED_RE = re.compile(
+from wilson.kernel.lazy_regex import lazy_regex
+
+PLAN_ASKED_RE = lazy_regex(
     r"\b(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:"
     r"help\s+(?:me|us)\s+(?:to\s+)?(?:plan|prepare|get\s+(?:ready|everything\s+ready|organi[sz]ed)|organi[sz]e|sort\s+out|"
     r"get\s+on\s+top\s+of)"

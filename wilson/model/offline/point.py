@@ -11,26 +11,28 @@ from __future__ import annotations
 
 import re
 
+from wilson.kernel.lazy_regex import lazy_regex
+
 # the lines the email channel writes around a body (channels/email/parse.py describe)
-CHANNEL_LINE = re.compile(
+CHANNEL_LINE = lazy_regex(
     r"^(?:Email from .*|Sent \w{3} \d{2} \w{3} \d{4} \d{2}:\d{2}|In folder .*|"
     r"A reply in the thread .*|Bulk mail \(.*\)|A large message \(.*|Attached: .*|"
     r"\(no readable text\))$"
 )
-HEADER_LINE = re.compile(r"^(?:from|to|cc|bcc|date|sent|subject|betreff|von|an|datum|reply-to)\s*:", re.IGNORECASE)
+HEADER_LINE = lazy_regex(r"^(?:from|to|cc|bcc|date|sent|subject|betreff|von|an|datum|reply-to)\s*:", re.IGNORECASE)
 _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|januar|februar|märz|mai|juni|juli|"
     r"oktober|dezember"
 )
 # "6 December 2026", "Berlin, 06.12.2026", "Sunday, 6 Dec 2026 07:00", "2026-12-06": a date and no more
-DATE_LINE = re.compile(
+DATE_LINE = lazy_regex(
     rf"^(?:[A-ZÀ-Ý][\w .-]{{0,30}},\s*)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?"
     rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\.?\s*(?:{_MONTH})\s*,?\s*\d{{2,4}}|(?:{_MONTH})\s+\d{{1,2}}"
     rf"(?:st|nd|rd|th)?,?\s*\d{{2,4}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{4}}-\d{{2}}-\d{{2}})"
     rf"(?:,?\s*(?:at\s*)?\d{{1,2}}[:.]\d{{2}})?\.?$",
     re.IGNORECASE,
 )
-GREETING = re.compile(
+GREETING = lazy_regex(
     r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
     r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
     r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
@@ -38,7 +40,7 @@ GREETING = re.compile(
     r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*",
     re.IGNORECASE,
 )
-PLEASANTRY = re.compile(
+PLEASANTRY = lazy_regex(
     r"^(?:i hope (?:this|you|all|that)\b|hope (?:this|you|all)\b|i trust (?:this|you)\b|"
     r"thanks? (?:you )?(?:so much |very much )?for (?:your|the) "
     r"(?:e-?mail|message|note|patience)\b|"
@@ -53,15 +55,15 @@ PLEASANTRY = re.compile(
     r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",
     re.IGNORECASE,
 )
-SIGNATURE = re.compile(
+SIGNATURE = lazy_regex(
     r"^(?:--\s*|(?:best|kind|warm|many thanks|thanks|thank you|cheers|regards|best regards|"
     r"kind regards|yours(?: sincerely| truly| faithfully)?|sincerely|love|xx+|viele grüße|"
     r"mit freundlichen grüßen|lg|vg|bises|cordialement)\b[\w ,!.]{0,30})$",
     re.IGNORECASE,
 )
-END = re.compile(r"[.!?]+(?=\s|$)")
+END = lazy_regex(r"[.!?]+(?=\s|$)")
 # a full stop after these ends no sentence ("St. Georg hospital", "Dr. Sommer", "e.g. a form")
-ABBREVIATION = re.compile(
+ABBREVIATION = lazy_regex(
     r"(?:\b(?:st|dr|mr|mrs|ms|prof|no|nr|ca|approx|incl|excl|ref|tel|str|vs|etc|e\.g|i\.e|"
     r"z\.b|bzw|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|\b[A-Z])$",
     re.IGNORECASE,
@@ -145,7 +147,7 @@ def point(text: str, subjects: set[str] = frozenset()) -> str:
 
 
 # what the sender asks the reader to do: "Please leave the building now", "Bitte holen Sie Ihr Kind ab"
-ASK = re.compile(
+ASK = lazy_regex(
     r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|"
     r"(?:leave|call|stay|keep|turn|shut|open|close|go|come|pick|collect|evacuate|avoid|get|bring)\b)",
     re.IGNORECASE,

@@ -24,13 +24,14 @@ from wilson.model.offline.point import without_date_lines
 from wilson.model.offline.recognition import load_playbook, may_need_a_plan, recognise_event, routine_meeting
 from wilson.model.offline.told import VAGUE, said_before
 from wilson.skills import PROPOSE
+from wilson.kernel.lazy_regex import lazy_regex
 
 MUTATING_TOOLS_EXCLUDED = {"surface"}
 # A triage summary's "(from SENDER, sent Mon 4 Jan)" (wilson/model/offline/triage.py summary)
-SENT_BY = re.compile(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
+SENT_BY = lazy_regex(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
-TIMED = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
+TIMED = lazy_regex(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
 ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 
 

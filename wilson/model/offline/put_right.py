@@ -11,9 +11,10 @@ import re
 from datetime import timedelta
 
 from wilson.model.offline import dates
+from wilson.kernel.lazy_regex import lazy_regex
 
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-INSTEAD_OF_DAY_RE = re.compile(
+INSTEAD_OF_DAY_RE = lazy_regex(
     rf"\b(?P<new>{_DAY})\s*,?\s*(?:and\s+|but\s+)?not\s+(?:on\s+)?(?P<old>{_DAY})\b|"
     rf"\bnot\s+(?:on\s+)?(?P<old2>{_DAY})\s*,?\s*(?:but\s+)?(?:on\s+)?(?P<new2>{_DAY})\b",
     re.I,

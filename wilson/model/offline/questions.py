@@ -13,8 +13,9 @@ import re
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import words
+from wilson.kernel.lazy_regex import lazy_regex
 
-QUESTION_RE = re.compile(
+QUESTION_RE = lazy_regex(
     r"\?\s*$|^\s*(?:what|when|where|who|why|how|which|can|could|would|will|do|does|did|is|are|"
     r"should|shall|may|might|have|has|was|were)\b",
     re.I,
@@ -50,10 +51,10 @@ def answered(chat: Chat, text: str) -> Reply | None:
     return None  # anything else: the honest help, which says what can be asked
 
 
-_WHEN_DUE_RE = re.compile(r"^\s*when(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+)?(?P<what>.+?)\s+due\b", re.I)
-_ASKS_ME_TO_RE = re.compile(r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)|please)\b", re.I)
+_WHEN_DUE_RE = lazy_regex(r"^\s*when(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+)?(?P<what>.+?)\s+due\b", re.I)
+_ASKS_ME_TO_RE = lazy_regex(r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)|please)\b", re.I)
 # a riddle told with its answer: "why did the scarecrow win an award? because he was outstanding in his field"
-_JOKE_RE = re.compile(
+_JOKE_RE = lazy_regex(
     r"\?\s+(?:because|so that|to get|a|an|it|he|she|they)\b[^?]*$|\b(?:lol|haha+|hehe)\s*[!.]*$", re.I
 )
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from wilson.model.offline import places
 from wilson.model.offline.dates import as_datetime, parse_moment
+from wilson.kernel.lazy_regex import lazy_regex
 
 PLAYBOOK_PATH = Path(__file__).resolve().parent.parent / "playbook.toml"
 SHORT_DAYS = 0.5  # a timed event shorter than this is an outing, unless its place is named on its own
@@ -238,7 +239,7 @@ def _title_only(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
 
 
 # "Emma turns 5", "Opa wird 90", "Mum's 70th is on …", "my husband's 40th": an age reached, a birthday
-_TURNS_RE = re.compile(
+_TURNS_RE = lazy_regex(
     r"\b(?:turns|wird)\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
     r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
     r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
@@ -356,7 +357,7 @@ def may_need_a_plan(found: Recognition, start, end, tz, home: places.Place | Non
 
 
 # the words of the meetings that fill a working week: nothing to prepare, nothing to hear of days ahead
-ROUTINE_RE = re.compile(
+ROUTINE_RE = lazy_regex(
     r"\b(?:meeting|sync|standup|stand-up|daily|weekly|jour fixe|jourfixe|1:1|1on1|one-on-one|"
     r"all-hands|all hands|town hall|team call|call|telko|telco|catch-?up|check-?in call|huddle|"
     r"besprechung|teammeeting|abstimmung|regeltermin|retro|retrospective|review|planning|"
@@ -383,7 +384,7 @@ def routine_meeting(title: str, start, end, tz) -> str | None:
 BRAND_DAYS = 7  # a conference or a trade fair lasts a few days; a week or more away is a stay
 # a name no dictionary holds: inner punctuation ("re:publica", "Node.js"), capitals inside ("SaaStr", "EuroPython"),
 # or in capitals ("ITB", "MWC"), perhaps with a year or an edition ("re:publica 27", "ITB Berlin 2027")
-_BRAND_WORD = re.compile(r"(?-i:[a-z]+[:.][a-z]\w+|[A-Z]?[a-z]+[A-Z]\w*|[A-Z]{2,8}[a-z]?)")
+_BRAND_WORD = lazy_regex(r"(?-i:[a-z]+[:.][a-z]\w+|[A-Z]?[a-z]+[A-Z]\w*|[A-Z]{2,8}[a-z]?)")
 
 
 def _brand(title: str) -> bool:
@@ -395,7 +396,7 @@ def _brand(title: str) -> bool:
     )
 
 
-_ACRONYM_TITLE = re.compile(r"(?-i:[A-Z][A-Z0-9&]{2,9})(?:\s+(?:\d{2,4}|'\d{2}))?")
+_ACRONYM_TITLE = lazy_regex(r"(?-i:[A-Z][A-Z0-9&]{2,9})(?:\s+(?:\d{2,4}|'\d{2}))?")
 
 
 def _a_name_only(location: str | None, title: str, start, span: float, tz) -> bool:
@@ -462,7 +463,7 @@ def _place_named(text: str) -> str | None:
 
 
 # where a move goes: "to the new flat", "into our new apartment", "to Hamburg"
-_MOVE_TO = re.compile(
+_MOVE_TO = lazy_regex(
     r"\b(?:to|into|in)\s+(?P<where>(?:the|our|my|a)\s+new\s+(?:flat|apartment|house|place|home)|"
     r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)|\b(?P<new>new\s+(?:flat|apartment|house|place|home))\b"
 )

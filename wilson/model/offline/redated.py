@@ -13,6 +13,7 @@ from datetime import timedelta
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import best, words
+from wilson.kernel.lazy_regex import lazy_regex
 
 
 def _open(chat: Chat) -> list[dict]:
@@ -20,7 +21,7 @@ def _open(chat: Chat) -> list[dict]:
 
 
 # "push the flights back a week", "move the passport forward by 3 days", "delay the dentist by two weeks"
-_SHIFT_RE = re.compile(
+_SHIFT_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:push|move|shift|put|delay|postpone|bring)\s+(?:back\s+|forward\s+)?"
     r"(?:the\s+)?(?P<what>.+?)\s+(?P<way>back|forward|out|ahead|up)?\s*(?:by\s+)?"
     r"(?P<n>a|an|one|two|three|four|five|six|seven|couple of|few|\d{1,2})\s+(?P<unit>days?|weeks?)\b"
@@ -64,7 +65,7 @@ def shifted(chat: Chat, text: str) -> Reply | None:
 
 # what says a day is new for something already planned: "so they're due Feb 2nd now", "the pitch moved, so the deck
 # only has to be ready Monday", "my supervisor agreed I can hand it in by end of Q1", "the deadline got extended"
-_NEW_DAY_RE = re.compile(
+_NEW_DAY_RE = lazy_regex(
     r"\b(?:now|moved|extended|pushed|postponed|instead|agreed|allowed|only\s+(?:has|have|needs?)\s+to|"
     r"new\s+deadline|deadline\s+is|got\s+(?:moved|extended|pushed)|can\s+(?:now\s+)?(?:hand|send|submit|"
     r"do|pay|file|return))\b",

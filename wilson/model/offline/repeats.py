@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from wilson.model.offline import dates
+from wilson.kernel.lazy_regex import lazy_regex
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 ORDINALS = {"first": "1-7", "second": "8-14", "third": "15-21", "fourth": "22-28"}
@@ -30,19 +31,19 @@ _DAY = (
     r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
 )
 _OF_MONTH = r"(?:\s+of\s+(?:the|each|every)\s+month)?"
-_SCHEDULE_RE = re.compile(
+_SCHEDULE_RE = lazy_regex(
     rf"\b(?:(?:every|each)\s+(?:(?P<ord>first|second|third|fourth)\s+)?{_DAY}{_OF_MONTH}"
     rf"|(?:every|each)\s+(?P<mday>\d{{1,2}})(?:st|nd|rd|th){_OF_MONTH}"
     rf"|on\s+(?:the\s+)?(?P<ord2>first|second|third|fourth)\s+(?P<unit2>{_WEEKDAY})\s+of\s+(?:the|each|every)\s+month"
     rf"|on\s+(?P<plural>{_WEEKDAY}|weekday)s|(?P<daily>daily)(?=\s+at\b|\s*[.!]*$))\b",
     re.I,
 )
-_AT_RE = re.compile(
+_AT_RE = lazy_regex(
     r"\bat\s+(?:(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*(?P<half>am|pm))?"
     r"|(?P<named>noon|midday|midnight))\b",
     re.I,
 )
-_BARE_TIME_RE = re.compile(r"[\s,]*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>am|pm)\b", re.I)
+_BARE_TIME_RE = lazy_regex(r"[\s,]*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>am|pm)\b", re.I)
 # the day of the month in digits or in words, up to the 28th: "the 15th", "the first", "the first day of"
 _NTH = (
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
@@ -51,34 +52,34 @@ _NTH = (
 MONTH_DAY_WORDS = {word: n for n, word in enumerate(_NTH, start=1)} | {
     f"twenty-{word}": 20 + n for n, word in enumerate(_NTH[:8], start=1)
 }
-_MONTH_DAY_RE = re.compile(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
+_MONTH_DAY_RE = lazy_regex(rf"\b(?:on\s+)?the\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b{_OF_MONTH}", re.I)
 # in words only as a day of the month: "the first of every month", "the first day of the month" (not "the first
 # Monday", "the first aid kit")
 _DAY_WORDS = "|".join(sorted(MONTH_DAY_WORDS, key=len, reverse=True))
-_MONTH_DAY_WORDS_RE = re.compile(
+_MONTH_DAY_WORDS_RE = lazy_regex(
     rf"\b(?:on\s+)?the\s+(?P<word>{_DAY_WORDS})(?:\s+day)?\s+of\s+(?:the|each|every)\s+month\b", re.I
 )
 # schedule words these rules cannot set: "every other week", "every 2 hours", "twice a day", "monthly"
 # ("every window", "each kid", "my monthly report" are none)
-_UNREAD_RE = re.compile(
+_UNREAD_RE = lazy_regex(
     r"\b(?:(?:every|each)\s+(?:other|\d+|few|last)\s+\w+|every\s+weekend|twice\s+(?:a|per)\s+\w+|"
     r"twice\s+daily|(?:weekly|fortnightly|monthly|yearly|annually)(?=\s+(?:at|on)\b|\s*[.!]*$))",
     re.I,
 )
 # more days right after the schedule: "every Tuesday and Friday", "every weekday except Friday"
-_MORE_RE = re.compile(
+_MORE_RE = lazy_regex(
     rf"^\s*(?:,|and|or|&|through|to|till|until|-|–|except|but not|apart from)\s*(?:on\s+)?"
     rf"(?:{_WEEKDAY}|weekend)s?\b",
     re.I,
 )
-_PLURAL_DAYS_RE = re.compile(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
-_BOUND_RE = re.compile(
+_PLURAL_DAYS_RE = lazy_regex(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
+_BOUND_RE = lazy_regex(
     r"\b(?:until|till|through|during|for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
     r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december)|this\s+(?:week|month)|next\s+(?:week|month))\b",
     re.I,
 )
-_JUST_A_TIME_RE = re.compile(r"^(?:the\s+|at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?$", re.I)
+_JUST_A_TIME_RE = lazy_regex(r"^(?:the\s+|at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?$", re.I)
 
 
 @dataclass(frozen=True)

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import re
 
+from wilson.kernel.lazy_regex import lazy_regex
+
 _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof st mt no nr vs etc eg ie approx appt dept est inc ltd co jr sr
 jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun ca tel p.s ps""".split()
 )
-_END = re.compile(
+_END = lazy_regex(
     r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9ÀÖØ-Þ])"
     # a request joined to another by a comma: "remind me to call Tom at 5, and add buy stamps"
     r"|(?<=\w)\s*[,;]\s*(?i:and\s+)?(?i:also\s+)?(?=(?i:add|remind me|don'?t forget)\b)"
     r"|(?<=[.!?])\s+(?=(?i:add|remind me|don'?t forget)\b)"
 )  # "add milk. add bread." typed in lower case
-_SALUTATION = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^.!?\n]{0,60}[,:!]?\s*$", re.I)
-_CLOSING = re.compile(
+_SALUTATION = lazy_regex(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^.!?\n]{0,60}[,:!]?\s*$", re.I)
+_CLOSING = lazy_regex(
     r"^\s*(?:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
     r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
     r"love|xx+)\b[\s,!.]*(?:[A-Z][\w.-]*(?:[\s,]+[A-Z][\w.-]*){0,5})?[\s.,!]*$",
@@ -50,9 +52,9 @@ def split(text: str) -> list[str]:
 
 # "Dear parents, please return …", "Hi Sam, could you …": a letter's salutation before its first sentence;
 # "… Thank you, Ms Becker", "… Regards, City Library": its closing after the last
-_OPENING = re.compile(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^,.!?\n]{0,40},\s*(?=\S)", re.I)
+_OPENING = lazy_regex(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^,.!?\n]{0,40},\s*(?=\S)", re.I)
 # (a closing is signed: "add pay rent by Friday, thanks" is no letter)
-_SIGNED = re.compile(
+_SIGNED = lazy_regex(
     r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
     r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen)"
     r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+[A-Z][\w.'-]*){0,5}[\s.,!]*$"

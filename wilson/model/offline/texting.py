@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline.edit_distance import distance
+from wilson.kernel.lazy_regex import lazy_regex
 
 _SHORTHAND = {
     "tmrw": "tomorrow",
@@ -131,13 +132,13 @@ _REAL_WORDS = frozenset(
         "freitag",
     }
 )
-_WORD = re.compile(r"(?<![\w'])[\w']+(?![\w'])")
+_WORD = lazy_regex(r"(?<![\w'])[\w']+(?![\w'])")
 
 
 _HOURS = {w: str(n) for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 _HOUR_WORD = "|".join(_HOURS)
 # an hour said in words where a clock is meant: "at seven", "half past seven", "seven thirty", "eight pm"
-_CLOCK_WORDS = re.compile(
+_CLOCK_WORDS = lazy_regex(
     rf"\b(?P<lead>at|past|around|until|till|half|quarter to)\s+(?P<n>{_HOUR_WORD})"
     rf"(?:\s+(?P<minl>thirty|fifteen|forty-?five))?\b"
     rf"(?!\s+(?:of|point|days?|weeks?|months?|years?|people|times)\b)"
@@ -165,30 +166,30 @@ def plain(text: str) -> str:
 
 
 # "remind me 2 call mom @ 6": "2" before a verb is "to", "@" before an hour is "at" (never "2 hours", "me@x.org")
-_TO_VERB = re.compile(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
-_AT_SIGN = re.compile(r"(?<!\S)@\s*(?=\d)")
+_TO_VERB = lazy_regex(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
+_AT_SIGN = lazy_regex(r"(?<!\S)@\s*(?=\d)")
 # "7ish", "around 7-ish": about that hour
-_ISH = re.compile(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
+_ISH = lazy_regex(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
 # "thursday 19h", "19h30": the hour of the 24-hour clock as written in much of Europe ("at 19h" keeps its "at")
-_HOUR_H = re.compile(r"(?<!\bat )(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])h(?P<minute>[0-5]\d)?\b", re.I)
+_HOUR_H = lazy_regex(r"(?<!\bat )(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])h(?P<minute>[0-5]\d)?\b", re.I)
 # "first thing Monday", "first thing tomorrow": the morning, as a reminder without an hour is anyway
-_FIRST_THING = re.compile(
+_FIRST_THING = lazy_regex(
     r"\bfirst thing(?:\s+on)?\s+(?=(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|"
     r"in the morning\b|next\b)",
     re.I,
 )
-_FIRST_OF_MONTH = re.compile(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
+_FIRST_OF_MONTH = lazy_regex(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
-_GERMAN_REMIND = re.compile(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
+_GERMAN_REMIND = lazy_regex(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
 
 
 # emoji that answer or tick off: alone a yes or a no; a tick after words is "done" ("passport ✅"); any other
 # pictograph says how the user feels, nothing the rules read ("buy flowers for Anna 🌸 saturday")
 _YES_EMOJI = "👍👌🙏✅✔☑💯🆗🙌"
 _NO_EMOJI = "👎❌🚫✖"
-_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+")
-_TICK_AFTER_WORDS = re.compile(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
+_EMOJI = lazy_regex("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+")
+_TICK_AFTER_WORDS = lazy_regex(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
 
 
 def emoji_said(text: str) -> str:
@@ -210,8 +211,8 @@ def emoji_said(text: str) -> str:
 
 
 # "in a couple of days", "a few weeks": a count the date reader reads
-_FEW = re.compile(r"\b(?:a\s+)?(?P<few>couple(?:\s+of)?|few)\s+(?P<unit>minutes|hours|days|weeks|months)\b", re.I)
-_NOON = re.compile(r"\b(?P<lead>at|by|before|until|till|around|after)\s+(?:12\s+)?(?:noon|midday)\b", re.I)
+_FEW = lazy_regex(r"\b(?:a\s+)?(?P<few>couple(?:\s+of)?|few)\s+(?P<unit>minutes|hours|days|weeks|months)\b", re.I)
+_NOON = lazy_regex(r"\b(?P<lead>at|by|before|until|till|around|after)\s+(?:12\s+)?(?:noon|midday)\b", re.I)
 
 
 def _clock(match: re.Match) -> str:

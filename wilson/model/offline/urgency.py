@@ -22,15 +22,16 @@ from wilson.kernel.timeparse import aware_or_none
 from wilson.model.offline.bills import PHISHING_RE
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
+from wilson.kernel.lazy_regex import lazy_regex
 
-PROMO_RE = re.compile(
+PROMO_RE = lazy_regex(
     r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
     r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
     r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
-AUTOMATED_SENDER_RE = re.compile(
+AUTOMATED_SENDER_RE = lazy_regex(
     r"\b(no-?reply|do-?not-?reply|newsletter|news|marketing|notifications?|mailer|"
     r"info|hello|team|updates?|receipts?|billing|invoices?|orders?|order-update|shop|store|"
     r"security|alerts?|notify|system|accounts?|reservations?|bookings?|versand|rechnung|"
@@ -39,13 +40,13 @@ AUTOMATED_SENDER_RE = re.compile(
     r"digest|community|social|offers?|deals|promo\w*|welcome|feedback|surveys?)@",
     re.I,
 )
-CHILD_RE = re.compile(
+CHILD_RE = lazy_regex(
     r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
     r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
     r"schüler\w*|klasse \d\w?)\b",
     re.I,
 )
-HEALTH_RE = re.compile(
+HEALTH_RE = lazy_regex(
     r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
     r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
     r"fieber|krank|erbricht|erbrochen|übergeben|verletzt|gestürzt|unfall|notarzt|bereitschaftsarzt|"
@@ -53,40 +54,40 @@ HEALTH_RE = re.compile(
     re.I,
 )
 # asked to get in touch now: "please call me as soon as possible", "Bitte rufen Sie mich sofort an"
-CALL_NOW_RE = re.compile(
+CALL_NOW_RE = lazy_regex(
     r"\b(?:call|ring|phone) (?:me|us)\b|\bcall (?:back )?(?:as soon as|right away|now|asap)|"
     r"\brufen sie (?:mich|uns)\b|\bruf (?:mich|uns)\b|\b(?:bitte )?(?:sofort|dringend) (?:anrufen|"
     r"zurückrufen|melden)\b|\bmelden sie sich (?:bitte )?(?:sofort|umgehend|dringend)\b",
     re.I,
 )
-PICKUP_RE = re.compile(
+PICKUP_RE = lazy_regex(
     r"\b(pick (?:him|her|them) up|collect (?:him|her|them)|come (?:and|to) (?:get|pick)|"
     r"as soon as (?:you|possible))\b",
     re.I,
 )
-TRAVEL_RE = re.compile(
+TRAVEL_RE = lazy_regex(
     r"\b(flight|train|bus|ferry|booking|boarding|gate|departure|connection|"
     r"zug|flug|bahn|abfahrt|anschluss|fähre|s-bahn|regionalbahn)\b",
     re.I,
 )
-DISRUPTION_RE = re.compile(
+DISRUPTION_RE = lazy_regex(
     r"\b(cancell?ed|delayed|delay|diverted|strike|rebooked|rebooking|gate change|"
     r"missed connection|overbooked|annulliert|gestrichen|fällt (?:\w+ ){0,2}aus|ausgefallen|"
     r"verspätet|verspätung|zugausfall|ersatzverkehr|streik)\b",
     re.I,
 )
-TODAY_DEADLINE_RE = re.compile(
+TODAY_DEADLINE_RE = lazy_regex(
     r"\b(due today|deadline today|expires today|today is the (?:last day|deadline)|"
     r"final notice|last reminder|overdue|before midnight|by end of day|eod)\b",
     re.I,
 )
-ASKING_RE = re.compile(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
-BILL_RE = re.compile(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
-QUESTION_RE = re.compile(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
+ASKING_RE = lazy_regex(r"\b(urgent|urgently|asap|immediately|right away)\b", re.I)
+BILL_RE = lazy_regex(r"\b(bill|invoice|payment due|amount due|payment is due|due date|direct debit)\b", re.I)
+QUESTION_RE = lazy_regex(r"\?\s*$|\b(can you|could you|would you|are you|do you|shall we|let me know)\b", re.I)
 SOON_HOURS = 6  # an event starting within these hours is time-critical whatever its words
 TRAVEL_WAKE_HOURS = 12  # travel cancelled or moved this close may wake the user at night
 # something closes, is called off or changes: told before it bites when it is today or tomorrow
-CLOSURE_RE = re.compile(
+CLOSURE_RE = lazy_regex(
     r"\b(clos(?:ed|es|ing|ure)|shut(?:s|ting)? (?:down|early)?|cancell?(?:ed|ation)|called off|"
     r"postponed|rescheduled|moved (?:to|forward)|brought forward|no (?:school|classes|lessons|"
     r"service|water|power|electricity|heating)|(?:water|power|electricity|gas|heating)(?: supply)?"
@@ -107,7 +108,7 @@ CLOSURE_RE = re.compile(
 EMERGENCY_RES = (
     (
         "a water leak",
-        re.compile(
+        lazy_regex(
             r"\b(water leak\w*|leak(?:ing|s)? (?:water|into|through|from)|burst (?:pipe|water)|"
             r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
             r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
@@ -118,7 +119,7 @@ EMERGENCY_RES = (
     ),
     (
         "a gas leak",
-        re.compile(
+        lazy_regex(
             r"\b(gas leak\w*|smell(?:s|ed)? (?:of )?gas|gas alarm|carbon monoxide|co[- ](?:alarm|detector|melder)|"
             r"gasgeruch|gasleck|riecht (?:\w+ )?nach gas|gasalarm|kohlenmonoxid\w*)\b",
             re.I,
@@ -126,7 +127,7 @@ EMERGENCY_RES = (
     ),
     (
         "a fire",
-        re.compile(
+        lazy_regex(
             r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
             r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
             r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b",
@@ -135,7 +136,7 @@ EMERGENCY_RES = (
     ),
     (
         "a medical emergency",
-        re.compile(
+        lazy_regex(
             r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
             r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
             r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
@@ -147,7 +148,7 @@ EMERGENCY_RES = (
     ),
     (
         "the police",
-        re.compile(
+        lazy_regex(
             r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
             r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
             r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b",
@@ -156,25 +157,25 @@ EMERGENCY_RES = (
     ),
 )
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
-ADVERT_RE = re.compile(
+ADVERT_RE = lazy_regex(
     r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
     r"free (?:quote|estimate|inspection|check)|special offer|insurance cover for)\b",
     re.I,
 )
 HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
-YOURS_RE = re.compile(
+YOURS_RE = lazy_regex(
     r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
     r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b",
     re.I,
 )
-CARE_RE = re.compile(
+CARE_RE = lazy_regex(
     r"\b(school|nursery|kindergarten|daycare|day care|childcare|child care|kita|creche|crèche|"
     r"preschool|after-?school club|childminder|schule|grundschule|hort|tagesmutter)\b",
     re.I,
 )
 # Words that may make a mail pressing, for `pressing` beside the situations' own (ASKING_RE has "asap" and
 # "immediately"): wide on purpose, since a hit only means a model reads it.
-PRESSING_RE = re.compile(
+PRESSING_RE = lazy_regex(
     r"\b(today|tonight|this (?:morning|afternoon|evening)|now|urgent\w*|"
     r"cancel\w*|delay\w*|clos(?:ed|es|ing|ure)|block\w*|suspen\w*|lock\w*|fraud\w*|"
     r"suspicious|declined|fail\w*|overdue|final|warning|alert|emergenc\w*|outage|strike|"
@@ -186,7 +187,7 @@ PRESSING_RE = re.compile(
 # An automatic mail's date is the user's business when it asks something of them or is about their own plans:
 # a request ("please", "make sure", "don't forget"), an imperative opening a sentence ("Check in online now"), or
 # the user's appointment, journey or stay
-YOURS_TO_DO_RE = re.compile(
+YOURS_TO_DO_RE = lazy_regex(
     r"\b(?:please|kindly|bitte|remember to|don'?t forget|do not forget|make sure|be sure to|you (?:need|have|must|"
     r"should|will need)|action (?:required|needed)|required to|reminder|erinnerung)\b|"
     r"(?:^|[.!?]\s+|\n\s*)(?:check in|bring|book|pay|submit|reply|sign|confirm|register|call|collect|pick up|"
@@ -223,7 +224,7 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
 
 
 # what a fake parcel service, tax office or streaming service wants through its link
-PAY_THROUGH_LINK_RE = re.compile(
+PAY_THROUGH_LINK_RE = lazy_regex(
     r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
     r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
     r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
@@ -232,7 +233,7 @@ PAY_THROUGH_LINK_RE = re.compile(
     r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
     re.I,
 )
-_LINK_DOMAIN_RE = re.compile(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
+_LINK_DOMAIN_RE = lazy_regex(r"(?:https?://|\bwww\.)(?:www\.)?([\w.-]+)", re.I)
 
 
 def _site(domain: str) -> str:
@@ -259,25 +260,25 @@ def _links_elsewhere(blob: str, sender: str) -> bool:
 
 
 # words meant for an assistant reading the mailbox, not for its owner
-ASSISTANT_RE = re.compile(
+ASSISTANT_RE = lazy_regex(
     r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
     r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
     re.I,
 )
 
 
-VISIT_RE = re.compile(
+VISIT_RE = lazy_regex(
     r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
     r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b",
     re.I,
 )
 # a delivery is the user's business today only when it needs them there: a signature, an ID, in person
-DELIVERY_RE = re.compile(
+DELIVERY_RE = lazy_regex(
     r"\b(?:will be delivered|to be delivered|delivery (?:window|slot)|zugestellt|zustellung|"
     r"geliefert|lieferung)\b",
     re.I,
 )
-PRESENCE_RE = re.compile(
+PRESENCE_RE = lazy_regex(
     r"\b(?:signature|sign for|unterschrift|persönlich|in person|ausweis\w*|photo id|your id|"
     r"must be (?:at )?home|be at home|zu hause sein|anwesend|cannot be left|nicht möglich)\b",
     re.I,

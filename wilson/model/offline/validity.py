@@ -11,9 +11,10 @@ import re
 from datetime import date, timedelta
 
 from wilson.model.offline.phrases import Chat, Reply
+from wilson.kernel.lazy_regex import lazy_regex
 
 DOCUMENTS = r"passport|id card|identity card|visa|driving licen[cs]e|driver'?s licen[cs]e"
-VALID_UNTIL_RE = re.compile(
+VALID_UNTIL_RE = lazy_regex(
     rf"^\s*(?:ok,?\s+|fyi,?\s+)?(?:my|the|our)?\s*(?P<doc>{DOCUMENTS})\s+(?:is\s+)?(?:still\s+)?"
     r"(?:good|valid)\s+(?:until|till|til|through|to)\s+(?P<when>.+?)\s*[.!]*$"
     rf"|^\s*(?:ok,?\s+|fyi,?\s+)?(?:my|the|our)?\s*(?P<doc2>{DOCUMENTS})\s+"
@@ -40,8 +41,8 @@ MONTHS = {
         start=1,
     )
 }
-MONTH_YEAR_RE = re.compile(r"^(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})$|^(?P<m>\d{1,2})/(?P<y>\d{4})$", re.I)
-DAY_MONTH_YEAR_RE = re.compile(
+MONTH_YEAR_RE = lazy_regex(r"^(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})$|^(?P<m>\d{1,2})/(?P<y>\d{4})$", re.I)
+DAY_MONTH_YEAR_RE = lazy_regex(
     r"^(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>[a-z]+)\.?|(?P<m2>[a-z]+)\.?\s+"
     r"(?P<d2>\d{1,2})(?:st|nd|rd|th)?),?\s+(?P<year>\d{4})$",
     re.I,

@@ -10,19 +10,20 @@ from datetime import date, datetime, timedelta
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import best, words
+from wilson.kernel.lazy_regex import lazy_regex
 
 AHEAD = timedelta(days=365)  # how far ahead a "when is" question is looked up
 SHOWN = 3  # events named in one answer
 # "when is my next appointment?": the first event to come, whatever it is called
-_NEXT_RE = re.compile(r"^(?:next|first)\s+(?:appointment|event|meeting|thing)s?$", re.I)
+_NEXT_RE = lazy_regex(r"^(?:next|first)\s+(?:appointment|event|meeting|thing)s?$", re.I)
 # words that say what kind of thing it is, not which: "my dentist appointment" is the event "Dentist"
 _KINDS = {"appointment", "event", "meeting", "meet", "thing", "next", "first", "one", "task"}  # "meet": words() stems
 # a question about a day or the calendar itself ("when is my calendar busy tomorrow?"), which listing answers
-_ABOUT_DAYS_RE = re.compile(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b", re.I)
+_ABOUT_DAYS_RE = lazy_regex(r"\b(?:calendar|diary|day|week|weekend|busy|free|anything|today|tonight|tomorrow)\b", re.I)
 
 
 # "what's my next appointment?", "where is my next meeting?": the first event to come, as "when is" finds it
-NEXT_ASKED_RE = re.compile(
+NEXT_ASKED_RE = lazy_regex(
     r"^\s*(?:what|where|which|what time)(?:'?s|\s+is)\s+(?:(?:the|my|our)\s+)?"
     r"(?P<topic>(?:next|first)\s+(?:appointment|event|meeting|thing)s?)\s*\??\s*$",
     re.I,
