@@ -49,10 +49,62 @@ def act(text: str) -> str | None:
 
 
 def commanded(text: str) -> bool:
-    """The message is a bare command: its verb first, no "I need to" before it."""
+    """The message is a bare command: its verb first, no "I need to" before it; or a German to-do, its verb last."""
     verb = act(text)
     first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
-    return verb is not None and first is not None and first.group(1).lower() == verb
+    return verb is not None and first is not None and first.group(1).lower() == verb or (
+        german_todo(text) is not None and not re.match(r"\s*(?:ich|wir)\b", text or "", re.I)
+    )  # "ich muss … abgeben" is a need told, left to the plans as "I need to …" is
+
+
+# German verbs of one act, as a to-do is written in German: the thing first, the verb last ("Steuererklärung
+# abgeben", "Mama anrufen"); with a prefix split off in a sentence ("gibt ... ab") they are still these words
+GERMAN_VERBS = frozenset(
+    """
+abgeben einreichen bezahlen zahlen überweisen anrufen kaufen besorgen abholen holen bringen buchen kündigen beantragen
+verlängern erneuern schicken senden schreiben unterschreiben vereinbaren ausfüllen erledigen machen putzen wechseln
+zurückgeben anmelden abmelden ummelden bestellen einkaufen vorbereiten klären nachfragen prüfen checken aufräumen
+waschen gießen packen drucken fragen melden beantworten absagen zusagen bestätigen hochladen einzahlen abschließen
+erstellen lesen lernen üben mailen tanken reinigen sortieren einwerfen verschicken versenden zurückschicken mitnehmen
+abgeben ausmachen ausräumen einräumen kümmern besuchen treffen impfen abschicken rausbringen wegbringen mitbringen
+""".split()
+)
+_GERMAN_PREFIXES = ("ab", "an", "auf", "aus", "ein", "mit", "nach", "vor", "zu", "zurück", "weg", "um", "raus", "rein")
+# what may follow the verb of a German to-do: its day ("bis Freitag", "am 3. März", "morgen früh"), a "bitte"
+_GERMAN_TAIL_RE = re.compile(
+    r"(?:\s+(?:bis|am|zum|zur|spätestens|vor|ab|diese[nrs]?|nächste[nrs]?|kommende[nrs]?|morgen|heute|"
+    r"übermorgen|in|ende|anfang|mitte|um|noch|bitte|asap|für)\b.*)?$",
+    re.I | re.S,
+)
+_GERMAN_TODO_RE = re.compile(
+    r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?"
+    r"(?P<what>[^\W\d][^?]*?)\s+(?P<verb>[^\W\d_]+)(?P<tail>"
+    + _GERMAN_TAIL_RE.pattern[:-1]
+    + r")[\s.!]*$",
+    re.I | re.S,
+)
+
+
+def german_verb(word: str) -> bool:
+    """A German verb of one act: listed, or one with a prefix ("zurückschicken"), or a verb in -ieren ("reservieren")."""
+    word = word.lower()
+    return (
+        word in GERMAN_VERBS
+        or len(word) > 6
+        and word.endswith("ieren")
+        or any(word.startswith(p) and word[len(p) :] in GERMAN_VERBS for p in _GERMAN_PREFIXES)
+    )
+
+
+def german_todo(text: str) -> str | None:
+    """ "Steuererklärung abgeben bis Freitag", "Bitte Miete überweisen bis zum 1. Februar", "ich muss noch die
+    Steuererklärung abgeben": the to-do as a German writes it (the thing, then the verb, without its day), or None."""
+    said = (text or "").strip()
+    found = _GERMAN_TODO_RE.match(said) if not said.endswith("?") else None
+    if found is None or not german_verb(found.group("verb")):
+        return None
+    what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", found.group("what").strip(" ,"), flags=re.I)
+    return f"{what} {found.group('verb')}"
 
 
 # participles whose verb is not the participle less its "ed"

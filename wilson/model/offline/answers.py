@@ -18,6 +18,7 @@ from datetime import datetime
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
+from wilson.model.offline.relative import moved, relative_change
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
@@ -331,6 +332,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     if day_put_right(items, args, request, tz, _time_key):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
+    if _relatively(items, args, request, tz):
+        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a time moved relative to the proposed one")
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
@@ -399,6 +402,23 @@ def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Foun
         args[id(item)]["cron"] = f"{hour.minute} {hour.hour} {SIMPLE_CRON.match(old).group('days')}"
         return True
     args[id(item)][key] = dates.iso(_moved(dates.parse_moment(old, tz), found, time_only, tz))
+    return True
+
+
+def _relatively(items: list[dict], args: dict, request: str, tz) -> bool:
+    """ "An hour earlier", "the day after", "same time next week", "make it the morning": the one timed item's time
+    moved from where it was (wilson/model/offline/relative.py); False when the words say no such change, or no one
+    item has a time it applies to."""
+    change = relative_change(request)
+    timed = [(i, key) for i in items if (key := _time_key(i, False))] if change is not None else []
+    if change is None or len(timed) != 1:
+        return False
+    item, key = timed[0]
+    old = dates.parse_moment(args[id(item)].get(key), tz)
+    new = moved(change, old, tz) if old is not None else None
+    if new is None:
+        return False
+    args[id(item)][key] = dates.iso(new)
     return True
 
 

@@ -13,6 +13,7 @@ import re
 from wilson.model.offline import dates
 from wilson.model.offline.answers import TIME_ONLY
 from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
+from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
 
@@ -79,7 +80,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         rest = normal(why)
         for one in found:
             rest = rest.replace(one.phrase.lower(), " ")
-        if found and (
+        if relative_change(why) or found and (
             CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
         ):
             # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
@@ -93,6 +94,12 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None
     if NOT_NEEDED_RE.match(normal(text)) or _NOT_YET_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
+    if relative_change(text):  # "an hour earlier", "the day after", "same time next week": against its time
+        return Reply(
+            "",
+            [("decide", {"proposal": newest["id"], "action": "modify", "changes": text})],
+            "a time relative to the proposed one, said right after",
+        )
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
     said = text
     text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text

@@ -97,7 +97,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,
@@ -106,7 +106,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
-    what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
+    what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
     # "renew the parking permit, it expires": why it is due then is no part of what to do
@@ -1252,6 +1252,14 @@ def _command(chat: Chat, text: str) -> Reply | None:
     """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
     if not acts.commanded(text):
         return None
+    german = acts.german_todo(text)
+    if german is not None:  # "Steuererklärung abgeben bis Freitag": titled as a German writes it, its day apart
+        what, when = _split_when(text, chat)
+        reply = _add(chat, "add " + (acts.german_todo(what) or german))
+        if reply is not None and when is not None:
+            reply.calls[0][1]["due"] = dates.iso(when.value)
+            reply.rule += f" ({when.stated(chat.tz)})"
+        return reply
     return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
 
 
