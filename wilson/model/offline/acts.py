@@ -154,3 +154,21 @@ def base_verb(participle: str) -> str:
     if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
         return stem[:-1]
     return stem
+
+
+_GERUND_RE = re.compile(
+    r"^(?P<verb>[a-z]+)ing\s+(?=(?:the|my|our|a|an|his|her|their|your|it|them|this|that|in|up|out|back|off)\b)", re.I
+)
+
+
+def imperative(what: str) -> str:
+    """ "getting my permit extended" → "get my permit extended", "renewing the lease" → "renew the lease": a task
+    asked for with its verb's -ing form is written with the verb; other words stay."""
+    found = _GERUND_RE.match(what)
+    if found is None:
+        return what
+    stem = found.group("verb").lower()
+    for verb in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem):
+        if verb in ACT_VERBS:
+            return verb + what[found.end() - 1 :]
+    return what

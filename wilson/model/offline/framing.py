@@ -131,7 +131,7 @@ _NEED = re.compile(
 # told first is what "it" is
 _IT_TOLD_FIRST = re.compile(
     r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
-    r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
+    r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b(?P<when>[^,.;!?]*?)[,;.]?\s*(?:so\s+|and\s+)?"
     r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
     r"(?P<verb>[a-z]+)\s+(?:it|them)\b(?P<tail>.*)$",
     re.I | re.S,
@@ -380,7 +380,13 @@ def _in_own_words(text: str) -> str:
         text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
     told = _IT_TOLD_FIRST.match(text)
     if told and not _QUESTION_END.search(text):
-        text = f"{told.group('need')}{told.group('verb')} {told.group('thing')}{told.group('tail')}"
+        thing = told.group("thing")[:1].lower() + told.group("thing")[1:]
+        # "my passport expires on March 3 so I need to renew it": its day is the request's when it says none
+        when = told.group("when") if not told.group("tail").strip(" .!") else ""
+        month = re.match(r"\s*in\s+(?=[a-z]+\s*$)", when, re.I)  # "expires in March": before March comes
+        when = re.sub(r"^\s*(?:on|in|at)\s+", " ", when)
+        when = f" {'before' if month else 'by'}{when}" if when.strip() else ""
+        text = f"{told.group('need')}{told.group('verb')} {thing}{when}{told.group('tail')}"
     thing = _NEED_THING.match(text)
     if thing and not _QUESTION_END.search(text):
         text = f"{thing.group('who')} need to get {thing.group('what')}"  # "I need a new phone by Friday"

@@ -26,6 +26,7 @@ from wilson.model.offline import (
     payments,
     places,
     questions,
+    referents,
     redated,
     repeats,
     sentences,
@@ -173,7 +174,8 @@ def answer(chat: Chat) -> Reply:
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = (
-        _that_as_task(chat, sentences.split(chat.text))
+        _referred(chat)
+        or _that_as_task(chat, sentences.split(chat.text))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _read(chat, chat.text)
     )
@@ -202,6 +204,14 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+def _referred(chat: Chat) -> Reply | None:
+    """ "My residence permit runs out on April 30. Put getting it extended on my list": the request read with the
+    thing told for its "it", and the thing's day (wilson/model/offline/referents.py)."""
+    asked = referents.with_referent(chat.text, chat.now, chat.tz)
+    reply = _read(chat, request_of(asked, chat.now, chat.tz)) if asked else None
+    return reply if reply is not None and reply.calls else None
 
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
@@ -1240,7 +1250,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
-    args = {"title": _title(what), **({"topic": topic.get("title")} if topic else {})}
+    args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
         args["due"] = dates.iso(when.value)
