@@ -52,8 +52,11 @@ def commanded(text: str) -> bool:
     """The message is a bare command: its verb first, no "I need to" before it; or a German to-do, its verb last."""
     verb = act(text)
     first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
-    return verb is not None and first is not None and first.group(1).lower() == verb or (
-        german_todo(text) is not None and not re.match(r"\s*(?:ich|wir)\b", text or "", re.I)
+    return (
+        verb is not None
+        and first is not None
+        and first.group(1).lower() == verb
+        or (german_todo(text) is not None and not re.match(r"\s*(?:ich|wir)\b", text or "", re.I))
     )  # "ich muss … abgeben" is a need told, left to the plans as "I need to …" is
 
 
@@ -78,9 +81,7 @@ _GERMAN_TAIL_RE = re.compile(
 )
 _GERMAN_TODO_RE = re.compile(
     r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?"
-    r"(?P<what>[^\W\d][^?]*?)\s+(?P<verb>[^\W\d_]+)(?P<tail>"
-    + _GERMAN_TAIL_RE.pattern[:-1]
-    + r")[\s.!]*$",
+    r"(?P<what>[^\W\d][^?]*?)\s+(?P<verb>[^\W\d_]+)(?P<tail>" + _GERMAN_TAIL_RE.pattern[:-1] + r")[\s.!]*$",
     re.I | re.S,
 )
 

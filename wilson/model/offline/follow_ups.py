@@ -80,8 +80,13 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         rest = normal(why)
         for one in found:
             rest = rest.replace(one.phrase.lower(), " ")
-        if relative_change(why) or found and (
-            CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
+        if (
+            relative_change(why)
+            or found
+            and (
+                CHANGE_TO_RE.search(why)
+                or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
+            )
         ):
             # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
             return Reply(

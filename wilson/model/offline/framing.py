@@ -22,7 +22,8 @@ _VERBS = (
     r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
     r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
     r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
-    r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b"
+    r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me|"
+    r"(?:sort out|organi[sz]e|arrange|put in|get|add|set) (?:me |up )?an? (?:reminder|task|to-?do))\b"
 )
 _POLITE = re.compile(
     r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
@@ -71,7 +72,7 @@ _REMEMBER = re.compile(
     re.I | re.S,
 )
 _SET_REMINDER = re.compile(
-    r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
+    r"^(?:set|schedule|make|create|sort\s+out|organi[sz]e|arrange|put\s+in|add|get)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
     r"(?:to|for|about|that)\s+(?P<what>.+)$",
     re.I | re.S,
 )

@@ -252,7 +252,14 @@ DONE_RES = [
 LIST_RE = re.compile(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-    r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b",
+    r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+    # asked about what is due, said other ways: "anything for tomorrow?", "what's left this week?", "any deadlines
+    # next week?", "what was I supposed to do today", "is there anything I need to do today?", "was steht morgen an?"
+    r"anything (?:for|left|else|urgent|pressing|open|today|tomorrow|this|next)|what'?s (?:still )?(?:left|open|pending)|"
+    r"what is (?:still )?(?:left|open|pending)|any (?:deadlines?|tasks?|to-?dos?)|"
+    r"what (?:was|am) i (?:supposed|meant) to|(?:is there )?anything (?:i|we) (?:need|have|must|should) to|"
+    r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
+    r"was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
     re.I,
 )
 OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request

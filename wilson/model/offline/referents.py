@@ -39,8 +39,12 @@ def with_referent(text: str, now: datetime, tz) -> str | None:
     if start is None:
         return None
     told, asked = named.string[: start.start()], named.string[start.end() :].strip()
-    if not asked or not _IT_RE.search(asked) or _NOT_IT_RE.search(asked) or asked.rstrip().endswith("?") and not (
-        re.match(r"(?:can|could|would|will)\s+you\b", asked, re.I)
+    if (
+        not asked
+        or not _IT_RE.search(asked)
+        or _NOT_IT_RE.search(asked)
+        or asked.rstrip().endswith("?")
+        and not (re.match(r"(?:can|could|would|will)\s+you\b", asked, re.I))
     ):
         return None
     thing = named.group("thing")

@@ -1,0 +1,143 @@
+"""Issue 44, offline chat: kinds of line the blind batches lacked, read by general mechanisms.
+
+- A follow-up said relative to the proposal just made ("an hour earlier", "the day after", "same time next week",
+  "make it the morning", "eine Stunde später") moves its time from where it was, not from now; through the whole
+  Wilson, as a user in a chat sees it: the proposal comes again with the new time.
+- A German to-do written as Germans write one, the thing first and the verb last ("Steuererklärung abgeben bis
+  Freitag"), is a task titled so, due on its day; German weekdays and weeks are dates.
+- "It" in a request is the thing told just before, and the thing's day is the task's.
+- Questions about what is due, in other words ("anything for tomorrow?", "any deadlines next week?"), list it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_support import read
+from tests.table_support import Session, chat_outcome
+from wilson.model.offline.phrases import HELP
+
+START = "2027-01-05T10:00:00"  # a Tuesday, Europe/Berlin
+
+FOLLOW_UPS = [
+    ("remind me to call mom tomorrow at 10", "make it an hour earlier", "at", "2027-01-06T09:00:00+01:00"),
+    ("remind me to water the plants on friday at 6pm", "actually the day after", "at", "2027-01-09T18:00:00+01:00"),
+    ("remind me to buy bread on thursday at 5pm", "same time next week", "at", "2027-01-14T17:00:00+01:00"),
+    ("remind me to call the bank on monday at 3pm", "make it the morning", "at", "2027-01-11T09:00:00+01:00"),
+    ("remind me to take out the bins tonight at 8", "30 minutes later please", "at", "2027-01-05T20:30:00+01:00"),
+    ("remind me to stretch tomorrow at 7pm", "hmm, half an hour earlier?", "at", "2027-01-06T18:30:00+01:00"),
+    ("erinnere mich morgen um 9 an den Zahnarzt", "eine Stunde später bitte", "at", "2027-01-06T10:00:00+01:00"),
+    ("add a task to book the vet by friday", "the day before would be better", "due", "2027-01-07"),
+    ("add buy a gift for Lena by saturday", "a day earlier", "due", "2027-01-08"),
+    ("add renew the gym card by monday", "no, the week after", "due", "2027-01-18"),
+]
+
+
+@pytest.mark.parametrize("proposed, follow_up, key, expected", FOLLOW_UPS)
+def test_a_follow_up_moves_the_proposal_from_its_own_time(make_app, proposed, follow_up, key, expected):
+    session = Session(make_app(start=START))
+    first, items, _ = chat_outcome(session, proposed)
+    assert first in ("remind", "create_task") and items, (proposed, first)
+    tool = items[0].tool
+    got, items, reply = chat_outcome(session, follow_up)
+    assert got == tool, (follow_up, got, reply)
+    assert items[0].args.get(key) == expected, (follow_up, items[0].args)
+
+
+def test_a_relative_change_with_nothing_proposed_changes_nothing(make_app):
+    session = Session(make_app(start=START))
+    got, items, reply = chat_outcome(session, "an hour earlier")
+    assert items == [] and got != "remind", reply
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("Steuererklärung abgeben bis Freitag", "Steuererklärung abgeben", "2027-01-08"),
+        ("Bitte Miete überweisen bis zum 1. Februar", "Miete überweisen", "2027-02-01"),
+        ("Auto zum TÜV bringen nächste Woche", "Auto zum TÜV bringen", "2027-01-12"),
+        ("Geschenk für Lena kaufen bis Samstag", "Geschenk für Lena kaufen", "2027-01-09"),
+        ("Mama anrufen morgen", "Mama anrufen", "2027-01-06"),
+        ("Kita-Gutschein beantragen bis 30. Juni", "Kita-Gutschein beantragen", "2027-06-30"),
+        ("Tisch reservieren für Samstag", "Tisch reservieren", "2027-01-09"),
+        ("den Müll rausbringen übermorgen", "Müll rausbringen", "2027-01-07"),
+        ("Pakete zurückschicken", "Pakete zurückschicken", None),
+        ("Aufgabe: Rechnung bezahlen in zwei Wochen", "Rechnung bezahlen", "2027-01-19"),
+    ],
+)
+def test_a_german_to_do_is_a_task_titled_as_written(text, title, due):
+    reply = read(text)
+    assert [name for name, _ in reply.calls] == ["create_task"], (text, reply.calls, reply.text)
+    args = reply.calls[0][1]
+    assert (args["title"], args.get("due")) == (title, due)
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "My residence permit runs out on April 30. Could you put getting it extended on my list please?",
+            "Get my residence permit extended",
+            "2027-04-30",
+        ),
+        (
+            "my residence permit runs out on March 15, put getting it extended on my list",
+            "Get my residence permit extended",
+            "2027-03-15",
+        ),
+        ("My passport expires on March 3, please add renewing it", "Renew my passport", "2027-03-03"),
+        ("My passport expires on March 3 so I need to renew it", "Renew my passport", "2027-03-03"),
+        ("my passport expires in March, I should renew it", "Renew my passport", "2027-02-28"),
+    ],
+)
+def test_it_is_the_thing_told_just_before_with_its_day(text, title, due):
+    reply = read(text)
+    assert [name for name, _ in reply.calls] == ["create_task"], (text, reply.calls, reply.text)
+    assert (reply.calls[0][1]["title"], reply.calls[0][1].get("due")) == (title, due)
+
+
+def test_it_in_a_reminder_is_the_thing_told_before():
+    reply = read("the boiler is broken so can you remind me to call someone about it tomorrow")
+    assert reply.calls == [("remind", {"text": "call someone about the boiler", "at": "2027-01-06T09:00:00+01:00"})]
+
+
+TASKS = [
+    {"id": 1, "title": "Pay rent", "due": "2027-01-06", "status": "open"},
+    {"id": 2, "title": "Book flights", "due": "2027-01-13", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, listed, left_out",
+    [
+        ("anything for tomorrow?", "Pay rent", "Book flights"),
+        ("is there anything I need to do tomorrow?", "Pay rent", "Book flights"),
+        ("any deadlines next week?", "Book flights", None),
+        ("what was I supposed to do tomorrow", "Pay rent", "Book flights"),
+        ("what's left this week?", "Pay rent", "Book flights"),
+        ("was muss ich noch erledigen?", "Book flights", None),
+    ],
+)
+def test_a_question_about_what_is_due_lists_it(text, listed, left_out):
+    reply = read(text, tasks=TASKS)
+    assert HELP not in reply.text and reply.calls == [], reply.text
+    assert listed in reply.text and (left_out is None or left_out not in reply.text), reply.text
+
+
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        (
+            "could you sort out a reminder to chase up the landlord about the deposit next monday",
+            "chase up the landlord about the deposit",
+            "2027-01-11T09:00:00+01:00",
+        ),
+        (
+            "please arrange a reminder to water the plants tomorrow at 8",
+            "water the plants",
+            "2027-01-06T08:00:00+01:00",
+        ),
+    ],
+)
+def test_a_reminder_sorted_out_or_arranged_is_a_reminder(text, what, at):
+    assert read(text).calls == [("remind", {"text": what, "at": at})]
