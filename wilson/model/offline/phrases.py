@@ -255,8 +255,10 @@ LIST_RE = re.compile(
     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
     # asked about what is due, said other ways: "anything for tomorrow?", "what's left this week?", "any deadlines
     # next week?", "what was I supposed to do today", "is there anything I need to do today?", "was steht morgen an?"
-    r"anything (?:for|left|else|urgent|pressing|open|today|tomorrow|this|next)|what'?s (?:still )?(?:left|open|pending)|"
-    r"what is (?:still )?(?:left|open|pending)|any (?:deadlines?|tasks?|to-?dos?)|"
+    r"anything (?:(?:for|left|else|open|due)\s+(?:for\s+|on\s+)?)?(?:today|tomorrow|tonight|this|next|the weekend|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|anything (?:urgent|pressing|(?:left|open)(?=\s*\??\s*$))|"
+    r"what'?s (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|"
+    r"what is (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|any (?:deadlines?|to-?dos?)|"
     r"what (?:was|am) i (?:supposed|meant) to|(?:is there )?anything (?:i|we) (?:need|have|must|should) to|"
     r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
     r"was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
