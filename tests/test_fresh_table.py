@@ -35,7 +35,6 @@ DEV_C_LEFT = {
     36: "calendar: a job interview has its own plan; the batch expects the exam's",
     121: "'dentist fri 3pm' is read as the appointment's plan, as 'Friday: dentist at 10' is (the batch wants a reminder)",
     163: "'can wait till the 20th' snoozes, as in the first batches (the batch wants the due day moved)",
-    191: "the task it names has no due day, and the context's task list holds only the tasks due soon",
     206: "'gdansk' in lower case is a city too small to be told from a word",
     215: "'Embedded World' names a trade fair only by its name",
     217: "'re:publica' names a conference only by its name",
@@ -44,9 +43,7 @@ DEV_C_LEFT = {
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
     258: "a job interview has its own plan; the batch expects the exam's",
     307: "the topic it closes was never proposed (line 215)",
-    201: "a question offline Wilson cannot answer gets the honest help, as the built-in tables expect",
-    268: "likewise (when an office opens)",
-    292: "likewise (which day a wedding is on)",
+    268: "a question offline Wilson has nothing to answer from gets the honest help, as the built-in tables expect",
 }
 
 
