@@ -141,3 +141,33 @@ def test_a_question_about_what_is_due_lists_it(text, listed, left_out):
 )
 def test_a_reminder_sorted_out_or_arranged_is_a_reminder(text, what, at):
     assert read(text).calls == [("remind", {"text": what, "at": at})]
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("can you chase up the plumber for me tomorrow", "Chase up the plumber", "2027-01-06"),
+        ("could you call the plumber tomorrow", "Call the plumber", "2027-01-06"),
+        ("can you book the car service for next week", "Book the car service", "2027-01-12"),
+        ("look into cheaper phone contracts before february", "Look into cheaper phone contracts", "2027-01-31"),
+        ("i shld really call grandma on sunday", "Call grandma", "2027-01-10"),
+        ("find a new dentist by march", "Find a new dentist", "2027-02-28"),
+        ("deal with the broken dishwasher this week", "Deal with the broken dishwasher", "2027-01-05"),
+    ],
+)
+def test_an_act_asked_of_wilson_or_said_loosely_is_the_users_task(text, title, due):
+    reply = read(text)
+    assert reply.calls == [("create_task", {"title": title, "due": due})], (text, reply.calls, reply.text)
+
+
+@pytest.mark.parametrize(
+    "text", ["can you book me a table for friday", "look at this!", "could you check the flights are booked?"]
+)
+def test_an_act_wilson_is_asked_to_do_for_the_user_is_no_task(text):
+    assert read(text).calls == []
+
+
+@pytest.mark.parametrize("text", ["whats happening tomorrow", "how many things do I have open"])
+def test_a_question_about_the_list_without_its_marks_lists_it(text):
+    reply = read(text, tasks=TASKS)
+    assert "Pay rent" in reply.text and reply.calls == []

@@ -20,7 +20,7 @@ order clean fix repair check pack print register apply hand drop take bring wate
 read review update upload transfer deposit withdraw change replace charge install ask invite thank meet
 arrange confirm reply respond answer contact cook bake shop walk mow service top refill scan fill practise
 practice learn finish do make grab reserve deliver ship recycle empty defrost iron sweep mop dust declutter measure
-photocopy copy download chase
+photocopy copy download chase look deal figure find research compare follow organise organize sell donate
 """.split()
 )
 # framing of a need before the act: "I need to", "we have to", "I must"
@@ -45,7 +45,13 @@ def act(text: str) -> str | None:
         return None
     if _NOT_A_TASK_RE.match(found.group("rest")):
         return None
+    if found.group("verb").lower() in _WITH_PARTICLE and not _WITH_PARTICLE_RE.match(found.group("rest")):
+        return None  # "look at this!", "follow me", "deal!": not "look into", "follow up", "deal with"
     return found.group("verb").lower()
+
+
+_WITH_PARTICLE = {"look", "deal", "follow", "figure"}
+_WITH_PARTICLE_RE = re.compile(r"^\s+(?:into|up|after|for|with|out)\b", re.I)
 
 
 def commanded(text: str) -> bool:

@@ -678,7 +678,7 @@ def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 # "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
 # reads as a day); the deadline is the last day of the month before it
 _BEFORE_MONTH_RE = re.compile(
-    r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>"
+    r"\b(?:before|by the (?:start|beginning) of|ahead of|by(?!\s+may\s+(?:be|have|not)\b))\s+(?:the\s+)?(?P<month>"
     + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
     + r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)",
     re.I,

@@ -1250,6 +1250,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
+    what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
@@ -1258,8 +1259,18 @@ def _add(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("create_task", args)], rule)
 
 
+# "could you call the plumber tomorrow", "can you book the car service for next week": an act Wilson cannot do
+# itself, asked of it; put on the list as the user's task (not "check", which asks Wilson to look)
+_ASKED_ACT_RE = re.compile(
+    r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)\s+)(?:please\s+|pls\s+|just\s+)*(?!check\b)", re.I
+)
+
+
 def _command(chat: Chat, text: str) -> Reply | None:
     """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    asked = _ASKED_ACT_RE.match(text)
+    if asked and acts.commanded(text[asked.end() :].rstrip(" ?")):
+        text = text[asked.end() :].rstrip(" ?")
     if not acts.commanded(text):
         return None
     german = acts.german_todo(text)

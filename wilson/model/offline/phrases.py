@@ -261,7 +261,7 @@ LIST_RE = re.compile(
     r"what is (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|any (?:deadlines?|to-?dos?)|"
     r"what (?:was|am) i (?:supposed|meant) to|(?:is there )?anything (?:i|we) (?:need|have|must|should) to|"
     r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
-    r"was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
+    r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
     re.I,
 )
 OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
@@ -358,7 +358,7 @@ PARTICIPLE_DONE_RE = re.compile(
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = re.compile(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = re.compile(
-    r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
+    r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|whats|which|when|any|anything|"
     r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b",
     re.I,
 )

@@ -53,6 +53,18 @@ _SHORTHAND = {
     "wanna": "want to",
     "hafta": "have to",
     "needa": "need to",
+    "shld": "should",
+    "shd": "should",
+    "shoud": "should",
+    "prob": "probably",
+    "def": "definitely",
+    "rly": "really",
+    "smth": "something",
+    "sth": "something",
+    "bc": "because",
+    "b4": "before",
+    "2nite": "tonight",
+    "l8r": "later",
 }
 # the words the rules key on, as a typo of one is read
 _KEY_WORDS = (
