@@ -386,7 +386,7 @@ def _in_own_words(text: str) -> str:
         when = told.group("when") if not told.group("tail").strip(" .!") else ""
         month = re.match(r"\s*in\s+(?=[a-z]+\s*$)", when, re.I)  # "expires in March": before March comes
         when = re.sub(r"^\s*(?:on|in|at)\s+", " ", when)
-        when = f" {'before' if month else 'by'}{when}" if when.strip() else ""
+        when = f" {'before' if month else 'by'}{when}" if _DAY_SAID.search(when) else ""
         text = f"{told.group('need')}{told.group('verb')} {thing}{when}{told.group('tail')}"
     thing = _NEED_THING.match(text)
     if thing and not _QUESTION_END.search(text):
@@ -395,6 +395,14 @@ def _in_own_words(text: str) -> str:
     if need and not _QUESTION_END.search(text):
         text = f"{need.group('who') or 'I'} need to {need.group('what')}"
     return text
+
+
+# a day said in words a deadline can be read from (not "soon", "next year")
+_DAY_SAID = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+    r"\b(?:tomorrow|end of|next (?:week|month)|this (?:week|month))\b",
+    re.I,
+)
 
 
 def _reminder_said(text: str) -> str:
