@@ -1259,18 +1259,23 @@ def _add(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("create_task", args)], rule)
 
 
-# "could you call the plumber tomorrow", "can you book the car service for next week": an act Wilson cannot do
-# itself, asked of it; put on the list as the user's task (not "check", which asks Wilson to look)
+# "could you call the plumber tomorrow", "can you pick up the parcel on friday": an act only the user can do, asked
+# of Wilson; put on the list as the user's task. Not an act Wilson might be taken to do itself (look something
+# up, book, order, write or send), and not a question ("can you order a pizza?"): those get the honest help
 _ASKED_ACT_RE = re.compile(
-    r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)\s+)(?:please\s+|pls\s+|just\s+)*(?!check\b)", re.I
+    r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)\s+)(?:please\s+|pls\s+|just\s+)*"
+    r"(?!(?:check|find|look|research|compare|book|order|reserve|send|email|e-mail|text|message|write|reply|respond|"
+    r"answer|ask|invite|thank|confirm|contact|arrange|read|print|scan|download|upload|translate|review|update|"
+    r"register|apply|learn|cook|bake|make|do|get)\b)",
+    re.I,
 )
 
 
 def _command(chat: Chat, text: str) -> Reply | None:
     """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
     asked = _ASKED_ACT_RE.match(text)
-    if asked and acts.commanded(text[asked.end() :].rstrip(" ?")):
-        text = text[asked.end() :].rstrip(" ?")
+    if asked and acts.commanded(text[asked.end() :]):
+        text = text[asked.end() :]
     if not acts.commanded(text):
         return None
     german = acts.german_todo(text)
