@@ -28,11 +28,15 @@ _YES = (
     r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
     # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
     r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
-    r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)"
+    r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
+    # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
+    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go)"
 )
+# pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
+_PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
-YES_RE = re.compile(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+YES_RE = re.compile(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = re.compile(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no

@@ -858,9 +858,12 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
-    if THANKS_RE.match(text):
+    said = set(normal(text).split() or ["-"])
+    # "great, thanks" is pleased (a yes right after a proposal); "thanks" alone is thanks
+    pleased = ACK_RE.match(text) or said <= PLEASED_WORDS and bool(said - {"thanks", "thank", "you"})
+    if THANKS_RE.match(text) and not pleased:
         return Reply("You're welcome!", [], "thanks")
-    if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
+    if pleased:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
         if waiting is not None and waiting.get("just_asked") and "decide" in chat.offered:
             # "great", "perfect thanks", "cool" said right after the proposal: pleased with it, a yes

@@ -55,7 +55,7 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (
-    r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
+    r"(?:\s*(?:there|wilson|mate|buddy|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
     r"thank you|[!.,:)?]+))*\s*"
 )
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
@@ -199,6 +199,7 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
         (lead := LEAD_RE.match(plain := text.replace("’", "'")))
         and not _ONLY_ADDRESS.match(text, lead.end())
         and not _BARE_ANSWER.match(text, lead.end())
+        and not (_ONLY_THANKS.match(text, lead.end()) and not THANKS_RE.match(text))  # "great, thanks": pleased
         and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))
     ):
         text = text[lead.end() :]
@@ -208,6 +209,7 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     return unframed(text, now, tz) or text
 
 
+_ONLY_THANKS = re.compile(r"(?:thanks|thank you|thx|cheers|ta)\b(?:\s+(?:so much|a lot|mate|wilson))?[\s!.]*$", re.I)
 _BARE_ANSWER = re.compile(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
 
