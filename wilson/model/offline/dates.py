@@ -818,6 +818,15 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
 _A_MONTH_RE = re.compile(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
 
 
+# "after the weekend", "nach dem Wochenende": the Monday after it
+_AFTER_WEEKEND_RE = re.compile(r"\b(?:after the weekend|nach dem wochenende)\b", re.I)
+
+
+def _after_weekend(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    return today + timedelta(days=7 - today.weekday())
+
+
 def _a_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
     today = now.astimezone(tz).date()
     year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
@@ -1067,6 +1076,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         (_SLASH_DAY_RE, _slash_day),
         (_DAY_STOP_MONTH_RE, _day_stop_month),
         (_A_MONTH_RE, _a_month),
+        (_AFTER_WEEKEND_RE, _after_weekend),
     ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))

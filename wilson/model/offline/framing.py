@@ -260,8 +260,15 @@ _HOLD_OFF = re.compile(
     re.I | re.S,
 )
 _NOT_NOW_WITH = re.compile(
-    r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
-    r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$",
+    r"^not (?:now|yet|today|right now|this week|this month)\s+(?:with|for|on)\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?"
+    r"(?:bring it up|ask me|remind me|come back to it|try me|bug me|ping me|nudge me)(?:\s+(?:again|about it))*\s+"
+    r"(?P<when>.+?)[.!]*$"
+    # "stop nagging me about the gym cancellation until the 20th", "bring the tax prepayment up again next month",
+    # "bug me again after the weekend about the vet thing"
+    r"|^(?:stop|quit)\s+(?:nagging|bugging|reminding|pestering|asking)\s+me\s+about\s+(?P<what2>.+?)\s+"
+    r"(?:until|till)\s+(?P<when2>.+?)[.!]*$"
+    r"|^bring\s+(?P<what3>.+?)\s+up\s+again\s+(?P<when3>.+?)[.!]*$"
+    r"|^(?:ask|bug|ping|nudge)\s+me\s+again\s+(?P<when4>.+?)\s+about\s+(?P<what4>.+?)[.!]*$",
     re.I | re.S,
 )
 _ASK_ME_ABOUT = re.compile(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
@@ -343,7 +350,9 @@ def _reworded(text: str) -> str:
         return f"move the {what} to {moved.group('when')}"
     wait = _CAN_IT_WAIT.match(text) or _HOLD_OFF.match(text) or _NOT_NOW_WITH.match(text)
     if wait:
-        return f"snooze {wait.group('what')} until {wait.group('when')}"
+        what = next(g for g in (wait.groupdict().get(k) for k in ("what", "what2", "what3", "what4")) if g)
+        when = next(g for g in (wait.groupdict().get(k) for k in ("when", "when2", "when3", "when4")) if g)
+        return f"snooze {what} until {when}"
     snooze = _SNOOZE_FOR.match(text)
     if snooze:
         return f"{snooze.group('verb')} {snooze.group('what')} for {snooze.group('n')} {snooze.group('unit')}"

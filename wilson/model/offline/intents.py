@@ -189,7 +189,9 @@ def answer(chat: Chat) -> Reply:
             reply = _merged(asked)
     if reply is None:
         reply = (
-            _deadline_said(chat, chat.text)
+            _clause_asked(chat, chat.text)
+            or _called_off(chat, chat.text)
+            or _deadline_said(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
             or _statement(" ".join(parts) or chat.text)
@@ -356,6 +358,51 @@ def _buried(chat: Chat, text: str) -> Reply | None:
     asked = _REASON_AFTER_RE.sub("", text[found.start() :]).strip(" ,.;")
     reply = _read(chat, request_of(asked, chat.now, chat.tz))
     return reply if reply is not None and reply.calls else None
+
+
+# where a reason ends and the request after it begins: "I sold the car last week so forget about renewing the
+# insurance", "he'll do the wiring, so take the quotes off my list pls"
+_SO_RE = re.compile(r"\s*[,;]?\s+(?:and\s+)?so\s+(?=[a-z])|\s*;\s*|\s+-+\s+", re.I)
+
+
+def _clause_asked(chat: Chat, text: str) -> Reply | None:
+    """The one clause of a message that asks for a change, read alone, when the whole was not understood; None when
+    no clause, or more than one, asks for one (which one is then not guessed)."""
+    clauses = [c for c in _SO_RE.split(text.strip()) if c and c.strip(" .!")]
+    if len(clauses) < 2:
+        return None
+    asked = [r for c in clauses if (r := _read(chat, request_of(c, chat.now, chat.tz))) is not None and r.calls]
+    return asked[0] if len(asked) == 1 and all(n != "decide" for n, _ in asked[0].calls) else None
+
+
+# news that an open topic's event will not happen: "porto's cancelled, the airline went bust", "Greta called off the
+# wedding 😢", "Lotte has chickenpox, the party's off", "no exam for me"
+_CALLED_OFF_RE = re.compile(
+    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+off|cancell?ed|"
+    r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
+    r"decided not to)\b",
+    re.I,
+)
+
+
+def _called_off(chat: Chat, text: str) -> Reply | None:
+    """An open topic named in news that it is off: a proposal to close it."""
+    if not _CALLED_OFF_RE.search(text) or text.rstrip().endswith("?"):
+        return None
+    said = words(text)
+    fitting = [
+        t
+        for t in chat.topics
+        if t.get("status") != "closed"
+        and any(
+            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
+            for w in words(str(t.get("title")))
+            for x in said
+        )
+    ]
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
 
 
 def _merged(asked: list[Reply]) -> Reply:

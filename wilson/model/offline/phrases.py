@@ -200,6 +200,7 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
         and not _ONLY_ADDRESS.match(text, lead.end())
         and not _BARE_ANSWER.match(text, lead.end())
         and not (_ONLY_THANKS.match(text, lead.end()) and not THANKS_RE.match(text))  # "great, thanks": pleased
+        and not re.match(r"but\b", text[lead.end() :], re.I)  # "thank you, but …" declines politely
         and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))
     ):
         text = text[lead.end() :]
