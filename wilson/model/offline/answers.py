@@ -18,7 +18,7 @@ from datetime import datetime
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
-from wilson.model.offline.relative import moved, relative_change
+from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 
@@ -360,7 +360,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             if item is not None:
                 args[id(item)]["due"] = dates.iso(found[0].value)
                 changed = True
-            elif not clause_words - FILLER:
+            elif not words(clause.replace(found[0].phrase, " ")) - FILLER:  # "make that the end of the month"
                 changed = _retimed(items, removed, args, found[0], tz) or changed
     if not changed:
         return Reply(
@@ -380,7 +380,8 @@ HOUR_SAID_RE = re.compile(
     re.I,
 )
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
-FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
+FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
+FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = re.compile(
     r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
@@ -414,6 +415,10 @@ def _relatively(items: list[dict], args: dict, request: str, tz) -> bool:
     moved from where it was (wilson/model/offline/relative.py); False when the words say no such change, or no one
     item has a time it applies to."""
     change = relative_change(request)
+    weekly = [i for i in items if change is not None and on_weekday(str((i.get("args") or {}).get("cron")), change)]
+    if len(weekly) == 1 and len(items) == 1:  # "same time but tuesdays" of "every Monday at 7"
+        args[id(weekly[0])]["cron"] = on_weekday(str(args[id(weekly[0])].get("cron")), change)
+        return True
     timed = [(i, key) for i in items if (key := _time_key(i, False))] if change is not None else []
     if change is None or len(timed) != 1:
         return False

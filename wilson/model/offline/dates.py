@@ -772,7 +772,7 @@ _SLASH_DAY_RE = re.compile(
         )
     )
     + r"|^)"
-    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
+    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from|remind|please|pls)\b))",
     re.I,
 )
 

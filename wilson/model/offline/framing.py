@@ -95,7 +95,9 @@ _IN_CALENDAR = re.compile(
 )
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
 _WANT_REMINDER = re.compile(
-    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
+    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
+    # "it'd be really helpful to get a ping every morning at 8 to …"
+    r"(?:it'?d|it\s+would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:helpful|great|nice|good|useful)\s+to\s+(?:get|have))"
     r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
     re.I,
 )

@@ -107,13 +107,25 @@ _PART = re.compile(
 _GERMAN_PART = {"vormittag": "morning", "nachmittag": "afternoon", "abend": "evening", "mittag": "lunch"}
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_GERMAN_WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+# "same time but tuesdays", "same time on thursday", "gleiche Zeit am Freitag": the hour kept, the day changed
+_SAME_TIME_DAY = re.compile(
+    r"^(?:(?:at\s+)?(?:the\s+)?same\s+time|(?:zur\s+)?(?:gleichen|selben)\s+zeit)(?:\s+but)?\s+(?:on\s+|am\s+)?"
+    r"(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day|montag|dienstag|mittwoch|donnerstag|freitag|samstag|"
+    r"sonntag)s?(?:\s+instead)?$",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class Change:
-    """A relative change: moved by `by` (a day or a week moves a day-only moment too), or to the part of the day
-    `part` on the same day."""
+    """A relative change: moved by `by` (a day or a week moves a day-only moment too), to the part of the day
+    `part` on the same day, or to the weekday `weekday` (0 Monday) at the same time."""
 
     by: timedelta = timedelta(0)
     part: str | None = None
+    weekday: int | None = None
 
 
 def relative_change(text: str) -> Change | None:
@@ -133,6 +145,10 @@ def relative_change(text: str) -> Change | None:
         step = timedelta(days=7 if unit in ("week", "woche") else 1)
         back = found.group("before") or found.group("de_way") in ("davor", "vorher")
         return Change(by=-step if back else step)
+    found = _SAME_TIME_DAY.match(said)
+    if found:
+        day = found.group("day").lower()
+        return Change(weekday=(_WEEKDAYS if day in _WEEKDAYS else _GERMAN_WEEKDAYS).index(day))
     found = _SAME_TIME.match(said)
     if found:
         when = (found.group("a") or found.group("b") or found.group("c") or "").strip()
@@ -147,6 +163,10 @@ def relative_change(text: str) -> Change | None:
 
 def moved(change: Change, old: date | datetime, tz) -> date | datetime | None:
     """The moment `old` with the change applied; None when the change needs an hour the moment does not have."""
+    if change.weekday is not None:  # the next such day after the one it was on, at its time
+        day = old.astimezone(tz).date() if isinstance(old, datetime) else old
+        ahead = (change.weekday - day.weekday()) % 7 or 7
+        return moved(Change(by=timedelta(days=ahead)), old, tz)
     if change.part is not None:
         day = old.astimezone(tz).date() if isinstance(old, datetime) else old
         return datetime.combine(day, time(PART_OF_DAY_HOURS[change.part]), tzinfo=tz)
@@ -157,3 +177,11 @@ def moved(change: Change, old: date | datetime, tz) -> date | datetime | None:
     if change.by % timedelta(days=1):
         return None  # "an hour earlier" than a day without its hour
     return old + change.by
+
+
+def on_weekday(cron: str, change: Change) -> str | None:
+    """A weekly schedule ("0 7 * * 1") moved to the change's weekday ("same time but tuesdays"); None otherwise."""
+    found = re.fullmatch(r"(\d{1,2} \d{1,2} \* \*) [0-6]", cron or "")
+    if change.weekday is None or found is None:
+        return None
+    return f"{found.group(1)} {(change.weekday + 1) % 7}"

@@ -62,8 +62,6 @@ _SHORTHAND = {
     "smth": "something",
     "sth": "something",
     "bc": "because",
-    "b4": "before",
-    "2nite": "tonight",
     "l8r": "later",
 }
 # the words the rules key on, as a typo of one is read
