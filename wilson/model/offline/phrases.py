@@ -251,6 +251,21 @@ DONE_RES = [
         r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$",
         re.I,
     ),
+    # a call made at last: "finally got through to the pension office 🙌", "reached the landlord"
+    re.compile(
+        r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|finally\s+)*(?:got through to|managed to reach)\s+"
+        r"(?P<what>.+?)\s*[.!🙌🎉✅]*$",
+        re.I,
+    ),
+    # someone else did their part: "Lindqvist Design paid up yesterday so no more chasing needed"
+    re.compile(r"^\s*(?P<what>.+?)\s+(?:paid up|finally paid|has paid|have paid)\b", re.I),
+    # in German: "Kita-Antrag abgegeben ✅", "Miete ist erledigt", "Flüge gebucht"
+    re.compile(
+        r"^\s*(?:die\s+|der\s+|das\s+)?(?P<what>[^\W\d][\w' -]{1,40}?)\s+(?:ist\s+|sind\s+)?(?:jetzt\s+)?"
+        r"(?:erledigt|abgegeben|bezahlt|gekauft|gebucht|eingereicht|überwiesen|abgeschickt|verschickt|gemacht|fertig|"
+        r"unterschrieben|gekündigt|beantragt|bestellt)\b[\s.!✓✅🎉]*$",
+        re.I,
+    ),
 ]
 LIST_RE = re.compile(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
@@ -267,7 +282,11 @@ LIST_RE = re.compile(
     r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
     re.I,
 )
-OVERDUE_RE = re.compile(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
+OVERDUE_RE = re.compile(
+    r"\b(?:overdue|am i behind|late on|what did i forget|did i forget (?:anything|something)|"
+    r"have i forgotten (?:anything|something))\b",
+    re.I,
+)  # asked (QUESTION_RE), a look; said, a request
 # "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym",
 # "forget the plants reminder" (a reminder named as one is looked up as one, not as a task)
 STOP_REMINDER_RES = [
