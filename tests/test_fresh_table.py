@@ -1,5 +1,6 @@
-"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt and
-phrases_dev_c.txt, a second and a third dev batch written blind later, and phrases_held_back.txt):
+"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt,
+phrases_dev_c.txt and phrases_dev_d.txt, a second, third and fourth dev batch written blind later, and
+phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
 (tests/table_support.py), with one rule stricter: a chat line answered "I didn't understand" is a miss, whatever
@@ -47,7 +48,14 @@ DEV_C_LEFT = {
 }
 
 
-@pytest.mark.parametrize("half", ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_held_back.txt"])
+# The fourth dev batch (written blind 2026-12-06; measured before any tuning on it: chat 0.72 / 0.65 on this code,
+# 0.69 / 0.59 on the code before this round) is held to every row but these, each failing for the reason given.
+DEV_D_LEFT: dict[int, str] = {}
+LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT}
+HALVES = ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_dev_d.txt", "phrases_held_back.txt"]
+
+
+@pytest.mark.parametrize("half", HALVES)
 def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half
     assert path.is_file(), f"{path} is missing: the fresh tables belong in tests/data/fresh/"
@@ -78,8 +86,8 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
             )
         return
     assert_honest(invariants, said)
-    if half == "phrases_dev_c.txt":
-        unexplained = [row for row in events.wrong + chat.wrong if _line(row) not in DEV_C_LEFT]
+    if half in LEFT:
+        unexplained = [row for row in events.wrong + chat.wrong if _line(row) not in LEFT[half]]
         assert not unexplained, unexplained
         return
     assert events.precision >= FLOOR and events.recall >= FLOOR, events.wrong

@@ -460,7 +460,9 @@ _STATEMENT_RE = re.compile(
     r"visits|arrives|'s)\b"
     # "Sarah's party was great", "the car broke down": a thing named, then what it did
     r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
-    r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)",
+    r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't|"
+    # "Amina's parents land on 14 June": others coming and going
+    r"land|lands|fly|arrive|arrives|come|visit|leave|start)\b)",
     re.I,
 )
 _ASKING_RE = re.compile(
