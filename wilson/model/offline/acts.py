@@ -85,10 +85,8 @@ _GERMAN_TAIL_RE = re.compile(
     r"übermorgen|in|ende|anfang|mitte|um|noch|bitte|asap|für)\b.*)?$",
     re.I | re.S,
 )
-_GERMAN_TODO_RE = re.compile(
-    r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?"
-    r"(?P<what>[^\W\d][^?]*?)\s+(?P<verb>[^\W\d_]+)(?P<tail>" + _GERMAN_TAIL_RE.pattern[:-1] + r")[\s.!]*$",
-    re.I | re.S,
+_GERMAN_NEED_RE = re.compile(
+    r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?", re.I
 )
 
 
@@ -106,12 +104,16 @@ def german_verb(word: str) -> bool:
 def german_todo(text: str) -> str | None:
     """ "Steuererklärung abgeben bis Freitag", "Bitte Miete überweisen bis zum 1. Februar", "ich muss noch die
     Steuererklärung abgeben": the to-do as a German writes it (the thing, then the verb, without its day), or None."""
-    said = (text or "").strip()
-    found = _GERMAN_TODO_RE.match(said) if not said.endswith("?") else None
-    if found is None or not german_verb(found.group("verb")):
+    said = (text or "").strip().rstrip(" .!")
+    if said.endswith("?"):
         return None
-    what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", found.group("what").strip(" ,"), flags=re.I)
-    return f"{what} {found.group('verb')}"
+    said = said[_GERMAN_NEED_RE.match(said).end() :]
+    # the verb is the last German verb with only a day (or nothing) after it
+    for verb in reversed(list(re.finditer(r"[^\W\d_]+", said))):
+        if german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
+            what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", said[: verb.start()].strip(" ,"), flags=re.I)
+            return f"{what} {verb.group()}" if what and not what[0].isdigit() else None
+    return None
 
 
 # participles whose verb is not the participle less its "ed"

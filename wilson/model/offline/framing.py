@@ -270,7 +270,10 @@ _NOT_NOW_WITH = re.compile(
     r"|^(?:stop|quit)\s+(?:nagging|bugging|reminding|pestering|asking)\s+me\s+about\s+(?P<what2>.+?)\s+"
     r"(?:until|till)\s+(?P<when2>.+?)[.!]*$"
     r"|^bring\s+(?P<what3>.+?)\s+up\s+again\s+(?P<when3>.+?)[.!]*$"
-    r"|^(?:ask|bug|ping|nudge)\s+me\s+again\s+(?P<when4>.+?)\s+about\s+(?P<what4>.+?)[.!]*$",
+    r"|^(?:ask|bug|ping|nudge)\s+me\s+again\s+(?P<when4>.+?)\s+about\s+(?P<what4>.+?)[.!]*$"
+    # "erinner mich in 3 Tagen nochmal an die Anmeldung zur Fahrprüfung": a task brought up again, in German
+    r"|^erinner(?:e|n)?\s+mich\s+(?:bitte\s+)?(?P<when5>.+?)\s+(?:nochmal|noch\s+einmal|wieder)\s+an\s+"
+    r"(?P<what5>.+?)[.!]*$",
     re.I | re.S,
 )
 _ASK_ME_ABOUT = re.compile(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
@@ -352,8 +355,8 @@ def _reworded(text: str) -> str:
         return f"move the {what} to {moved.group('when')}"
     wait = _CAN_IT_WAIT.match(text) or _HOLD_OFF.match(text) or _NOT_NOW_WITH.match(text)
     if wait:
-        what = next(g for g in (wait.groupdict().get(k) for k in ("what", "what2", "what3", "what4")) if g)
-        when = next(g for g in (wait.groupdict().get(k) for k in ("when", "when2", "when3", "when4")) if g)
+        what = next(g for g in (wait.groupdict().get(k) for k in ("what", "what2", "what3", "what4", "what5")) if g)
+        when = next(g for g in (wait.groupdict().get(k) for k in ("when", "when2", "when3", "when4", "when5")) if g)
         return f"snooze {what} until {when}"
     snooze = _SNOOZE_FOR.match(text)
     if snooze:
