@@ -110,7 +110,8 @@ def german_todo(text: str) -> str | None:
     said = said[_GERMAN_NEED_RE.match(said).end() :]
     # the verb is the last German verb with only a day (or nothing) after it
     for verb in reversed(list(re.finditer(r"[^\W\d_]+", said))):
-        if german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
+        # a German verb is written in lower case; "beim Lernen" is a noun
+        if verb.group()[0].islower() and german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
             what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", said[: verb.start()].strip(" ,"), flags=re.I)
             return f"{what} {verb.group()}" if what and not what[0].isdigit() else None
     return None
