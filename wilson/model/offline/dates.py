@@ -46,10 +46,9 @@ _EDGE_RE = re.compile(
 _DAYLIKE_RE = re.compile(
     r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
-    r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy|"
-    # German, which the parser reads as well ("bis Freitag", "nächste Woche", "in zwei Wochen")
-    r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|übermorgen|woche|wochen|"
-    r"wochenende|tag|tage|tagen|monat|monate|monaten)\b",
+    r"day|days|month|months|weekend|heute|morgen|übermorgen|demain|aujourd'hui|mañana|hoy|"
+    # German days: "bis Freitag" in a letter is as much a date as "by Friday"
+    r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|woche|wochen|wochenende)\b",
     re.I,
 )
 _TIME_RE = re.compile(
