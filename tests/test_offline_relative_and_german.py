@@ -179,3 +179,88 @@ def test_an_act_wilson_is_asked_to_do_for_the_user_is_no_task(text):
 def test_a_question_about_the_list_without_its_marks_lists_it(text):
     reply = read(text, tasks=TASKS)
     assert "Pay rent" in reply.text and reply.calls == []
+
+
+# --- answers right after a proposal, in more words ---------------------------------------------------------------
+
+JUST_ASKED = {
+    "id": 4,
+    "just_asked": True,
+    "items": [{"position": 1, "description": "Remind you once, Mon 11 Jan 2027 10:00: call Bob"}],
+}
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("great, thanks", "approve"),
+        ("sounds lovely, go ahead", "approve"),
+        ("super, mach das", "approve"),
+        ("yup, close it", "approve"),
+        ("perfect, thanks!", "approve"),
+        ("thank you, but the clinic sends me all the instructions", "reject"),
+        ("thanks but no thanks", "reject"),
+    ],
+)
+def test_pleased_or_polite_words_right_after_a_proposal_answer_it(text, action):
+    assert read(text, [JUST_ASKED]).calls == [("decide", {"proposal": 4, "action": action})]
+
+
+@pytest.mark.parametrize("text", ["thanks!", "thank you", "cheers mate"])
+def test_thanks_alone_is_thanks_not_a_yes(text):
+    reply = read(text, [JUST_ASKED])
+    assert reply.calls == [] and "welcome" in reply.text
+
+
+# --- tasks put off, dropped, done and topics closed in other words -----------------------------------------------
+
+OPEN = [
+    {"id": 1, "title": "Renew the car insurance", "status": "open"},
+    {"id": 2, "title": "Get quotes from electricians", "status": "open"},
+    {"id": 3, "title": "Book a dog sitter for Bruno", "status": "open"},
+    {"id": 4, "title": "Chase up payment from Lindqvist Design", "status": "open"},
+    {"id": 5, "title": "Call the pension office", "due": "2027-01-20", "status": "open"},
+    {"id": 6, "title": "Renew Mila's passport", "due": "2027-03-15", "status": "open"},
+    {"id": 7, "title": "Book the vet for Bruno's vaccination", "status": "open"},
+    {"id": 8, "title": "Pay the income tax prepayment", "status": "open"},
+    {"id": 9, "title": "Cancel the gym membership", "status": "open"},
+    {"id": 11, "title": "Buy a gift for Leonie", "status": "open"},
+]
+OPEN_TOPICS = [
+    {"id": 1, "title": "Trip to Porto", "status": "active", "starts": "2027-03-01"},
+    {"id": 3, "title": "Statistics exam", "status": "active", "starts": "2027-02-10"},
+    {"id": 5, "title": "Lotte's birthday party", "status": "active", "starts": "2027-02-01"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        ("not now for Mila's passport, ask me again in a week", ("snooze_task", 6, "2027-01-12T09:00:00+01:00")),
+        (
+            "not this week for the vet thing, bug me again after the weekend",
+            ("snooze_task", 7, "2027-01-11T09:00:00+01:00"),
+        ),
+        ("bring the tax prepayment up again next month", ("snooze_task", 8, "2027-02-01T09:00:00+01:00")),
+        ("stop nagging me about the gym cancellation until the 20th", ("snooze_task", 9, "2027-01-20T09:00:00+01:00")),
+        ("I sold the car last week so forget about renewing the insurance", ("cancel_task", 1, None)),
+        ("he'll do the wiring, so take the quotes off my list pls", ("cancel_task", 2, None)),
+        ("we're taking Bruno with us now, so we don't need a dog sitter after all", ("cancel_task", 3, None)),
+        ("finally got through to the pension office 🙌", ("complete_task", 5, None)),
+        ("Lindqvist Design paid up yesterday so no more chasing needed", ("complete_task", 4, None)),
+        ("Geschenk für Leonie gekauft", ("complete_task", 11, None)),
+        ("porto's cancelled, the airline went bust", ("close_topic", 1, None)),
+        ("I dropped the statistics course, so no exam for me 🎉", ("close_topic", 3, None)),
+        ("Lotte has chickenpox, the party's off", ("close_topic", 5, None)),
+    ],
+)
+def test_a_task_or_topic_changed_in_other_words(text, call):
+    reply = read(text, (), OPEN, OPEN_TOPICS)
+    tool, which, until = call
+    assert [name for name, _ in reply.calls] == [tool], (text, reply.calls, reply.text)
+    args = reply.calls[0][1]
+    assert args.get("task_id", args.get("topic_id")) == which and args.get("until") == until
+
+
+def test_news_of_something_else_called_off_closes_nothing():
+    assert read("my flight to Rome got cancelled", (), OPEN, OPEN_TOPICS).calls == []

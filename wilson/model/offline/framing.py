@@ -73,7 +73,7 @@ _REMEMBER = re.compile(
 )
 _SET_REMINDER = re.compile(
     r"^(?:set|schedule|make|create|sort\s+out|organi[sz]e|arrange|put\s+in|add|get)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
-    r"(?:to|for|about|that)\s+(?P<what>.+)$",
+    r"(?:for\s+me\s+to|to|for|about|that)\s+(?P<what>.+)$",
     re.I | re.S,
 )
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words

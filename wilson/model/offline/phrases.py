@@ -248,7 +248,8 @@ DONE_RES = [
     ),
     re.compile(
         r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
-        r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$",
+        r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of|booked|paid|sent|renewed|fixed|signed|"
+        r"submitted|returned|ordered|cancell?ed)(?:\s+(?:yesterday|today|this morning|at last|finally))?\s*[.!]*$",
         re.I,
     ),
     # a call made at last: "finally got through to the pension office 🙌", "reached the landlord"
