@@ -264,3 +264,33 @@ def test_a_task_or_topic_changed_in_other_words(text, call):
 
 def test_news_of_something_else_called_off_closes_nothing():
     assert read("my flight to Rome got cancelled", (), OPEN, OPEN_TOPICS).calls == []
+
+
+# --- a reminder counted from a task's due day or a topic's start ------------------------------------------------
+
+KNOWN_TASKS = [
+    {"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open"},
+    {"id": 2, "title": "Book flights", "due": "2027-02-09", "status": "open"},
+    {"id": 3, "title": "Return library books", "due": "2027-01-12", "status": "open"},
+]
+KNOWN_TOPICS = [{"id": 9, "title": "Move to Leipzig", "status": "active", "starts": "2027-03-31"}]
+
+
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        ("remind me the day before the library books are due", "Return library books", "2027-01-11T09:00:00+01:00"),
+        ("remind me two days before the passport is due", "Renew passport", "2027-01-18T09:00:00+01:00"),
+        ("remind me about the flights the day before", "Book flights", "2027-02-08T09:00:00+01:00"),
+        ("remind me the evening before the move to Leipzig", "Move to Leipzig", "2027-03-30T18:00:00+02:00"),
+        ("remind me a week before the Leipzig move", "Move to Leipzig", "2027-03-24T09:00:00+01:00"),
+    ],
+)
+def test_a_reminder_before_a_known_day_is_counted_from_that_day(text, what, at):
+    reply = read(text, (), KNOWN_TASKS, KNOWN_TOPICS)
+    assert reply.calls == [("remind", {"text": what, "at": at})], (text, reply.calls, reply.text)
+
+
+def test_a_reminder_before_nothing_known_asks_when():
+    reply = read("remind me the day before the dentist", (), KNOWN_TASKS, KNOWN_TOPICS)
+    assert reply.calls == [] and "When should I remind you" in reply.text

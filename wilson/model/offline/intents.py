@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 
 from wilson.model.offline import (
     acts,
+    anchored,
     dates,
     finished,
     going,
@@ -263,6 +264,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or valid_until(chat, text)
         or looks.reminders(chat, text)
         or _recurring(chat, text)
+        or anchored.anchored(chat, text)
         or _remind(chat, text)
         or redated.shifted(chat, text)
         or _move(chat, text)
