@@ -39,6 +39,8 @@ def anchored(chat: Chat, text: str) -> Reply | None:
         return None
     said = {k[2:] if k.startswith("a_") else k: v for k, v in found.groupdict().items() if v is not None}
     what = said.get("first") or said.get("what") or ""
+    if re.match(r"(?:the\s+)?(?:day\s+after\s+)?(?:tomorrow|tmrw|next)\b|to\s", what, re.I):
+        return None  # "remind me the day after tomorrow to …": a day from now, said with its own words
     wanted = words(what)
     task = best([t for t in chat.tasks if t.get("status", "open") == "open" and t.get("due")], wanted)
     topic = best([t for t in chat.topics if t.get("status") != "closed" and t.get("starts")], wanted)

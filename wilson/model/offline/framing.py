@@ -242,7 +242,10 @@ _DEADLINE_MOVED = re.compile(
 )
 _DEADLINE_OF = re.compile(
     r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
-    r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$",
+    r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$"
+    # "for the visa thing for Amina's parents, make the deadline end of February"
+    r"|^for\s+(?P<what2>(?:the|my|our)\s+.+?),?\s+(?:make|change|set|move|push)\s+the\s+(?:deadline|due date)\s+"
+    r"(?:to\s+)?(?P<when2>.+)$",
     re.I | re.S,
 )
 # "let's do the plumber on Monday instead", "can the flights wait until Monday?": a task moved, put as a suggestion
@@ -293,6 +296,14 @@ _TICKED = re.compile(
 )
 
 
+# a when with no day, said before the need: "after the Easter holidays I have to deal with the broken shed"
+_VAGUE_FIRST = re.compile(
+    r"^(?:after|over|during)\s+the\s+(?:[\w-]+\s+){0,2}?(?:holidays|break|summer|winter|vacation)\s*,?\s+"
+    r"(?=(?:i|we)\s+(?:need|have|must|should|got|'ve))",
+    re.I,
+)
+
+
 def unframed(text: str, now: datetime | None = None, tz=None) -> str:
     """The request without its wrappers; the text as it was when it wears none. With `now` and `tz`, a date said
     before the request moves after it ("on Friday I need to call Tom" is "I need to call Tom on Friday")."""
@@ -304,6 +315,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         was = text
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
+        text = _VAGUE_FIRST.sub("", text)
         text = _in_own_words(text)
         polite = _POLITE.match(text)
         if polite:
@@ -351,8 +363,9 @@ def _reworded(text: str) -> str:
         return f"remind me {every}{when} to {note.group('what').strip()}"
     moved = _DEADLINE_OF.match(text) or _DEADLINE_MOVED.match(text) or _DO_INSTEAD.match(text)
     if moved and not _QUESTION_END.search(text):
-        what = re.sub(r"^(?:the|my|our)\s+", "", moved.group("what"), flags=re.I)
-        return f"move the {what} to {moved.group('when')}"
+        said = moved.groupdict()
+        what = re.sub(r"^(?:the|my|our)\s+", "", said.get("what") or said["what2"], flags=re.I)
+        return f"move the {what} to {said.get('when') or said['when2']}"
     wait = _CAN_IT_WAIT.match(text) or _HOLD_OFF.match(text) or _NOT_NOW_WITH.match(text)
     if wait:
         what = next(g for g in (wait.groupdict().get(k) for k in ("what", "what2", "what3", "what4", "what5")) if g)
