@@ -69,8 +69,6 @@ DEV_D_LEFT = {
     59: "calendar: 'Möbelwagen' (a removal van) is no move word",
     60: "calendar: 'Wohnungsabnahme' (a flat handover) is no move word",
     # chat rows
-    131: "'invoice' reads as the bill's plan; the batch wants a task to chase it up",
-    135: "'renewal' reads as the bill's plan; the batch wants a task to look into it",
     139: "'Finanzamt' reads as official business's plan; the batch wants one task to send the VAT ID",
     140: "a run-on whose ask is 'put that down somewhere', which no rule reads as a request",
     155: "'Zahnarzt am Freitag um 3' is the appointment's plan, as 'Friday: dentist at 10' is (as dev_c line 121)",

@@ -182,3 +182,14 @@ def imperative(what: str) -> str:
         if verb in ACT_VERBS:
             return verb + what[found.end() - 1 :]
     return what
+
+
+# acts that follow something up rather than do the thing a plan is for: "I need to chase up the Huber invoice",
+# "gotta look into the Kita-Gutschein renewal", "I need to send it to the Finanzamt" are one task each, not a plan
+FOLLOW_UP_VERBS = frozenset({"chase", "look", "send", "email", "e-mail", "text", "message", "ring", "phone", "follow"})
+
+
+def follow_up_need(text: str) -> bool:
+    """A need (or a command) whose act follows something up (FOLLOW_UP_VERBS): a task, whatever it names."""
+    verb = act(text)
+    return verb in FOLLOW_UP_VERBS

@@ -1129,7 +1129,7 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             [],
             "the user's own day, today",
         )
-    if acts.commanded(text) and not asked:
+    if (acts.commanded(text) or acts.follow_up_need(text)) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
