@@ -158,6 +158,12 @@ def test_a_reminder_sorted_out_or_arranged_is_a_reminder(text, what, at):
             "Deal with the broken garden shed",
             None,
         ),
+        ("I need to chase up the Huber invoice on friday", "Chase up the Huber invoice", "2027-01-08"),
+        (
+            "gotta look into the Kita-Gutschein renewal before February",
+            "Look into the Kita-Gutschein renewal",
+            "2027-01-31",
+        ),
     ],
 )
 def test_an_act_asked_of_wilson_or_said_loosely_is_the_users_task(text, title, due):
