@@ -78,7 +78,6 @@ DEV_D_LEFT = {
     202: "the task is named in German ('Gliederung'), its title is English",
     203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
     212: "'Kita-Antrag' is one word; the task says 'Kita application'",
-    223: "German 'nimm … raus' (take it off) is not read as a drop",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     266: "a German trip ('ich fliege … nach Tallinn') is not read",
     269: "'driving down to' with a feast for its date is no trip phrase",

@@ -261,6 +261,8 @@ OPEN_TOPICS = [
         ("finally got through to the pension office 🙌", ("complete_task", 5, None)),
         ("Lindqvist Design paid up yesterday so no more chasing needed", ("complete_task", 4, None)),
         ("Geschenk für Leonie gekauft", ("complete_task", 11, None)),
+        ("nimm das Geschenk für Leonie raus, wir schenken zusammen mit den Nachbarn", ("cancel_task", 11, None)),
+        ("lösch die Aufgabe mit dem Gym", ("cancel_task", 9, None)),
         ("porto's cancelled, the airline went bust", ("close_topic", 1, None)),
         ("I dropped the statistics course, so no exam for me 🎉", ("close_topic", 3, None)),
         ("Lotte has chickenpox, the party's off", ("close_topic", 5, None)),

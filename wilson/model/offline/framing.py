@@ -290,6 +290,13 @@ _NO_POINT = re.compile(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any
 _OFF_THE_LIST = re.compile(
     r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I
 )
+# in German: "nimm das Geschenk für Leonie raus, …", "streich die Aufgabe mit dem Abo", "lösch den Zahnarzt"
+_GERMAN_DROP = re.compile(
+    r"^(?:nimm|nehm\s+mal)\s+(?:die\s+aufgabe\s+)?(?P<what>.+?)\s+(?:raus|von\s+der\s+liste)\b"
+    r"|^(?:lösch(?:e)?|streich(?:e)?|entfern(?:e)?)\s+(?:bitte\s+)?(?:die\s+aufgabe\s+(?:mit\s+(?:dem|der|den)\s+)?)?"
+    r"(?P<what2>[^,.!]+)",
+    re.I,
+)
 # "flights: booked", "passport - renewed": a task ticked off by its verb done
 _TICKED = re.compile(
     r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I
@@ -375,9 +382,9 @@ def _reworded(text: str) -> str:
     if snooze:
         return f"{snooze.group('verb')} {snooze.group('what')} for {snooze.group('n')} {snooze.group('unit')}"
     text = _ASK_ME_ABOUT.sub("remind me ", text)
-    dropped = _NO_POINT.search(text) or _OFF_THE_LIST.match(text)
+    dropped = _NO_POINT.search(text) or _OFF_THE_LIST.match(text) or _GERMAN_DROP.match(text)
     if dropped:
-        return f"drop {dropped.group('what')}"
+        return f"drop {dropped.groupdict().get('what') or dropped.group('what2')}"
     ticked = _TICKED.match(text)
     if ticked and ticked.group("verb").lower() != "done":
         return f"{ticked.group('verb')} {ticked.group('what')}"
