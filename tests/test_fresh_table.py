@@ -79,7 +79,6 @@ DEV_D_LEFT = {
     203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
     212: "'Kita-Antrag' is one word; the task says 'Kita application'",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
-    266: "a German trip ('ich fliege … nach Tallinn') is not read",
     269: "'driving down to' with a feast for its date is no trip phrase",
     271: "answers line 269's plan, which was not made",
     273: "a client workshop abroad on 3/2 to 5/2 is read as one task",

@@ -313,3 +313,9 @@ def test_the_day_after_tomorrow_is_counted_from_today():
 def test_a_reminder_before_nothing_known_asks_when():
     reply = read("remind me the day before the dentist", (), KNOWN_TASKS, KNOWN_TOPICS)
     assert reply.calls == [] and "When should I remind you" in reply.text
+
+
+def test_a_german_trip_is_a_trip():
+    reply = read("ich fliege am 12. Februar für eine Woche nach Tallinn")
+    topics = [args for name, args in reply.calls if name == "create_topic"]
+    assert topics and topics[0]["title"] == "Trip to Tallinn" and topics[0]["starts"] == "2027-02-12"
