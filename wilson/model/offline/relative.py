@@ -65,6 +65,12 @@ _AFTER = re.compile(
     re.I,
 )
 # "an hour earlier", "30 minutes later", "a day before", "2 days sooner", "by a week later", "eine Stunde später"
+# "back an hour", "forward by two days": back is later, forward earlier
+_BACK = re.compile(
+    r"^(?P<way>back|forward|ahead)\s+(?:by\s+)?(?P<n>\d{1,3}|half an?|an?|one|two|three|four|five|six|seven)\s+"
+    r"(?P<unit>min(?:ute)?s?|hours?|hrs?|days?|weeks?)$",
+    re.I,
+)
 _BY = re.compile(
     r"^(?:by\s+|um\s+)?(?P<n>\d{1,3}|half an?|a couple of|couple of|a few|few|[a-z-]+)\s+"
     r"(?P<unit>min(?:ute)?s?|hours?|hrs?|days?|weeks?|stunden?|minuten?|tage?n?|wochen?)\s+"
@@ -100,7 +106,7 @@ _SAME_WHEN = {
 }
 # "make it the morning", "in the afternoon", "evening instead": the day stays, the hour is the part's
 _PART = re.compile(
-    r"^(?:in\s+the\s+|the\s+|at\s+|am\s+)?(?P<part>morning|afternoon|evening|lunchtime|lunch|night|"
+    r"^(?:to\s+|for\s+)?(?:in\s+the\s+|the\s+|at\s+|am\s+)?(?P<part>morning|afternoon|evening|lunchtime|lunch|night|"
     r"vormittag|nachmittag|abend|mittag)$",
     re.I,
 )
@@ -139,6 +145,12 @@ def relative_change(text: str) -> Change | None:
         unit = found.group("unit")
         step = next(length for name, length in _UNIT.items() if unit.startswith(name))
         return Change(by=-step * n if found.group("way") in _EARLIER else step * n)
+    found = _BACK.match(said)
+    if found:
+        n_said = found.group("n").lower()
+        n = 0.5 if n_said.startswith("half") else int(n_said) if n_said.isdigit() else _COUNT.get(n_said, 1)
+        step = next(length for name, length in _UNIT.items() if found.group("unit").lower().startswith(name))
+        return Change(by=step * n if found.group("way").lower() == "back" else -step * n)
     found = _NEXT.match(said)
     if found:
         unit = found.group("after") or found.group("next") or found.group("before") or found.group("de")
