@@ -70,7 +70,6 @@ DEV_D_LEFT = {
     60: "calendar: 'Wohnungsabnahme' (a flat handover) is no move word",
     # chat rows
     139: "'Finanzamt' reads as official business's plan; the batch wants one task to send the VAT ID",
-    140: "a run-on whose ask is 'put that down somewhere', which no rule reads as a request",
     155: "'Zahnarzt am Freitag um 3' is the appointment's plan, as 'Friday: dentist at 10' is (as dev_c line 121)",
     183: "a weekday said alone as a change is the next one from today, as the built-in tests expect of 'what "
     "about Friday?'; the batch wants the one after the proposed day",

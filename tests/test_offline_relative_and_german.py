@@ -322,3 +322,11 @@ def test_a_german_trip_is_a_trip():
     reply = read("ich fliege am 12. Februar für eine Woche nach Tallinn")
     topics = [args for name, args in reply.calls if name == "create_topic"]
     assert topics and topics[0]["title"] == "Trip to Tallinn" and topics[0]["starts"] == "2027-02-12"
+
+
+def test_a_run_on_that_ends_put_that_down_somewhere_is_the_task_it_told():
+    reply = read(
+        "ok so my landlord rang and said the heating guy is coming round at some point next week and um I also need "
+        "to send him the meter readings by the 20th so put that down somewhere and yeah thats it"
+    )
+    assert reply.calls == [("create_task", {"title": "Send him the meter readings", "due": "2027-01-20"})]

@@ -177,6 +177,7 @@ def answer(chat: Chat) -> Reply:
     reply = (
         _referred(chat)
         or _that_as_task(chat, sentences.split(chat.text))
+        or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _read(chat, chat.text)
     )
@@ -302,9 +303,9 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
 # sentences before it told
 _ADD_THAT_RE = re.compile(
     r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-    r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
-    r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
-    r"[\s?.!]*$",
+    r"(?:add|make|put|note|keep|save|turn|write|jot)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
+    r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+down)?(?:\s+somewhere)?"
+    r"(?:\s+(?:please|for me))?(?:\s+and\s+(?:yeah\s+)?(?:that'?s|thats)\s+it)?[\s?.!]*$",
     re.I,
 )
 # what the others need of the user: "They need Mira's school certificate for the child benefit"
@@ -313,7 +314,12 @@ _THEY_NEED_RE = re.compile(
     r"asks? for|requested)\s+(?P<what>[^.!?]+)",
     re.I,
 )
-_I_NEED_RE = re.compile(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
+_I_NEED_RE = re.compile(
+    r"\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I
+)
+# a run-on whose last clause asks for what it told: "… I also need to send him the readings by the 20th so put
+# that down somewhere"
+_SO_THAT_RE = re.compile(r"\s+so\s+(?=(?:put|write|note|jot|add|make)\s+(?:that|this|it)\b)", re.I)
 
 
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
