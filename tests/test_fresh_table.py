@@ -80,7 +80,6 @@ DEV_D_LEFT = {
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'driving down to' with a feast for its date is no trip phrase",
     271: "answers line 269's plan, which was not made",
-    273: "a client workshop abroad on 3/2 to 5/2 is read as one task",
     280: "'manning our booth at Embedded World' names a trade fair only by its name",
     281: "'re:publica' names a conference only by its name (as dev_c line 217)",
     282: "'poster at the EGU assembly' names a conference only by its name",

@@ -330,3 +330,9 @@ def test_a_run_on_that_ends_put_that_down_somewhere_is_the_task_it_told():
         "to send him the meter readings by the 20th so put that down somewhere and yeah thats it"
     )
     assert reply.calls == [("create_task", {"title": "Send him the meter readings", "due": "2027-01-20"})]
+
+
+def test_a_trip_written_as_a_slashed_stretch_of_days_starts_on_its_first():
+    reply = read("gotta go to Warsaw for a client workshop 3/2 to 5/2, can you set things up")
+    topics = [args for name, args in reply.calls if name == "create_topic"]
+    assert topics and topics[0]["title"] == "Trip to Warsaw" and topics[0]["starts"] == "2027-02-03"

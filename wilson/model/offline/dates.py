@@ -817,6 +817,12 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
 _A_MONTH_RE = re.compile(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
 
 
+# "3/2 to 5/2", "3/2-5/2": a stretch of days written with slashes starts on its first
+_SLASH_RANGE_RE = re.compile(
+    r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})\s*(?:to|-|–|bis|until)\s*\d{1,2}/\d{1,2}(?![/\d])", re.I
+)
+
+
 # "after the weekend", "nach dem Wochenende": the Monday after it
 _AFTER_WEEKEND_RE = re.compile(r"\b(?:after the weekend|nach dem wochenende)\b", re.I)
 
@@ -1076,6 +1082,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         (_DAY_STOP_MONTH_RE, _day_stop_month),
         (_A_MONTH_RE, _a_month),
         (_AFTER_WEEKEND_RE, _after_weekend),
+        (_SLASH_RANGE_RE, _slash_day),
     ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))
