@@ -22,10 +22,7 @@ DATA = Path(__file__).resolve().parent / "data"
 DIRS = [DATA / "fresh" / "scenarios" / "dev", DATA / "fresh" / "scenarios" / "dev_b", DATA / "variants" / "scenarios"]
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_c")  # the third blind batch
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
-NOT_YET = {
-    "chat_task_residence_permit_before_expiry": "chat: “put getting it extended on my list” after the permit is "
-    "named makes a task “Getting it extended”, with no due date"
-}
+NOT_YET: dict[str, str] = {}
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))
     if path.stem in NOT_YET

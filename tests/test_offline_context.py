@@ -48,6 +48,19 @@ def test_a_three_letter_word_brings_its_task_into_context(text, title):
     assert title in kept(text)
 
 
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("scrap the plant watering thing, my daughter is staying at the flat", "Water the plants"),
+        ("the membership renewal at the gym can go", "Renew gym membership"),
+    ],
+)
+def test_a_word_said_in_another_form_brings_its_task_into_context(text, title):
+    row = SimpleNamespace(text=text, payload={})
+    _, tasks = relevant(row, [], FAR + SHORT + [task(105, "Water the plants")], NOW, [])
+    assert title in {t.title for t in tasks}
+
+
 def test_short_stop_words_bring_nothing():
     # "the", "and", "for", "you", "new" are in every task title and message: they name no task
     assert kept("the and for you new") & {t.title for t in SHORT} == set()

@@ -350,8 +350,14 @@ def test_news_about_others_hypotheticals_and_questions_get_an_answer_not_a_propo
     [
         "is the Bari wedding on the 4th or the 5th?",
         "Should I go to Paris in May?",
-        "would it be smarter to do the flights before or after the passport?",
     ],
 )
 def test_a_question_about_a_plan_proposes_no_plan_and_gets_the_honest_help(text):
     assert read(text, (), TASKS, TOPICS).text == HELP
+
+
+def test_a_question_naming_tasks_is_answered_with_what_the_list_says_of_them():
+    # the weighing is the user's; what Wilson knows of the two things is said, not "I didn't understand"
+    reply = read("would it be smarter to do the flights before or after the passport?", (), TASKS, TOPICS)
+    assert reply.calls == [] and HELP not in reply.text
+    assert "Book flights — due Tue 9 Feb" in reply.text and "Renew passport — due Wed 20 Jan" in reply.text

@@ -256,9 +256,13 @@ def relevant(
     recalled = _words(" ".join(str(m.get("text", "")) for m in memories or () if isinstance(m, dict)))
     topic_ids = {payload.get("topic_id")}
 
+    said_stems = {w[:5] for w in said}  # "the plant watering thing" names "water the plants"
+
     def named(title: str) -> bool:
         own = _words(title)
-        return bool(own & said) or bool(own) and own <= recalled
+        return (
+            bool(own & said) or bool({w[:5] for w in own if len(w) >= 5} & said_stems) or bool(own) and own <= recalled
+        )
 
     kept_ids = {t.id for t in topics if t.id in topic_ids or named(t.title)}
     soon = now + SOON

@@ -22,7 +22,7 @@ order clean fix repair check pack print register apply hand drop take bring wate
 read review update upload transfer deposit withdraw change replace charge install ask invite thank meet
 arrange confirm reply respond answer contact cook bake shop walk mow service top refill scan fill practise
 practice learn finish do make grab reserve deliver ship recycle empty defrost iron sweep mop dust declutter measure
-photocopy copy download chase
+photocopy copy download chase look deal figure find research compare follow organise organize sell donate
 """.split()
 )
 # framing of a need before the act: "I need to", "we have to", "I must"
@@ -47,14 +47,76 @@ def act(text: str) -> str | None:
         return None
     if _NOT_A_TASK_RE.match(found.group("rest")):
         return None
+    if found.group("verb").lower() in _WITH_PARTICLE and not _WITH_PARTICLE_RE.match(found.group("rest")):
+        return None  # "look at this!", "follow me", "deal!": not "look into", "follow up", "deal with"
     return found.group("verb").lower()
 
 
+_WITH_PARTICLE = {"look", "deal", "follow", "figure"}
+_WITH_PARTICLE_RE = lazy_regex(r"^\s+(?:into|up|after|for|with|out)\b", re.I)
+
+
 def commanded(text: str) -> bool:
-    """The message is a bare command: its verb first, no "I need to" before it."""
+    """The message is a bare command: its verb first, no "I need to" before it; or a German to-do, its verb last."""
     verb = act(text)
     first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
-    return verb is not None and first is not None and first.group(1).lower() == verb
+    return (
+        verb is not None
+        and first is not None
+        and first.group(1).lower() == verb
+        or (german_todo(text) is not None and not re.match(r"\s*(?:ich|wir)\b", text or "", re.I))
+    )  # "ich muss … abgeben" is a need told, left to the plans as "I need to …" is
+
+
+# German verbs of one act, as a to-do is written in German: the thing first, the verb last ("Steuererklärung
+# abgeben", "Mama anrufen"); with a prefix split off in a sentence ("gibt ... ab") they are still these words
+GERMAN_VERBS = frozenset(
+    """
+abgeben einreichen bezahlen zahlen überweisen anrufen kaufen besorgen abholen holen bringen buchen kündigen beantragen
+verlängern erneuern schicken senden schreiben unterschreiben vereinbaren ausfüllen erledigen machen putzen wechseln
+zurückgeben anmelden abmelden ummelden bestellen einkaufen vorbereiten klären nachfragen prüfen checken aufräumen
+waschen gießen packen drucken fragen melden beantworten absagen zusagen bestätigen hochladen einzahlen abschließen
+erstellen lesen lernen üben mailen tanken reinigen sortieren einwerfen verschicken versenden zurückschicken mitnehmen
+abgeben ausmachen ausräumen einräumen kümmern besuchen treffen impfen abschicken rausbringen wegbringen mitbringen
+""".split()
+)
+_GERMAN_PREFIXES = ("ab", "an", "auf", "aus", "ein", "mit", "nach", "vor", "zu", "zurück", "weg", "um", "raus", "rein")
+# what may follow the verb of a German to-do: its day ("bis Freitag", "am 3. März", "morgen früh"), a "bitte"
+_GERMAN_TAIL_RE = lazy_regex(
+    r"(?:\s+(?:bis|am|zum|zur|spätestens|vor|ab|diese[nrs]?|nächste[nrs]?|kommende[nrs]?|morgen|heute|"
+    r"übermorgen|in|ende|anfang|mitte|um|noch|bitte|asap|für)\b.*)?$",
+    re.I | re.S,
+)
+_GERMAN_NEED_RE = lazy_regex(
+    r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?", re.I
+)
+
+
+def german_verb(word: str) -> bool:
+    """A German verb of one act: listed, or one with a prefix ("zurückschicken"), or a verb in -ieren ("reservieren")."""
+    word = word.lower()
+    return (
+        word in GERMAN_VERBS
+        or len(word) > 6
+        and word.endswith("ieren")
+        or any(word.startswith(p) and word[len(p) :] in GERMAN_VERBS for p in _GERMAN_PREFIXES)
+    )
+
+
+def german_todo(text: str) -> str | None:
+    """ "Steuererklärung abgeben bis Freitag", "Bitte Miete überweisen bis zum 1. Februar", "ich muss noch die
+    Steuererklärung abgeben": the to-do as a German writes it (the thing, then the verb, without its day), or None."""
+    said = (text or "").strip().rstrip(" .!")
+    if said.endswith("?"):
+        return None
+    said = said[_GERMAN_NEED_RE.match(said).end() :]
+    # the verb is the last German verb with only a day (or nothing) after it
+    for verb in reversed(list(re.finditer(r"[^\W\d_]+", said))):
+        # a German verb is written in lower case; "beim Lernen" is a noun
+        if verb.group()[0].islower() and german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
+            what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", said[: verb.start()].strip(" ,"), flags=re.I)
+            return f"{what} {verb.group()}" if what and not what[0].isdigit() else None
+    return None
 
 
 # participles whose verb is not the participle less its "ed"
@@ -104,3 +166,32 @@ def base_verb(participle: str) -> str:
     if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
         return stem[:-1]
     return stem
+
+
+_GERUND_RE = lazy_regex(
+    r"^(?P<verb>[a-z]+)ing\s+(?=(?:the|my|our|a|an|his|her|their|your|it|them|this|that|in|up|out|back|off)\b)", re.I
+)
+
+
+def imperative(what: str) -> str:
+    """ "getting my permit extended" → "get my permit extended", "renewing the lease" → "renew the lease": a task
+    asked for with its verb's -ing form is written with the verb; other words stay."""
+    found = _GERUND_RE.match(what)
+    if found is None:
+        return what
+    stem = found.group("verb").lower()
+    for verb in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem):
+        if verb in ACT_VERBS:
+            return verb + what[found.end() - 1 :]
+    return what
+
+
+# acts that follow something up rather than do the thing a plan is for: "I need to chase up the Huber invoice",
+# "gotta look into the Kita-Gutschein renewal", "I need to send it to the Finanzamt" are one task each, not a plan
+FOLLOW_UP_VERBS = frozenset({"chase", "look", "send", "email", "e-mail", "text", "message", "ring", "phone", "follow"})
+
+
+def follow_up_need(text: str) -> bool:
+    """A need (or a command) whose act follows something up (FOLLOW_UP_VERBS): a task, whatever it names."""
+    verb = act(text)
+    return verb in FOLLOW_UP_VERBS

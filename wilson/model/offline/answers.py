@@ -18,6 +18,7 @@ from datetime import datetime
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
+from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
 from wilson.kernel.lazy_regex import lazy_regex
@@ -28,11 +29,15 @@ _YES = (
     r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
     # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
     r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
-    r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please)"
+    r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
+    # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
+    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go)"
 )
+# pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
+_PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
-YES_RE = lazy_regex(rf"^(?:{_FILL}\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = lazy_regex(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
@@ -332,6 +337,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     if day_put_right(items, args, request, tz, _time_key):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
+    if _relatively(items, args, request, tz):
+        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a time moved relative to the proposed one")
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
@@ -354,7 +361,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             if item is not None:
                 args[id(item)]["due"] = dates.iso(found[0].value)
                 changed = True
-            elif not clause_words - FILLER:
+            elif not words(clause.replace(found[0].phrase, " ")) - FILLER:  # "make that the end of the month"
                 changed = _retimed(items, removed, args, found[0], tz) or changed
     if not changed:
         return Reply(
@@ -374,7 +381,8 @@ HOUR_SAID_RE = lazy_regex(
     re.I,
 )
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
-FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes"}
+FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
+FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
@@ -400,6 +408,27 @@ def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Foun
         args[id(item)]["cron"] = f"{hour.minute} {hour.hour} {SIMPLE_CRON.match(old).group('days')}"
         return True
     args[id(item)][key] = dates.iso(_moved(dates.parse_moment(old, tz), found, time_only, tz))
+    return True
+
+
+def _relatively(items: list[dict], args: dict, request: str, tz) -> bool:
+    """ "An hour earlier", "the day after", "same time next week", "make it the morning": the one timed item's time
+    moved from where it was (wilson/model/offline/relative.py); False when the words say no such change, or no one
+    item has a time it applies to."""
+    change = relative_change(request)
+    weekly = [i for i in items if change is not None and on_weekday(str((i.get("args") or {}).get("cron")), change)]
+    if len(weekly) == 1 and len(items) == 1:  # "same time but tuesdays" of "every Monday at 7"
+        args[id(weekly[0])]["cron"] = on_weekday(str(args[id(weekly[0])].get("cron")), change)
+        return True
+    timed = [(i, key) for i in items if (key := _time_key(i, False))] if change is not None else []
+    if change is None or len(timed) != 1:
+        return False
+    item, key = timed[0]
+    old = dates.parse_moment(args[id(item)].get(key), tz)
+    new = moved(change, old, tz) if old is not None else None
+    if new is None:
+        return False
+    args[id(item)][key] = dates.iso(new)
     return True
 
 

@@ -47,7 +47,9 @@ _EDGE_RE = lazy_regex(
 _DAYLIKE_RE = lazy_regex(
     r"\d|\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|week|weeks|fortnight|"
-    r"day|days|month|months|weekend|heute|morgen|demain|aujourd'hui|mañana|hoy)\b",
+    r"day|days|month|months|weekend|heute|morgen|übermorgen|demain|aujourd'hui|mañana|hoy|"
+    # German days: "bis Freitag" in a letter is as much a date as "by Friday"
+    r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|woche|wochen|wochenende)\b",
     re.I,
 )
 _TIME_RE = lazy_regex(
@@ -676,7 +678,7 @@ def _week_said(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
 # "before August", "before March 2028": a month named alone after "before" (not "before August 3", which the parser
 # reads as a day); the deadline is the last day of the month before it
 _BEFORE_MONTH_RE = lazy_regex(
-    r"\b(?:before|by the (?:start|beginning) of|ahead of)\s+(?:the\s+)?(?P<month>"
+    r"\b(?:before|by the (?:start|beginning) of|ahead of|by(?!\s+may\s+(?:be|have|not)\b))\s+(?:the\s+)?(?P<month>"
     + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
     + r")\b(?:\s+(?P<year>\d{4})\b)?(?![.,]?\s*\d|\s+(?:the\s+)?\d)",
     re.I,
@@ -770,7 +772,7 @@ _SLASH_DAY_RE = lazy_regex(
         )
     )
     + r"|^)"
-    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from)\b))",
+    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])(?=\s*(?:$|[,.;!?)]|(?:at|and|in|for|to|from|remind|please|pls)\b))",
     re.I,
 )
 
@@ -814,6 +816,21 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
 
 # "within a month", "in one month": the same day next month (the parser reads the month's 1st)
 _A_MONTH_RE = lazy_regex(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
+
+
+# "3/2 to 5/2", "3/2-5/2": a stretch of days written with slashes starts on its first
+_SLASH_RANGE_RE = lazy_regex(
+    r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})\s*(?:to|-|–|bis|until)\s*\d{1,2}/\d{1,2}(?![/\d])", re.I
+)
+
+
+# "after the weekend", "nach dem Wochenende": the Monday after it
+_AFTER_WEEKEND_RE = lazy_regex(r"\b(?:after the weekend|nach dem wochenende)\b", re.I)
+
+
+def _after_weekend(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    return today + timedelta(days=7 - today.weekday())
 
 
 def _a_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
@@ -1065,6 +1082,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         (_SLASH_DAY_RE, _slash_day),
         (_DAY_STOP_MONTH_RE, _day_stop_month),
         (_A_MONTH_RE, _a_month),
+        (_AFTER_WEEKEND_RE, _after_weekend),
+        (_SLASH_RANGE_RE, _slash_day),
     ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))

@@ -13,6 +13,7 @@ import re
 from wilson.model.offline import dates
 from wilson.model.offline.answers import TIME_ONLY
 from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
+from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
 from wilson.kernel.lazy_regex import lazy_regex
@@ -76,24 +77,43 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     no = NO_BECAUSE_RE.match(text.strip())
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
-        found = dates.search(why, chat.now, chat.tz, parts=True)
+        # "no, that's too early, I'd rather do it in May": a month alone is its first day, as for a reminder
+        found = dates.search(why, chat.now, chat.tz, parts=True, months=bool(_RATHER_RE.search(why)))
         rest = normal(why)
         for one in found:
             rest = rest.replace(one.phrase.lower(), " ")
-        if found and (
-            CHANGE_TO_RE.search(why) or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
+        if (
+            relative_change(why)
+            or found
+            and (
+                CHANGE_TO_RE.search(why)
+                or not set(rest.split()) - _AROUND_A_TIME - {"wait", "sorry", "i", "meant", "mean"}
+            )
         ):
-            # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer
+            # "no, on Tuesday instead", "no wait, Thursday": the day changes, not the answer; a month alone ("in
+            # May") goes as its first day, which the change reads (it reads no month alone)
+            month_only = found and not dates.search(why, chat.now, chat.tz, parts=True)
+            changes = dates.iso(found[0].value) if month_only else why
             return Reply(
                 "",
-                [("decide", {"proposal": newest["id"], "action": "modify", "changes": why})],
+                [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
                 "a change to a proposal, after a no",
             )
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal, with why")
     if not newest.get("just_asked"):
         return None
+    if _THANKS_BUT_RE.match(text.strip()):  # "thank you, but the clinic sends me all the instructions"
+        return Reply(
+            "", [("decide", {"proposal": newest["id"], "action": "reject"})], "thanks, but no, said right after"
+        )
     if NOT_NEEDED_RE.match(normal(text)) or _NOT_YET_RE.match(normal(text)):
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "not needed, said right after")
+    if relative_change(text):  # "an hour earlier", "the day after", "same time next week": against its time
+        return Reply(
+            "",
+            [("decide", {"proposal": newest["id"], "action": "modify", "changes": text})],
+            "a time relative to the proposed one, said right after",
+        )
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
     said = text
     text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
@@ -118,6 +138,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     )
 
 
+# a polite no with its reason: "thank you, but the clinic sends me all the instructions", "thanks but I've got it"
+_THANKS_BUT_RE = lazy_regex(r"^(?:thanks|thank you|thx|cheers)(?:\s+(?:so much|a lot))?[\s,!.]*but\b\s*\S", re.I)
+_RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", re.I)
 # "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday": a yes that changes something
 _YES_BUT_RE = lazy_regex(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal

@@ -23,7 +23,8 @@ _VERBS = (
     r"(?:remind me\b(?!\s+(?:what|when|where|who|which|how|if|whether)\b)|add|move|push|postpone|reschedule|"
     r"snooze|drop|delete|cancel|mark|rename|close|put|set up|create|note|remember|set a reminder|"
     r"make a (?:note|task|reminder)|schedule a (?:reminder|task)|write down|note down|jot down|"
-    r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me)\b"
+    r"give me a (?:nudge|shout|heads[- ]up)|nudge me|ping me|make sure|set (?:an|me an|my) alarm|wake me|"
+    r"(?:sort out|organi[sz]e|arrange|put in|get|add|set) (?:me |up )?an? (?:reminder|task|to-?do))\b"
 )
 _POLITE = lazy_regex(
     r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
@@ -72,8 +73,8 @@ _REMEMBER = lazy_regex(
     re.I | re.S,
 )
 _SET_REMINDER = lazy_regex(
-    r"^(?:set|schedule|make|create)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
-    r"(?:to|for|about|that)\s+(?P<what>.+)$",
+    r"^(?:set|schedule|make|create|sort\s+out|organi[sz]e|arrange|put\s+in|add|get)\s+(?:a|me\s+a|up\s+a)\s+reminder\s+"
+    r"(?:for\s+me\s+to|to|for|about|that)\s+(?P<what>.+)$",
     re.I | re.S,
 )
 # "set a weekly reminder on Fridays at 4pm to …", "ping me tomorrow at 9 about …": a reminder in other words
@@ -95,7 +96,9 @@ _IN_CALENDAR = lazy_regex(
 )
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
 _WANT_REMINDER = lazy_regex(
-    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have))"
+    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
+    # "it'd be really helpful to get a ping every morning at 8 to …"
+    r"(?:it'?d|it\s+would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:helpful|great|nice|good|useful)\s+to\s+(?:get|have))"
     r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
     re.I,
 )
@@ -132,7 +135,7 @@ _NEED = lazy_regex(
 # told first is what "it" is
 _IT_TOLD_FIRST = lazy_regex(
     r"^(?P<thing>(?:my|the|our)\s+[\w'’ -]{2,30}?)\s+(?:expires?|runs?\s+out|is\s+due|ends|is\s+broken|"
-    r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b[^,.;!?]*[,;.]?\s*(?:so\s+|and\s+)?"
+    r"broke|stopped\s+working|is\s+leaking|needs?\s+\w+ing)\b(?P<when>[^,.;!?]*?)[,;.]?\s*(?:so\s+|and\s+)?"
     r"(?P<need>(?:i|we)\s+(?:really\s+)?(?:should|need\s+to|have\s+to|must|got\s+to|ought\s+to)\s+)"
     r"(?P<verb>[a-z]+)\s+(?:it|them)\b(?P<tail>.*)$",
     re.I | re.S,
@@ -240,7 +243,10 @@ _DEADLINE_MOVED = lazy_regex(
 )
 _DEADLINE_OF = lazy_regex(
     r"^(?:change|set|update|move|push|extend)\s+the\s+(?:deadline|due date|due day|date)\s+"
-    r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$",
+    r"(?:of|for|on)\s+(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$"
+    # "for the visa thing for Amina's parents, make the deadline end of February"
+    r"|^for\s+(?P<what2>(?:the|my|our)\s+.+?),?\s+(?:make|change|set|move|push)\s+the\s+(?:deadline|due date)\s+"
+    r"(?:to\s+)?(?P<when2>.+)$",
     re.I | re.S,
 )
 # "let's do the plumber on Monday instead", "can the flights wait until Monday?": a task moved, put as a suggestion
@@ -260,8 +266,18 @@ _HOLD_OFF = lazy_regex(
     re.I | re.S,
 )
 _NOT_NOW_WITH = lazy_regex(
-    r"^not now with\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?(?:bring it up|ask me|remind me|come back to it|"
-    r"try me)(?:\s+(?:again|about it))*\s+(?P<when>.+?)[.!]*$",
+    r"^not (?:now|yet|today|right now|this week|this month)\s+(?:with|for|on)\s+(?P<what>.+?)[,;.]\s*(?:please\s+)?"
+    r"(?:bring it up|ask me|remind me|come back to it|try me|bug me|ping me|nudge me)(?:\s+(?:again|about it))*\s+"
+    r"(?P<when>.+?)[.!]*$"
+    # "stop nagging me about the gym cancellation until the 20th", "bring the tax prepayment up again next month",
+    # "bug me again after the weekend about the vet thing"
+    r"|^(?:stop|quit)\s+(?:nagging|bugging|reminding|pestering|asking)\s+me\s+about\s+(?P<what2>.+?)\s+"
+    r"(?:until|till)\s+(?P<when2>.+?)[.!]*$"
+    r"|^bring\s+(?P<what3>.+?)\s+up\s+again\s+(?P<when3>.+?)[.!]*$"
+    r"|^(?:ask|bug|ping|nudge)\s+me\s+again\s+(?P<when4>.+?)\s+about\s+(?P<what4>.+?)[.!]*$"
+    # "erinner mich in 3 Tagen nochmal an die Anmeldung zur Fahrprüfung": a task brought up again, in German
+    r"|^erinner(?:e|n)?\s+mich\s+(?:bitte\s+)?(?P<when5>.+?)\s+(?:nochmal|noch\s+einmal|wieder)\s+an\s+"
+    r"(?P<what5>.+?)[.!]*$",
     re.I | re.S,
 )
 _ASK_ME_ABOUT = lazy_regex(r"^(?:ask|ping|nudge)\s+me\s+(?=about\s)", re.I)
@@ -275,9 +291,24 @@ _NO_POINT = lazy_regex(r"\bno point (?:in\s+)?(?P<what>[a-z]+ing\s+.+?)(?:\s+any
 _OFF_THE_LIST = lazy_regex(
     r"^(?:take|cross|strike|get)\s+(?P<what>.+?)\s+off\s+(?:the|my)\s+(?:to-?do\s+)?list\b", re.I
 )
+# in German: "nimm das Geschenk für Leonie raus, …", "streich die Aufgabe mit dem Abo", "lösch den Zahnarzt"
+_GERMAN_DROP = lazy_regex(
+    r"^(?:nimm|nehm\s+mal)\s+(?:die\s+aufgabe\s+)?(?P<what>.+?)\s+(?:raus|von\s+der\s+liste)\b"
+    r"|^(?:lösch(?:e)?|streich(?:e)?|entfern(?:e)?)\s+(?:bitte\s+)?(?:die\s+aufgabe\s+(?:mit\s+(?:dem|der|den)\s+)?)?"
+    r"(?P<what2>[^,.!]+)",
+    re.I,
+)
 # "flights: booked", "passport - renewed": a task ticked off by its verb done
 _TICKED = lazy_regex(
     r"^(?P<what>[\w' ]{2,40}?)\s*(?::|-+|–|—)\s*(?P<verb>[a-z]+ed|paid|sent|bought|done)\s*[.!]*$", re.I
+)
+
+
+# a when with no day, said before the need: "after the Easter holidays I have to deal with the broken shed"
+_VAGUE_FIRST = lazy_regex(
+    r"^(?:after|over|during)\s+the\s+(?:[\w-]+\s+){0,2}?(?:holidays|break|summer|winter|vacation)\s*,?\s+"
+    r"(?=(?:i|we)\s+(?:need|have|must|should|got|'ve))",
+    re.I,
 )
 
 
@@ -292,6 +323,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         was = text
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
+        text = _VAGUE_FIRST.sub("", text)
         text = _in_own_words(text)
         polite = _POLITE.match(text)
         if polite:
@@ -339,18 +371,21 @@ def _reworded(text: str) -> str:
         return f"remind me {every}{when} to {note.group('what').strip()}"
     moved = _DEADLINE_OF.match(text) or _DEADLINE_MOVED.match(text) or _DO_INSTEAD.match(text)
     if moved and not _QUESTION_END.search(text):
-        what = re.sub(r"^(?:the|my|our)\s+", "", moved.group("what"), flags=re.I)
-        return f"move the {what} to {moved.group('when')}"
+        said = moved.groupdict()
+        what = re.sub(r"^(?:the|my|our)\s+", "", said.get("what") or said["what2"], flags=re.I)
+        return f"move the {what} to {said.get('when') or said['when2']}"
     wait = _CAN_IT_WAIT.match(text) or _HOLD_OFF.match(text) or _NOT_NOW_WITH.match(text)
     if wait:
-        return f"snooze {wait.group('what')} until {wait.group('when')}"
+        what = next(g for g in (wait.groupdict().get(k) for k in ("what", "what2", "what3", "what4", "what5")) if g)
+        when = next(g for g in (wait.groupdict().get(k) for k in ("when", "when2", "when3", "when4", "when5")) if g)
+        return f"snooze {what} until {when}"
     snooze = _SNOOZE_FOR.match(text)
     if snooze:
         return f"{snooze.group('verb')} {snooze.group('what')} for {snooze.group('n')} {snooze.group('unit')}"
     text = _ASK_ME_ABOUT.sub("remind me ", text)
-    dropped = _NO_POINT.search(text) or _OFF_THE_LIST.match(text)
+    dropped = _NO_POINT.search(text) or _OFF_THE_LIST.match(text) or _GERMAN_DROP.match(text)
     if dropped:
-        return f"drop {dropped.group('what')}"
+        return f"drop {dropped.groupdict().get('what') or dropped.group('what2')}"
     ticked = _TICKED.match(text)
     if ticked and ticked.group("verb").lower() != "done":
         return f"{ticked.group('verb')} {ticked.group('what')}"
@@ -381,7 +416,13 @@ def _in_own_words(text: str) -> str:
         text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
     told = _IT_TOLD_FIRST.match(text)
     if told and not _QUESTION_END.search(text):
-        text = f"{told.group('need')}{told.group('verb')} {told.group('thing')}{told.group('tail')}"
+        thing = told.group("thing")[:1].lower() + told.group("thing")[1:]
+        # "my passport expires on March 3 so I need to renew it": its day is the request's when it says none
+        when = told.group("when") if not told.group("tail").strip(" .!") else ""
+        month = re.match(r"\s*in\s+(?=[a-z]+\s*$)", when, re.I)  # "expires in March": before March comes
+        when = re.sub(r"^\s*(?:on|in|at)\s+", " ", when)
+        when = f" {'before' if month else 'by'}{when}" if _DAY_SAID.search(when) else ""
+        text = f"{told.group('need')}{told.group('verb')} {thing}{when}{told.group('tail')}"
     thing = _NEED_THING.match(text)
     if thing and not _QUESTION_END.search(text):
         text = f"{thing.group('who')} need to get {thing.group('what')}"  # "I need a new phone by Friday"
@@ -389,6 +430,14 @@ def _in_own_words(text: str) -> str:
     if need and not _QUESTION_END.search(text):
         text = f"{need.group('who') or 'I'} need to {need.group('what')}"
     return text
+
+
+# a day said in words a deadline can be read from (not "soon", "next year")
+_DAY_SAID = lazy_regex(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+    r"\b(?:tomorrow|end of|next (?:week|month)|this (?:week|month))\b",
+    re.I,
+)
 
 
 def _reminder_said(text: str) -> str:

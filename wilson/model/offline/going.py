@@ -17,17 +17,19 @@ from wilson.kernel.lazy_regex import lazy_regex
 
 # who goes, then the verb: "I'm going", "we'll be", "I am heading", or the verb first ("Off to Japan on …")
 _GOING_RE = lazy_regex(
-    r"(?:^|\b(?i:i|we)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
+    r"(?:^|\b(?i:i|we|ich|wir)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
     r"(?i:(?:have|need|got|'ve got)\s+to\s+|must\s+)?)"
     r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
     r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend|"
-    r"taking|driving|travell?ing|travel|booked|booking|flying|fly|flies|taking a trip))"
+    r"taking|driving|travell?ing|travel|booked|booking|flying|fly|flies|taking a trip|"
+    # in German: "ich fliege am 12. Februar nach Tallinn", "wir fahren nach Wien"
+    r"fliege|fliegen|fahre|fahren|reise|reisen))"
     r"(?i:\s+back)?\b"
 )
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
 # where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
 _WHERE_RE = lazy_regex(
-    rf"\s+(?:(?:[\w'’-]+\s+){{0,3}}?(?i:to|in)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
+    rf"\s+(?:(?:[\w'’.-]+\s+){{0,7}}?(?i:to|in|nach)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
     rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?"
 )
 # countries whose names are also words ("turkey for dinner", "chad's place"): never read in lower case

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 
 from wilson.model.offline import (
     acts,
+    anchored,
     dates,
     finished,
     going,
@@ -26,6 +27,7 @@ from wilson.model.offline import (
     payments,
     places,
     questions,
+    referents,
     redated,
     repeats,
     sentences,
@@ -98,7 +100,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,
@@ -107,7 +109,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
-    what = re.sub(r"^(?:on|at|by|in|between|from)\s+|^to\s+", "", what.strip())
+    what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
     # "renew the parking permit, it expires": why it is due then is no part of what to do
@@ -174,7 +176,9 @@ def answer(chat: Chat) -> Reply:
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = (
-        _that_as_task(chat, sentences.split(chat.text))
+        _referred(chat)
+        or _that_as_task(chat, sentences.split(chat.text))
+        or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _read(chat, chat.text)
     )
@@ -188,7 +192,9 @@ def answer(chat: Chat) -> Reply:
             reply = _merged(asked)
     if reply is None:
         reply = (
-            _deadline_said(chat, chat.text)
+            _clause_asked(chat, chat.text)
+            or _called_off(chat, chat.text)
+            or _deadline_said(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
             or _statement(" ".join(parts) or chat.text)
@@ -203,6 +209,14 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+def _referred(chat: Chat) -> Reply | None:
+    """ "My residence permit runs out on April 30. Put getting it extended on my list": the request read with the
+    thing told for its "it", and the thing's day (wilson/model/offline/referents.py)."""
+    asked = referents.with_referent(chat.text, chat.now, chat.tz)
+    reply = _read(chat, request_of(asked, chat.now, chat.tz)) if asked else None
+    return reply if reply is not None and reply.calls else None
 
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
@@ -252,6 +266,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or valid_until(chat, text)
         or looks.reminders(chat, text)
         or _recurring(chat, text)
+        or anchored.anchored(chat, text)
         or _remind(chat, text)
         or redated.shifted(chat, text)
         or _move(chat, text)
@@ -289,9 +304,9 @@ def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
 # sentences before it told
 _ADD_THAT_RE = lazy_regex(
     r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-    r"(?:add|make|put|note|keep|save|turn)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
-    r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+(?:please|for me))?"
-    r"[\s?.!]*$",
+    r"(?:add|make|put|note|keep|save|turn|write|jot)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
+    r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+down)?(?:\s+somewhere)?"
+    r"(?:\s+(?:please|for me))?(?:\s+and\s+(?:yeah\s+)?(?:that'?s|thats)\s+it)?[\s?.!]*$",
     re.I,
 )
 # what the others need of the user: "They need Mira's school certificate for the child benefit"
@@ -300,7 +315,12 @@ _THEY_NEED_RE = lazy_regex(
     r"asks? for|requested)\s+(?P<what>[^.!?]+)",
     re.I,
 )
-_I_NEED_RE = lazy_regex(r"\b(?:i|we)\s+(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I)
+_I_NEED_RE = lazy_regex(
+    r"\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I
+)
+# a run-on whose last clause asks for what it told: "… I also need to send him the readings by the 20th so put
+# that down somewhere"
+_SO_THAT_RE = lazy_regex(r"\s+so\s+(?=(?:put|write|note|jot|add|make)\s+(?:that|this|it)\b)", re.I)
 
 
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
@@ -347,6 +367,51 @@ def _buried(chat: Chat, text: str) -> Reply | None:
     asked = _REASON_AFTER_RE.sub("", text[found.start() :]).strip(" ,.;")
     reply = _read(chat, request_of(asked, chat.now, chat.tz))
     return reply if reply is not None and reply.calls else None
+
+
+# where a reason ends and the request after it begins: "I sold the car last week so forget about renewing the
+# insurance", "he'll do the wiring, so take the quotes off my list pls"
+_SO_RE = lazy_regex(r"\s*[,;]?\s+(?:and\s+)?so\s+(?=[a-z])|\s*;\s*|\s+-+\s+", re.I)
+
+
+def _clause_asked(chat: Chat, text: str) -> Reply | None:
+    """The one clause of a message that asks for a change, read alone, when the whole was not understood; None when
+    no clause, or more than one, asks for one (which one is then not guessed)."""
+    clauses = [c for c in _SO_RE.split(text.strip()) if c and c.strip(" .!")]
+    if len(clauses) < 2:
+        return None
+    asked = [r for c in clauses if (r := _read(chat, request_of(c, chat.now, chat.tz))) is not None and r.calls]
+    return asked[0] if len(asked) == 1 and all(n != "decide" for n, _ in asked[0].calls) else None
+
+
+# news that an open topic's event will not happen: "porto's cancelled, the airline went bust", "Greta called off the
+# wedding 😢", "Lotte has chickenpox, the party's off", "no exam for me"
+_CALLED_OFF_RE = lazy_regex(
+    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+off|cancell?ed|"
+    r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
+    r"decided not to)\b",
+    re.I,
+)
+
+
+def _called_off(chat: Chat, text: str) -> Reply | None:
+    """An open topic named in news that it is off: a proposal to close it."""
+    if not _CALLED_OFF_RE.search(text) or text.rstrip().endswith("?"):
+        return None
+    said = words(text)
+    fitting = [
+        t
+        for t in chat.topics
+        if t.get("status") != "closed"
+        and any(
+            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
+            for w in words(str(t.get("title")))
+            for x in said
+        )
+    ]
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
 
 
 def _merged(asked: list[Reply]) -> Reply:
@@ -404,7 +469,9 @@ _STATEMENT_RE = lazy_regex(
     r"visits|arrives|'s)\b"
     # "Sarah's party was great", "the car broke down": a thing named, then what it did
     r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
-    r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't)\b)",
+    r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't|"
+    # "Amina's parents land on 14 June": others coming and going
+    r"land|lands|fly|arrive|arrives|come|visit|leave|start)\b)",
     re.I,
 )
 _ASKING_RE = lazy_regex(
@@ -849,9 +916,12 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
-    if THANKS_RE.match(text):
+    said = set(normal(text).split() or ["-"])
+    # "great, thanks" is pleased (a yes right after a proposal); "thanks" alone is thanks
+    pleased = ACK_RE.match(text) or said <= PLEASED_WORDS and bool(said - {"thanks", "thank", "you"})
+    if THANKS_RE.match(text) and not pleased:
         return Reply("You're welcome!", [], "thanks")
-    if ACK_RE.match(text) or set(normal(text).split() or ["-"]) <= PLEASED_WORDS:
+    if pleased:
         waiting = next((p for p in chat.pending if isinstance(p, dict) and p.get("items")), None)
         if waiting is not None and waiting.get("just_asked") and "decide" in chat.offered:
             # "great", "perfect thanks", "cool" said right after the proposal: pleased with it, a yes
@@ -1066,7 +1136,7 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             [],
             "the user's own day, today",
         )
-    if acts.commanded(text) and not asked:
+    if (acts.commanded(text) or acts.follow_up_need(text)) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
@@ -1241,7 +1311,8 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
-    args = {"title": _title(what), **({"topic": topic.get("title")} if topic else {})}
+    what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
+    args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
         args["due"] = dates.iso(when.value)
@@ -1249,10 +1320,33 @@ def _add(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("create_task", args)], rule)
 
 
+# "could you call the plumber tomorrow", "can you pick up the parcel on friday": an act only the user can do, asked
+# of Wilson; put on the list as the user's task. Not an act Wilson might be taken to do itself (look something
+# up, book, order, write or send), and not a question ("can you order a pizza?"): those get the honest help
+_ASKED_ACT_RE = lazy_regex(
+    r"^\s*(?:(?:can|could|would|will)\s+(?:you|u)\s+)(?:please\s+|pls\s+|just\s+)*"
+    r"(?!(?:check|find|look|research|compare|book|order|reserve|send|email|e-mail|text|message|write|reply|respond|"
+    r"answer|ask|invite|thank|confirm|contact|arrange|read|print|scan|download|upload|translate|review|update|"
+    r"register|apply|learn|cook|bake|make|do|get)\b)",
+    re.I,
+)
+
+
 def _command(chat: Chat, text: str) -> Reply | None:
     """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    asked = _ASKED_ACT_RE.match(text)
+    if asked and acts.commanded(text[asked.end() :]):
+        text = text[asked.end() :]
     if not acts.commanded(text):
         return None
+    german = acts.german_todo(text)
+    if german is not None:  # "Steuererklärung abgeben bis Freitag": titled as a German writes it, its day apart
+        what, when = _split_when(text, chat)
+        reply = _add(chat, "add " + (acts.german_todo(what) or german))
+        if reply is not None and when is not None:
+            reply.calls[0][1]["due"] = dates.iso(when.value)
+            reply.rule += f" ({when.stated(chat.tz)})"
+        return reply
     return _add(chat, "add " + re.sub(r"^\s*please\s+", "", text, flags=re.I))
 
 

@@ -280,11 +280,11 @@ TASKS_ONLY_RE = lazy_regex(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 
 
 TOPIC_LOOK_RE = lazy_regex(
-    r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|anything|"
+    r"^\s*(?:(?:what'?s|what is|what do i have|what have i got|(?:is there\s+)?anything|"
     r"what (?:else )?do (?:i|we) (?:still )?(?:need|have) to do|what'?s (?:still )?(?:to do|open)|"
     r"what'?s the plan|what is the plan|where are we|how far (?:am i|are we))\s+(?:left\s+)?"
     r"(?:in|on|for|with)|(?:show(?: me)?|list)(?:\s+(?:what'?s\s+)?(?:left\s+)?(?:in|on|for))?)"
-    r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)\s*\??\s*$",
+    r"\s+(?:(?:the|my|our)\s+)?(?P<topic>.+?)(?:\s+(?:yet|already|so far))?\s*\??\s*$",
     re.I,
 )
 # "when is my trip?", "how many days until Japan?", "when do we leave for Lisbon?"

@@ -56,7 +56,7 @@ TRY = "Try “what's on my plate this week?”, “add pay rent by Friday” or 
 # Small talk, matched whole: a greeting, thanks or a goodbye with a word or two around it, never a request
 # ("thanks, add pay rent by Friday" is a request, and is read as one)
 _AROUND = (
-    r"(?:\s*(?:there|wilson|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
+    r"(?:\s*(?:there|wilson|mate|buddy|so much|a lot|again|for that|for the help|for this|very much|all|everyone|thanks|"
     r"thank you|[!.,:)?]+))*\s*"
 )
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
@@ -200,6 +200,8 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
         (lead := LEAD_RE.match(plain := text.replace("’", "'")))
         and not _ONLY_ADDRESS.match(text, lead.end())
         and not _BARE_ANSWER.match(text, lead.end())
+        and not (_ONLY_THANKS.match(text, lead.end()) and not THANKS_RE.match(text))  # "great, thanks": pleased
+        and not re.match(r"but\b", text[lead.end() :], re.I)  # "thank you, but …" declines politely
         and not (WHEREABOUTS_RE.match(plain) or UNWELL_RE.match(plain))
     ):
         text = text[lead.end() :]
@@ -209,6 +211,7 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     return unframed(text, now, tz) or text
 
 
+_ONLY_THANKS = lazy_regex(r"(?:thanks|thank you|thx|cheers|ta)\b(?:\s+(?:so much|a lot|mate|wilson))?[\s!.]*$", re.I)
 _BARE_ANSWER = lazy_regex(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
 
@@ -246,17 +249,46 @@ DONE_RES = [
     ),
     lazy_regex(
         r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|already\s+|finally\s+)*got\s+"
-        r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of)\s*[.!]*$",
+        r"(?P<what>.+?)\s+(?:sorted(?: out)?|done|finished|taken care of|booked|paid|sent|renewed|fixed|signed|"
+        r"submitted|returned|ordered|cancell?ed)(?:\s+(?:yesterday|today|this morning|at last|finally))?\s*[.!]*$",
+        re.I,
+    ),
+    # a call made at last: "finally got through to the pension office 🙌", "reached the landlord"
+    lazy_regex(
+        r"^\s*(?:i(?:'ve| have)?\s+|we(?:'ve| have)?\s+)?(?:just\s+|finally\s+)*(?:got through to|managed to reach)\s+"
+        r"(?P<what>.+?)\s*[.!🙌🎉✅]*$",
+        re.I,
+    ),
+    # someone else did their part: "Lindqvist Design paid up yesterday so no more chasing needed"
+    lazy_regex(r"^\s*(?P<what>.+?)\s+(?:paid up|finally paid|has paid|have paid)\b", re.I),
+    # in German: "Kita-Antrag abgegeben ✅", "Miete ist erledigt", "Flüge gebucht"
+    lazy_regex(
+        r"^\s*(?:die\s+|der\s+|das\s+)?(?P<what>[^\W\d][\w' -]{1,40}?)\s+(?:ist\s+|sind\s+)?(?:jetzt\s+)?"
+        r"(?:erledigt|abgegeben|bezahlt|gekauft|gebucht|eingereicht|überwiesen|abgeschickt|verschickt|gemacht|fertig|"
+        r"unterschrieben|gekündigt|beantragt|bestellt)\b[\s.!✓✅🎉]*$",
         re.I,
     ),
 ]
 LIST_RE = lazy_regex(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
-    r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on)\b",
+    r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+    # asked about what is due, said other ways: "anything for tomorrow?", "what's left this week?", "any deadlines
+    # next week?", "what was I supposed to do today", "is there anything I need to do today?", "was steht morgen an?"
+    r"anything (?:(?:for|left|else|open|due)\s+(?:for\s+|on\s+)?)?(?:today|tomorrow|tonight|this|next|the weekend|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|anything (?:urgent|pressing|(?:left|open)(?=\s*\??\s*$))|"
+    r"what'?s (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|"
+    r"what is (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|any (?:deadlines?|to-?dos?)|"
+    r"what (?:was|am) i (?:supposed|meant) to|(?:is there )?anything (?:i|we) (?:need|have|must|should) to|"
+    r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
+    r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
     re.I,
 )
-OVERDUE_RE = lazy_regex(r"\b(?:overdue|am i behind|late on)\b", re.I)  # asked (QUESTION_RE), a look; said, a request
+OVERDUE_RE = lazy_regex(
+    r"\b(?:overdue|am i behind|late on|what did i forget|did i forget (?:anything|something)|"
+    r"have i forgotten (?:anything|something))\b",
+    re.I,
+)  # asked (QUESTION_RE), a look; said, a request
 # "stop reminding me to water the plants", "cancel the plants reminder", "no more reminders about the gym",
 # "forget the plants reminder" (a reminder named as one is looked up as one, not as a task)
 STOP_REMINDER_RES = [
@@ -350,7 +382,7 @@ PARTICIPLE_DONE_RE = lazy_regex(
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")
 ASKED_RE = lazy_regex(r"\b(my calendar|my day|(?:any|which|what) (?:meetings?|appointments?|events?))\b", re.I)
 QUESTION_RE = lazy_regex(
-    r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|which|when|any|anything|"
+    r"\?\s*$|^\s*(?:(?:please|can you|could you|would you)\s+)?(?:what|whats|which|when|any|anything|"
     r"do i|have i|am i|is|are there|how|show|list|check|tell me|look at|open)\b",
     re.I,
 )

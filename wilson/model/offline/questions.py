@@ -48,7 +48,39 @@ def answered(chat: Chat, text: str) -> Reply | None:
             [],
             "a question about a task not on the list",
         )
+    known = _known_about(chat, said)
+    if known:
+        # "would it be smarter to do the TÜV before or after the tyre change?", "is the Bari wedding on the 4th or
+        # the 5th?": what the list and the topics say of the things named, the weighing left to the user
+        return Reply(
+            "Here's what I have on that:\n" + "\n".join(known) + "\nOffline I can't weigh up more than that.",
+            [],
+            "a question answered with what is known of its things",
+        )
     return None  # anything else: the honest help, which says what can be asked
+
+
+def _known_about(chat: Chat, text: str) -> list[str]:
+    """A line for each open task and topic the question names by a word of its own (a task's verb aside)."""
+    said = words(text)
+    lines = []
+    for topic in chat.topics:
+        title = str(topic.get("title") or "")
+        starts = dates.parse_moment(topic.get("starts"), chat.tz)
+        if topic.get("status") != "closed" and said & words(title) and starts is not None:
+            lines.append(f"• {title}: {dates.fmt_day(dates.local_date(starts, chat.tz))}")
+    for task in chat.tasks:
+        title = str(task.get("title") or "")
+        own = words(title) - words(title.split()[0] if title else "")
+        if task.get("status", "open") == "open" and _shares(said, own):
+            due = dates.parse_moment(task.get("due"), chat.tz)
+            lines.append(f"• {title}" + (f" — due {dates.fmt_day(dates.local_date(due, chat.tz))}" if due else ""))
+    return lines
+
+
+def _shares(said: set[str], own: set[str]) -> bool:
+    """A word in both, or one the start of the other ("tyre" of "tyres", "tüv" of "tüv")."""
+    return any(w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w)) for w in own for x in said)
 
 
 _WHEN_DUE_RE = lazy_regex(r"^\s*when(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+)?(?P<what>.+?)\s+due\b", re.I)

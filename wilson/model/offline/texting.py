@@ -54,6 +54,16 @@ _SHORTHAND = {
     "wanna": "want to",
     "hafta": "have to",
     "needa": "need to",
+    "shld": "should",
+    "shd": "should",
+    "shoud": "should",
+    "prob": "probably",
+    "def": "definitely",
+    "rly": "really",
+    "smth": "something",
+    "sth": "something",
+    "bc": "because",
+    "l8r": "later",
 }
 # the words the rules key on, as a typo of one is read
 _KEY_WORDS = (

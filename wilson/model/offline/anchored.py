@@ -1,0 +1,71 @@
+"""A reminder set relative to a task or a topic already known: "remind me the day before the library books are
+due", "remind me two days before the semester fee is due", "remind me a week before the trip to Japan", "remind me
+about the flights the day before", "remind me the morning of the pitch deck deadline". The moment is counted back
+(or on) from the task's due day or the topic's start, never from now.
+
+Pure: reads the message and the open tasks and topics in the context, writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+
+from wilson.model.offline import dates
+from wilson.model.offline.phrases import Chat, Reply
+from wilson.model.offline.words import best, words
+from wilson.kernel.lazy_regex import lazy_regex
+
+_COUNT = {"a": 1, "an": 1, "one": 1, "the": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_WHEN = (
+    r"(?:(?P<n>a|an|one|two|three|four|five|six|seven|the|\d{1,2})\s+(?P<unit>days?|weeks?|nights?|evening|morning)"
+    r"\s+(?P<way>before|ahead of|prior to|after)|the\s+(?P<part>morning|evening|day)\s+of)"
+)
+_ANCHORED_RE = lazy_regex(
+    r"^\s*(?:please\s+)?remind\s+me\s+(?:(?:about|of)\s+(?P<first>.+?)\s+"
+    + _WHEN.replace("?P<", "?P<a_")
+    + r"|"
+    + _WHEN
+    + r"\s+(?:(?:the|my|our)\s+)?(?P<what>.+?))"
+    r"(?:\s+(?:is|are)\s+due|\s+deadline|\s+(?:starts?|begins?))?\s*[.!?]*$",
+    re.I,
+)
+
+
+def anchored(chat: Chat, text: str) -> Reply | None:
+    """A one-off reminder counted from a known task's due day or topic's start; None when the words say no such
+    reminder or name nothing known."""
+    found = _ANCHORED_RE.match(text)
+    if found is None:
+        return None
+    said = {k[2:] if k.startswith("a_") else k: v for k, v in found.groupdict().items() if v is not None}
+    what = said.get("first") or said.get("what") or ""
+    if re.match(r"(?:the\s+)?(?:day\s+after\s+)?(?:tomorrow|tmrw|next)\b|to\s", what, re.I):
+        return None  # "remind me the day after tomorrow to …": a day from now, said with its own words
+    wanted = words(what)
+    task = best([t for t in chat.tasks if t.get("status", "open") == "open" and t.get("due")], wanted)
+    topic = best([t for t in chat.topics if t.get("status") != "closed" and t.get("starts")], wanted)
+    item = task if task is not None else topic
+    anchor = dates.parse_moment(item.get("due") if task is not None else item.get("starts"), chat.tz) if item else None
+    if anchor is None:
+        return None
+    day = dates.local_date(anchor, chat.tz)
+    hour = 9
+    if said.get("part"):  # "the morning of", "the evening of", "the day of"
+        hour = 18 if said["part"].lower() == "evening" else 9
+    else:
+        unit = said["unit"].lower()
+        n = int(said["n"]) if said["n"].isdigit() else _COUNT.get(said["n"].lower(), 1)
+        step = timedelta(days=7 * n) if unit.startswith("week") else timedelta(days=n)
+        day = day + step if said["way"].lower() == "after" else day - step
+        if unit in ("evening", "night", "nights"):
+            hour = 18
+    at = datetime.combine(day, time(hour), tzinfo=chat.tz)
+    if at <= chat.now:
+        return None  # counted back into the past: the usual reading (or its question) is better
+    title = str(item.get("title"))
+    return Reply(
+        "",
+        [("remind", {"text": title, "at": at.isoformat()})],
+        f"one-off reminder counted from “{title}” ({dates.fmt_day(day if isinstance(day, date) else day)})",
+    )

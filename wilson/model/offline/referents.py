@@ -1,0 +1,61 @@
+""" "It" in a request is the thing named just before it: "My residence permit runs out on April 30. Could you put
+getting it extended on my list?" asks for getting the residence permit extended, by April 30 (the day said with
+the thing is the request's when it says none of its own).
+
+Pure: `with_referent(text, now, tz)` gives the request with the thing in place of "it" (and its day after it), or
+None when the text names no thing before a request about "it".
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from wilson.model.offline import dates
+from wilson.kernel.lazy_regex import lazy_regex
+
+# the thing told first, with what is happening to it: "my residence permit runs out", "the car's TÜV is due",
+# "our lease ends", "my passport expires", "the boiler is broken"
+_NAMED_RE = lazy_regex(
+    r"^(?:(?:so|ok|okay|btw|fyi|oh|hey|hi|well|also|and)[\s,]+)*"
+    r"(?P<thing>(?:my|our|the|his|her|their)\s+(?:[\w’'-]+\s+){0,3}?[\w’'-]+?)\s+"
+    r"(?:expires?|will\s+expire|runs?\s+out|(?:is|are)\s+(?:due|up|expiring|running\s+out|broken|valid\s+until)|"
+    r"ends?|lapses?|broke|stopped\s+working|needs?\s+\w+ing)\b(?P<rest>[^.;!?]*)",
+    re.I,
+)
+# where the telling ends and the request begins: a sentence's end, a comma, or "so" / "and" / "can you" after it
+_REQUEST_START_RE = lazy_regex(
+    r"\s*(?:[.;!?]+|,|\s-\s|\s(?=so\s|and\s|(?:can|could|would|will)\s+you\s|please\s))\s*(?:(?:so|and)\s+)?", re.I
+)
+_IT_RE = lazy_regex(r"\b(?:it|them)\b", re.I)
+_NOT_IT_RE = lazy_regex(r"\b(?:it'?s|it\s+is|it\s+was|make\s+it\b|is\s+it)\b", re.I)
+
+
+def with_referent(text: str, now: datetime, tz) -> str | None:
+    """The request after a thing told, with the thing for its "it"; None when there is no such pair."""
+    named = _NAMED_RE.match((text or "").strip())
+    if named is None:
+        return None
+    start = _REQUEST_START_RE.search(named.string, named.end("thing") + 1)
+    if start is None:
+        return None
+    told, asked = named.string[: start.start()], named.string[start.end() :].strip()
+    if (
+        not asked
+        or not _IT_RE.search(asked)
+        or _NOT_IT_RE.search(asked)
+        or asked.rstrip().endswith("?")
+        and not (re.match(r"(?:can|could|would|will)\s+you\b", asked, re.I))
+    ):
+        return None
+    thing = named.group("thing")
+    thing = thing[:1].lower() + thing[1:]  # "My permit …" begins a sentence; in the request it is mid-sentence
+    asked = _IT_RE.sub(thing, asked, count=1).rstrip(" ?.!")
+    asked = re.sub(r"[\s,]+(?:please|pls|thanks|thank you)$", "", asked, flags=re.I)
+    when = dates.search(told, now, tz)
+    if when and not dates.search(asked, now, tz):
+        phrase = re.sub(r"^(?:on|in|at|by)\s+", "", when[0].phrase.strip(), flags=re.I)
+        listed = re.search(r"\s+(?:on|to)\s+(?:my|the|our)\s+(?:[\w-]+\s+)?list$", asked, re.I)
+        at = listed.start() if listed else len(asked)  # "put X on my list": the day goes with X
+        asked = f"{asked[:at]} by {phrase}{asked[at:]}"
+    return asked
