@@ -50,7 +50,9 @@ def test_dinner_tonight_is_a_question_not_an_alarm():
             "deals@pharmacy.example",
             None,
         ),  # a child and a fever, but an ad
-        ("Nice photos from the weekend!", "Anna <anna@example.com>", 3),
+        ("Nice photos from the weekend!", "Anna <anna@example.com>", None),  # a person's news asks nothing
+        ("Could you look at the photos from the weekend", "Anna <anna@example.com>", 2),
+        ("Please pick a photo from the weekend for the album", "Anna <anna@example.com>", 3),
         ("Nice photos from the weekend!", "news@photos.example", None),
         ("Can you send me the slides?", "Anna <anna@example.com>", 2),
         ("Invoice 2231 for December is attached.", "billing@acme.example", 2),

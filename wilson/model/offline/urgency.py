@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from wilson.kernel.timeparse import aware_or_none
+from wilson.model.offline import personal
 from wilson.model.offline.bills import PHISHING_RE
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
@@ -400,22 +401,28 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
     # (a watched page has no sender: the user asked to hear what it says)
-    asked = YOURS_TO_DO_RE.search(blob)
+    person = from_a_person(sender)
+    wanted = personal.asks(text, subject) if person else None
+    # a person's "nothing you need to do" or the quote of the user's own mail asks nothing
+    asked = YOURS_TO_DO_RE.search(blob) if not person or wanted else None
     if asked and _soon(blob, sent, now, tz, days=1):
         # "the plumber comes tomorrow at 8, please make sure someone is home": the next morning would be too late
         # (a friend's "dinner tonight?" is a question, not an alarm)
         return Judgement(1, f"asked of you for today or tomorrow (“{asked.group(0).strip()}”)")
-    if dated and (not sender or from_a_person(sender) or asked):
+    if dated and (not sender or wanted or asked or (person and closes)):
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
+    if person and not wanted and not closes:
+        # holiday news, a thank-you, "sounds good": the briefing lists what needs the user, not all that arrived
+        return Judgement(None, "a person's news, thanks or greeting: it asks nothing of you")
     if dated:
         # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
         return Judgement(
             None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks nothing of you"
         )
-    if from_a_person(sender) and QUESTION_RE.search(blob):
+    if person and QUESTION_RE.search(blob):
         return Judgement(2, "a person asks you something")
-    if from_a_person(sender):
-        return Judgement(3, "a person wrote to you")
+    if person:
+        return Judgement(3, f"a person asks something of you (“{wanted or closes.group(0)}”)")
     return Judgement(None, "nothing that needs you")
 
 
