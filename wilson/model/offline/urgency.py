@@ -27,7 +27,10 @@ from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, pars
 PROMO_RE = re.compile(
     r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
     r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
-    r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
+    r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now|"
+    # a shop's countdown: the hurry is the seller's ("only 3 hours left", "the items in your cart")
+    r"(?:items? in )?your (?:shopping )?(?:cart|basket|warenkorb)|complete your (?:purchase|order)|"
+    r"don'?t miss out|while stocks? last|nur noch \d+ stunden)\b|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
