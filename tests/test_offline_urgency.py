@@ -366,3 +366,15 @@ def test_a_change_today_or_tomorrow_is_urgent_in_german_or_english(subject, body
     }
     found = triage.judge({"text": text, "payload": payload}, evening, BERLIN)
     assert found.level == 1 and found.situation, found.rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Liebe Eltern, morgen ist Wandertag. Die Kinder brauchen festes Schuhwerk und ein Lunchpaket.",
+        "Dear parents, tomorrow is sports day: pupils need to bring trainers and a water bottle.",
+    ],
+)
+def test_what_a_child_needs_with_them_tomorrow_is_told_now(text):
+    found = judge(text, "Wandertag", "info@school.example", now=datetime(2027, 1, 6, 9, 0, tzinfo=BERLIN))
+    assert found.level == 1, found

@@ -52,6 +52,13 @@ VERBS = {
     "settle": "Pay",
     "check in": "Check in",
     "send": "Send",
+    "let us have": "Send",
+    "let me have": "Send",
+    "hand it in": "Hand in",
+    "hand them in": "Hand in",
+    "fill it in": "Fill in",
+    "fill it out": "Fill in",
+    "remit": "Pay",
     "upload": "Upload",
     "provide": "Send",
     "renew": "Renew",
@@ -151,7 +158,8 @@ _ASKING_RE = re.compile(
     r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
     r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
     r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
-    r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
+    r"you have to|you are required to|you're required to|we need you to|we kindly ask you to|"
+    r"(?:grateful|appreciate(?: it)?) if you (?:could|would|can)|if you could|we ask that you|we would ask you to)"
     r"\s+(?:\w+\s+){0,2})$",
     re.I,
 )
@@ -213,6 +221,7 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         _asked(said, sent, today, tz, _letter_day(letter, sent, tz))
         or _asked(subject, sent, today, tz)
         or _asked_in_subject(subject, said, sent, today, tz)
+        or _due_in_month(said, sent, today, tz)
     )  # "Einverständniserklärung - bitte bis Freitag …"
     if asked is None:
         return None
@@ -306,7 +315,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
             said_when = re.split(
-                r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
+                r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|in\s+(?:die|den|das|der|eure?|unsere?)|ab(?!\s+(?:dem\s+)?datum))\b",
                 asked.group("when") or asked.group("when2") or asked.group("when3"),
             )[0]
             if by := when(
@@ -319,11 +328,26 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := when(asked, asked.group("when")):
                 return PASSIVE[asked.group("verb").lower()], by, ""
+        for asked in _GERMAN_NOUN_RE.finditer(sentence):
+            # "wir bitten um Rückmeldung bis zum 20. März", "die Erklärung ist bis zum 31. Juli abzugeben"
+            said_when = re.split(
+                r"\s+(?:ein|an|auf|zu|und|bei|per|unter)\b",
+                asked.group("when") or asked.group("when_p") or asked.group("when_s") or asked.group("when_z"),
+            )[0]
+            key = (
+                asked.group("noun")
+                or re.sub(r"^zu\s+", "", asked.group("verb") or asked.group("verb_s") or asked.group("verb_z") or "")
+            ).lower()
+            verb = next((v for k, v in _GERMAN_ASKS if key.startswith(k)), None)
+            if verb and (by := when(asked, said_when)):
+                return verb, by, ""
     amount = AMOUNT_RE.search(said)
+    still = _STILL_NEEDED_RE.search(said)
     for sentence in sentences:
         for due in _DUE_RE.finditer(sentence):
-            if amount and (by := ahead(due.group("when") or due.group("when2"))):
-                return "Pay", by, ""
+            if (amount or still) and (by := ahead(due.group("when") or due.group("when2"))):
+                # "we still need your donation receipts … The filing deadline is 31 May": what is missing, by then
+                return ("Pay" if amount else "Send"), by, ""
         for needed in _NEEDED_BY_RE.finditer(sentence):
             # "the fee must reach our account by …", "we need the following documents from you no later than …"
             if by := ahead(needed.group("when")):
@@ -385,6 +409,23 @@ _BOOKING_RE = re.compile(
     r"appointment\b|\bmake an appointment\b",
     re.I,
 )
+_IN_MONTH_DUE_RE = re.compile(r"\b(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)\s+(?:fällig|due)\b", re.I)
+
+
+def _due_in_month(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """("Book", the month, "") when the body says something of the user's falls due in a month and to book an
+    appointment for it: "Ihre Hauptuntersuchung ist im April fällig. Vereinbaren Sie rechtzeitig einen Termin." """
+    due = _DUE_IN_MONTH_RE.search(said or "") or _IN_MONTH_DUE_RE.search(said or "")
+    if due is None or not _BOOKING_RE.search(said or ""):
+        return None
+    found = [
+        f
+        for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
+        if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS
+    ]
+    return ("Book", found[0], "") if found else None
+
+
 _GERMAN_MONTHS = {
     "januar": "January",
     "februar": "February",
@@ -489,6 +530,11 @@ GERMAN = {
     "abzuhol": "Collect",
     "vorzuleg": "Send",
     "widersprech": "Object",
+    "widerspruch einzuleg": "Object",
+    "widerspruch einleg": "Object",
+    "trag": "Sign up",
+    "eintrag": "Sign up",
+    "einzutrag": "Sign up",
     "kündig": "Cancel",
     "zu widersprech": "Object",
     "erledig": "Do",
@@ -529,6 +575,67 @@ _GERMAN_RE = re.compile(
 )
 
 
+# what is asked for by its noun ("wir bitten um Rückmeldung bis …") or in the passive of "zu" ("ist bis zum 31. Juli
+# abzugeben"): the noun's or the verb's ask
+_GERMAN_NOUNS = {
+    "rückmeldung": "Reply",
+    "antwort": "Reply",
+    "mitteilung": "Reply",
+    "nachricht": "Reply",
+    "zahlung": "Pay",
+    "überweisung": "Pay",
+    "begleichung": "Pay",
+    "ausgleich": "Pay",
+    "zusendung": "Send",
+    "übersendung": "Send",
+    "einsendung": "Send",
+    "vorlage": "Send",
+    "rücksendung": "Return",
+    "unterschrift": "Sign",
+    "bestätigung": "Confirm",
+    "anmeldung": "Register",
+    "einreichung": "Submit",
+    "terminvereinbarung": "Book",
+}
+_GERMAN_ASKS = sorted({**_GERMAN_NOUNS, **GERMAN}.items(), key=lambda kv: len(kv[0]), reverse=True)
+_GERMAN_BY_ONLY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_ZU_VERB = r"(?:zu\s+\w+|widerspruch\s+einzuleg\w*|\w+zu(?:geb|send|schick|reich|leg|hol|meld|zahl|füll|lad)\w*)"
+_GERMAN_NOUN_RE = re.compile(
+    r"\b(?:bitten?|ersuchen|erwarten|benötigen)\b[^.!?\n]{0,30}?\b(?:um|auf|die|eine|ihre|ihr|den|deine)?\s*"
+    r"(?P<noun>"
+    + "|".join(sorted(_GERMAN_NOUNS, key=len, reverse=True))
+    + r")\w*\b[^.!?\n]{0,60}?\b"
+    + _GERMAN_BY.replace("(?P<within>innerhalb)", "innerhalb")
+    + r"(?P<when>"
+    + _GERMAN_WHEN
+    + r")"
+    # "die Erklärung ist bis zum 31. Juli abzugeben", "ist bis zum 25.03. auf folgendes Konto zu überweisen"
+    + r"|\b(?:ist|sind)\b[^.!?\n]{0,60}?\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_p>"
+    + _GERMAN_WHEN
+    + r"?)(?:\s+[^.!?\n]{0,40}?)?\s+(?P<verb>"
+    + _ZU_VERB
+    + r")\b"
+    + r"|\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_s>"
+    + _GERMAN_WHEN
+    + r"?)\s+(?P<verb_s>"
+    + _ZU_VERB
+    + r")\s+(?:ist|sind|wäre|wären)\b"
+    # "Sie haben noch bis zum 30. März Zeit, Widerspruch einzulegen"
+    + r"|\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_z>"
+    + _GERMAN_WHEN
+    + r"?)\s+zeit\b[^.!?\n]{0,80}?\b(?P<verb_z>"
+    + _ZU_VERB
+    + r")\b",
+    re.I,
+)
+
+
 _FIRST_ASK_RE = re.compile(
     r"\b(?:please|kindly)\s+(?P<verb>"
     + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True))
@@ -541,6 +648,13 @@ _NEEDED_BY_RE = re.compile(
     r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
     r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
     r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY,
+    re.I,
+)
+# the sender is still missing something of the user's
+_STILL_NEEDED_RE = re.compile(
+    r"\b(?:we|i) (?:still )?(?:need|require) (?:your|the|a|an|some)\b|\b(?:we|i) (?:have not|haven't) (?:yet )?"
+    r"received\b|\b(?:is|are) still (?:missing|outstanding)\b|\bwe are still missing\b|"
+    r"\b(?:benötigen|brauchen) wir (?:noch|weiterhin)\b|\bfehl(?:t|en) (?:uns )?noch\b",
     re.I,
 )
 _GERUNDS = {

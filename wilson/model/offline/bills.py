@@ -33,7 +33,11 @@ RENEWED_RE = re.compile(
     r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
     re.I,
 )
-RENEWAL_RE = re.compile(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
+RENEWAL_RE = re.compile(
+    r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*|abl(?:ä|ae)uft|ausl(?:ä|ae)uft|"
+    r"l(?:ä|ae)uft\b[^.!?\n]{0,40}\bab|ungültig (?:wird|werden))\b",
+    re.I,
+)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
 SIGN_RE = re.compile(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
@@ -41,7 +45,9 @@ SIGNED_THINGS = ("lease", "contract")
 # what renews: the thing a renewal notice is about
 RENEWABLE_RE = re.compile(
     r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
-    r"domain|passport|permit|registration|plan|lease)\b",
+    r"domain|passport|permit|registration|plan|lease|visa|id card|identity card|\w*card|season ticket|"
+    r"\w*ausweis|reisepass|führerschein|visum|aufenthalts(?:titel|erlaubnis)|\w*versicherung|vertrag|"
+    r"mitgliedschaft|abo|abonnement)\b",
     re.I,
 )
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
@@ -99,7 +105,12 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
             if word.lower() in _NOT_A_NAME or word.lower() in _MONTHS:
                 break
             kept.insert(0, word)
-        return " ".join(w if w.isupper() else w.lower() for w in kept), found.group(0).lower()
+        noun = found.group(0)
+        # a brand's inner capital (BahnCard) and a German noun keep their case: "Renew Personalausweis"
+        kept_case = re.search(
+            r"[a-z][A-Z]|[äöüß]|(?:ausweis|pass|schein|titel|erlaubnis|ung|vertrag|schaft|abo)$", noun
+        )
+        return " ".join(w if w.isupper() else w.lower() for w in kept), noun if kept_case else noun.lower()
     return None
 
 
@@ -276,6 +287,8 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}",
         )
     renews = RENEWAL_RE.search(blob)
+    if re.search(r"\b(?:please|kindly|bitte)\s+(?:renew|verlänger)", blob, re.I):
+        return None  # "please renew your library card by 30 April": an ask, read as one (asks.py)
     if renews and not RENEWED_RE.search(blob):
         when = _renews_on(blob, now, tz, sent_at(payload, now, tz)) or _date_to_act_by(
             blob, now, tz, sent_at(payload, now, tz)
@@ -291,7 +304,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         lead = RENEWAL_LEAD_DAYS
         if notice is not None and dates.local_date(notice.value, tz) < act_by:
             act_by, lead, when = dates.local_date(notice.value, tz), 1, notice
-        expires = renews.group(0).lower().startswith(("expir", "run"))
+        expires = renews.group(0).lower().startswith(("expir", "run", "abl", "ausl", "läuft", "laeuft", "ungültig"))
         if SIGN_RE.search(blob) and named[1] in SIGNED_THINGS and not expires:
             title = f"Sign {thing} renewal"
             notes = f"To sign by {dates.fmt_day(act_by)} ({quoted}, from {sender})."

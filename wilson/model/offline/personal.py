@@ -26,7 +26,8 @@ _NOTHING_ASKED = re.compile(
 ASKS_RE = re.compile(
     # a question: to the user, or one they are to answer
     r"\?|\b(?:can|could|would|will) (?:you|u)\b|\b(?:are|do|did|have) you\b|\bshall (?:we|i)\b|"
-    r"\blet (?:me|us) know\b|\bget back to (?:me|us)\b|\b(?:your|ur) (?:thoughts|opinion|feedback|input|ok|go-ahead)\b|"
+    r"\blet (?:me|us) know\b|\bif you (?:could|would|can)\b|\bwe (?:still )?need (?:your|the|a|an|you)\b|"
+    r"\bwe (?:have not|haven't) (?:yet )?received\b|\bwe are still missing\b|\bget back to (?:me|us)\b|\b(?:your|ur) (?:thoughts|opinion|feedback|input|ok|go-ahead)\b|"
     r"\b(?:rsvp|reply|answer|confirm)\b|"
     # a request
     r"\b(?:please|pls|plz|kindly|remember to|don'?t forget|make sure|be sure to|i need you|we need you|"
@@ -38,7 +39,7 @@ ASKS_RE = re.compile(
     r"(?:call|meet|visit|pick) (?:you|u) up\b|(?:call|meet|visit) (?:you|u)\b|see (?:you|u) (?:on|at|tomorrow|tonight|"
     r"next|this|in)\b)|"
     # German
-    r"\b(?:bitte|kannst du|könntest du|können sie|könnten sie|würdest du|würden sie|hast du|habt ihr|"
+    r"\b(?:bitte|benötigen wir|brauchen wir|fehl(?:t|en) (?:uns )?noch|haben sie noch bis|kannst du|könntest du|können sie|könnten sie|würdest du|würden sie|hast du|habt ihr|"
     r"gib (?:mir|uns) bescheid|sag (?:mir|uns) bescheid|melde? dich|meldet euch|ruf (?:mich|uns) an|"
     r"komm(?:t)? (?:vorbei|doch)|einladung|laden (?:dich|euch|sie) ein|denk(?:t)? (?:bitte )?an)\b",
     re.I | re.M,

@@ -197,7 +197,11 @@ YOURS_TO_DO_RE = re.compile(
     r"return|renew|complete|upload|send|update)\b|"
     r"\byour (?:appointment|flight|train|journey|trip|stay|visit|exam|test|interview|hearing|booking|reservation|"
     r"table|ticket|class|course|lesson|session|treatment|consultation|pick-?up|collection)\b|"
-    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b",
+    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b|"
+    # what a child must have with them: "die Kinder brauchen festes Schuhwerk", "pupils need to bring a packed lunch"
+    r"\b(?:kinder|schüler\w*|ihr kind|dein kind|children|kids|pupils|students|your (?:child|kids?|son|daughter)) "
+    r"(?:need|needs|must|should|will need|brauchen|braucht|benötigen|müssen|sollten|sollen)\b|"
+    r"\bmit(?:zu)?bringen\b|\bnicht vergessen\b|\bdenken sie (?:bitte )?an\b",
     re.I,
 )
 
@@ -272,7 +276,7 @@ ASSISTANT_RE = re.compile(
 
 VISIT_RE = re.compile(
     r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
-    r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b",
+    r"installateur|meter read(?:ing|er)|ablesung|ableser|schornsteinfeger|chimney sweep)\b",
     re.I,
 )
 # a delivery is the user's business today only when it needs them there: a signature, an ID, in person
@@ -405,7 +409,8 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
         return Judgement(2, "a bill or payment due")
     # (a watched page has no sender: the user asked to hear what it says)
     person = from_a_person(sender)
-    wanted = personal.asks(text, subject) if person else None
+    # a visit to the user's home is theirs to be there for, asked or not
+    wanted = (personal.asks(text, subject) or (visit and visit.group(0))) if person else None
     # a person's "nothing you need to do" or the quote of the user's own mail asks nothing
     asked = YOURS_TO_DO_RE.search(blob) if not person or wanted else None
     if asked and _soon(blob, sent, now, tz, days=1):
