@@ -22,7 +22,10 @@ BILL_RE = re.compile(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\
 SETTLED_RE = re.compile(
     r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
     r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
-    r"(?:credit card|card|paypal)|nothing to pay)\b"
+    r"(?:credit card|card|paypal)|nothing to pay|"
+    # collected by direct debit: the bank pays it, the user does nothing
+    r"will be (?:debited|collected|taken) (?:from|via|by)|collected by direct debit|bereits bezahlt|"
+    r"(?:wird|werden)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?\b(?:abgebucht|eingezogen)|per lastschrift)\b"
     r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
     r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
     re.I,

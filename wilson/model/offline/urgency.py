@@ -305,13 +305,21 @@ def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
 
+_BARE_CLOCK = re.compile(r"^(?:at|um|ab|from)?\s*\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h)?$", re.I)
+
+
 def _soon(blob: str, sent: datetime, now: datetime, tz, days: int = 1) -> bool:
-    """A date in the text (read from the day it was sent) falls on today or within `days` after it."""
+    """A date in the text (read from the day it was sent) falls on today or within `days` after it. A time said
+    alone belongs to the day the text names, when it names one: "your journey on 20.03., departure 08:34" is not
+    tomorrow at 08:34."""
     today = now.astimezone(tz).date()
+    found = search(blob, sent, tz)
+    days_named = any(not _BARE_CLOCK.match(f.phrase.strip()) for f in found)
     return any(
         0 <= (local_date(f.value, tz) - today).days <= days
         and not (isinstance(f.value, datetime) and f.value < now - timedelta(hours=1))
-        for f in search(blob, sent, tz)
+        and not (days_named and _BARE_CLOCK.match(f.phrase.strip()))
+        for f in found
     )
 
 
