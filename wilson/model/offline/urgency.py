@@ -30,7 +30,9 @@ PROMO_RE = re.compile(
     r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now|"
     # a shop's countdown: the hurry is the seller's ("only 3 hours left", "the items in your cart")
     r"(?:items? in )?your (?:shopping )?(?:cart|basket|warenkorb)|complete your (?:purchase|order)|"
-    r"don'?t miss out|while stocks? last|nur noch \d+ stunden)\b|"
+    r"don'?t miss out|while stocks? last|nur noch \d+ stunden|hurry|last call|book now|seats are limited|"
+    r"limited seats|masterclass|join us live|live stream|livestream|survey|umfrage|your opinion counts|"
+    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
