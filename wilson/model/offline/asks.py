@@ -118,7 +118,7 @@ _DUE_RE = re.compile(
 )
 _ASK_RE = re.compile(
     r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?)\b(?P<by>by|before|until|no later than|within)\s+"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
@@ -350,12 +350,16 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return ("Pay" if amount else "Send"), by, ""
         for needed in _NEEDED_BY_RE.finditer(sentence):
             # "the fee must reach our account by …", "we need the following documents from you no later than …"
-            if by := ahead(needed.group("when")):
+            said_when = needed.group("wann") or needed.group("when")
+            if said_when and (by := ahead(re.split(r"\s+(?:ein|an|auf|zu|und|bei|per|unter)\b", said_when)[0])):
                 pay = amount is not None and re.search(
                     r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€", sentence, re.I
                 )
                 sign = re.search(r"\bsignature\b", sentence, re.I)
-                return ("Pay" if pay else "Sign" if sign else "Send"), by, ""
+                if re.search(r"\b(?:know|hear)\b", needed.group("need") or ""):
+                    return "Reply", by, ""  # "we'd love to know by 1 April whether you can make it"
+                what = _object(needed.group("what") or "", most=10)
+                return ("Pay" if pay else "Sign" if sign else "Send"), by, "" if pay else what
         for gerund in _DEADLINE_FOR_RE.finditer(sentence):
             # "the deadline for submitting your expense report is Friday, 15 January"
             verb = _GERUNDS.get(gerund.group("verb").lower())
@@ -646,8 +650,14 @@ _BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|
 # what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
 _NEEDED_BY_RE = re.compile(
     r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
-    r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
-    r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY,
+    r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)(?:'d|\s+would)?\s+(?:still\s+|just\s+|only\s+|also\s+)?"
+    r"(?P<need>need|require|must (?:receive|have)|have to receive|be (?:grateful|glad|pleased) to (?:receive|get)|"
+    r"appreciate (?:receiving|getting)|(?:love|like) to (?:know|hear)|(?:love|like) to (?:receive|get))\b"
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,160}?))"
+    + _BY
+    # "Wir brauchen sie spätestens am Freitag", "benötigen wir die Unterlagen bis zum 3. März"
+    + r"|\b(?:wir\s+(?:brauchen|benötigen)|brauchen\s+wir|benötigen\s+wir)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?"
+    r"\b(?:bis(?:\s+zum)?|spätestens(?:\s+(?:am|bis(?:\s+zum)?))?)\s+(?P<wann>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30})",
     re.I,
 )
 # the sender is still missing something of the user's
@@ -712,10 +722,13 @@ def _object(what: str, most: int = 6) -> str:
     words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
     words = re.split(
         r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
-        r"so that|if)\b|"
+        r"so that|if|together with|along with)\b|"
         r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b",
         words,
     )[0].strip()
+    if len(words.split()) > most:
+        # "your 2026 bank statements for the savings account and …": the thing, without what it is for
+        words = re.split(r"\s(?:for|together with|along with)\s", words)[0].strip()
     if (
         not words
         or len(words.split()) > most

@@ -56,7 +56,7 @@ RENEWABLE_RE = re.compile(
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
 # ("we will offer the space to the next tenant", "save the scan" are no offer)
 OFFER_RE = re.compile(
-    r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
+    r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings? (?:of|up to|on)|(?:big|huge) savings|discount|(?:special|exclusive|"
     r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
     r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off",
     re.I,
