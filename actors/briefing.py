@@ -113,7 +113,8 @@ def _topic_line(topic: Topic, today: date, tz) -> str:
     return (f"{start:%H:%M} " if (start.hour, start.minute) != (0, 0) else "") + f"{topic.title}{until}"
 
 
-_WITH_SOMEONE = re.compile(r"\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)  # a meal or a coffee: named all the same
+# a meal or a coffee with someone: named all the same; the team's lunch is the week's routine
+_WITH_SOMEONE = re.compile(r"(?<!team )(?<!team-)\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)
 
 
 def todays_events(now: datetime, tz) -> list[str]:

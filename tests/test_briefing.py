@@ -105,7 +105,7 @@ def test_the_briefing_lists_events_due_and_overdue_tasks_and_waiting_proposals_i
 def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_in_the_calendar(db, tmp_path):
     snapshot_with(
         entry("d", "Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ), all_day=True),
-        entry("l", "Team lunch", datetime(2027, 2, 9, 12, 30, tzinfo=TZ), datetime(2027, 2, 9, 13, 30, tzinfo=TZ)),
+        entry("l", "Lunch with Ana", datetime(2027, 2, 9, 12, 30, tzinfo=TZ), datetime(2027, 2, 9, 13, 30, tzinfo=TZ)),
     )
 
     def topic(title, starts, ends=None, status="active"):
@@ -113,7 +113,7 @@ def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_i
 
     topic("Appointment", datetime(2027, 2, 9, 10, 0, tzinfo=TZ))  # "a dentist appointment next Tuesday at 10"
     topic("Trip to Lisbon", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 13, tzinfo=TZ))  # the event's plan
-    topic("Lunch with the team", datetime(2027, 2, 9, 12, 30, tzinfo=TZ))  # the event's, named otherwise
+    topic("Ana: lunch", datetime(2027, 2, 9, 12, 30, tzinfo=TZ))  # the event's, named otherwise
     topic("Kitchen renovation", datetime(2027, 2, 9, tzinfo=TZ), datetime(2027, 2, 20, tzinfo=TZ))
     topic("Moving", datetime(2027, 2, 10, 9, 0, tzinfo=TZ))  # tomorrow
     topic("Old plan", datetime(2027, 2, 9, 9, 0, tzinfo=TZ), status="closed")
@@ -126,7 +126,7 @@ def test_a_topic_that_begins_today_is_in_the_day_once_whether_told_in_words_or_i
         "• Trip to Lisbon (all day, until Fri 12 Feb)",
         "• Kitchen renovation (until Fri 19 Feb)",
         "• 10:00 Appointment",
-        "• 12:30–13:30 Team lunch",
+        "• 12:30–13:30 Lunch with Ana",  # a meal with someone is named; the team's lunch is routine, counted
     ]
 
 

@@ -726,6 +726,8 @@ def _object(what: str, most: int = 6) -> str:
         r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b",
         words,
     )[0].strip()
+    if re.match(r"(?:the )?following\b", words, re.I):
+        return ""  # "the following documents: …": the list after it says what, not these words
     if len(words.split()) > most:
         # "your 2026 bank statements for the savings account and …": the thing, without what it is for
         words = re.split(r"\s(?:for|together with|along with)\s", words)[0].strip()

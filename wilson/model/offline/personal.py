@@ -20,7 +20,7 @@ _NOTHING_ASKED = re.compile(
     r"(?:i )?hope (?:you(?:'re| are)|all is|everything(?:'s| is)|this finds)[^.!?\n]*|what a \w+|"
     r"wie geht(?:'s| es)(?: (?:dir|euch|ihnen))?|alles (?:gut|klar) bei (?:dir|euch))\s*[?!.]?|"
     r"\b(?:nothing|no(?:thing)? (?:action|need))\b[^.!?\n]{0,30}|\b(?:you )?(?:don'?t|do not|won'?t) (?:need|have) to\b|"
-    r"\bno rush\b|\bsie m(?:ü|ue)ssen nichts\b|\bdu musst nichts\b",
+    r"\bno rush\b|\bplease (?:welcome|join (?:us|me) in welcoming|give \w+ a (?:warm )?welcome)\b|\bsay (?:hi|hello)\b|\bsie m(?:ü|ue)ssen nichts\b|\bdu musst nichts\b",
     re.I,
 )
 ASKS_RE = re.compile(

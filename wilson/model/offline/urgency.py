@@ -277,7 +277,8 @@ ASSISTANT_RE = re.compile(
 
 
 VISIT_RE = re.compile(
-    r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
+    r"\b(?:technician|(?:service|heating|gas|boiler|repair|broadband|field) engineer|engineer (?:will|comes|is coming)|"
+    r"plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
     r"installateur|meter read(?:ing|er)|ablesung|ableser|schornsteinfeger|chimney sweep)\b",
     re.I,
 )
