@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.bills import task_for as bills_task_for
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
@@ -227,6 +228,16 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         return None
     verb, by, what = asked
     return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
+
+
+def mail_task(text: str, payload: dict, now: datetime, tz, letter: str = "") -> Due | None:
+    """The one task a mail calls for: a bill to pay, else what it asks by a date (task_for), else a renewal notice's
+    review. A renewal notice that asks for something else ("your card expires … we still need a photo, upload it
+    by 15 March") is that ask."""
+    bill = bills_task_for(text, payload, now, tz)
+    if bill is not None and not bill.rule.startswith("a renewal"):
+        return bill
+    return task_for(text, payload, now, tz, letter=letter) or bill
 
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
@@ -695,7 +706,7 @@ _PRONOUN_RE = re.compile(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 _NEEDED_RE = re.compile(
     r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
     r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))"
+    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,4}(?=\s*(?:[.;:]|$)))"
 )
 
 
@@ -705,7 +716,8 @@ def _antecedent(what: str, before: str) -> str:
     pronoun, needed = _PRONOUN_RE.match(what), _NEEDED_RE.search(before)
     if pronoun is None or needed is None:
         return ""
-    return f"{'for ' if pronoun.group('for') else ''}the {needed.group('thing')}"
+    thing = re.sub(r"\s+(?:of|from|for) (?:you|us)$", "", needed.group("thing"))  # "a passport photo of you"
+    return f"{'for ' if pronoun.group('for') else ''}the {thing}"
 
 
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a

@@ -253,6 +253,11 @@ def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
 
+FORWARDED_RE = re.compile(
+    r"^\s*-{2,}\s*(?:forwarded message|weitergeleitete nachricht|original message|ursprüngliche nachricht)\s*-{2,}|"
+    r"^\s*begin forwarded message:",
+    re.I | re.M,
+)
 _QUOTE_HEAD = re.compile(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
 
 
@@ -265,6 +270,17 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         for line in (text or "").splitlines()
         if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip())
     )
+    forwarded = FORWARDED_RE.search(said)
+    if forwarded:
+        # "Kannst du das übernehmen? Ich komme diese Woche nicht dazu" over a forwarded bill: the bill's dates are
+        # in the bill, not in the note above it
+        said = re.sub(
+            r"^\s*(?:from|date|sent|subject|to|cc|von|datum|gesendet|betreff|an|kopie)\s*:.*$",
+            "",
+            said[forwarded.end() :],
+            flags=re.I | re.M,
+        )  # and its header lines are the forwarded mail's envelope: "Date: Mon, 1 Mar 2027 at 09:12" is no due date
+    subject = re.sub(r"^\s*(?:(?:fwd?|wg|aw|re)\s*:\s*)+", "", subject, flags=re.I)
     blob = f"{subject}\n{said}"
     if payload.get("change") or PHISHING_RE.search(blob):
         return None

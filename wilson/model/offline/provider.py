@@ -16,7 +16,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
+from wilson.model.offline import answers, asks, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import asked_of, change_of, instead_of, opening, says_when, taken_to
 from wilson.model.offline.plans import plan_calls
@@ -382,12 +382,7 @@ class Cortex:
             else None
         )  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
-            due = (
-                bills.task_for(written, buffer, self.now, self.tz)
-                or asks.task_for(written, buffer, self.now, self.tz, letter=text)
-                if isinstance(buffer, dict)
-                else None
-            )
+            due = asks.mail_task(written, buffer, self.now, self.tz, letter=text) if isinstance(buffer, dict) else None
             if due is not None and "create_task" in self.offered and not wake:
                 return (
                     "",

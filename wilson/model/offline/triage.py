@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from wilson.model.offline import asks, bills, notices, urgency
+from wilson.model.offline import asks, notices, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 from wilson.model.offline.opening import ADDRESS
@@ -88,9 +88,7 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     )
     if found.situation and not others:
         return found
-    due = bills.task_for(text, payload, now, tz) or asks.task_for(
-        text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or "")
-    )
+    due = asks.mail_task(text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or ""))
     kind = notices.notice(subject, text, asked=due is not None)
     if kind is not None:
         return urgency.Judgement(None, f"{kind}: it asks nothing of you")
