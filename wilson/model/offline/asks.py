@@ -227,7 +227,22 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
     if asked is None:
         return None
     verb, by, what = asked
-    return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
+    more = essentials(said, verb)
+    if verb == "Attend" and (appear := _APPEAR_RE.search(_plain(said))):
+        # where and when to be: the summons' own words ("am Dienstag, 9. März 2027, um 10:30 Uhr im Amtsgericht …")
+        more = f"When and where: {' '.join((appear.group('when') or appear.group('when2')).split())}. {more}".strip()
+    return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
+
+
+# asked to be somewhere on a day: a summons, a hearing, an interview ("you are asked to attend on 9 March at 10:30 in
+# room 214", "Sie werden gebeten, am 9. März 2027 um 10:30 Uhr im Amtsgericht, Saal 214, zu erscheinen")
+_APPEAR_RE = re.compile(
+    r"\b(?:gebeten|aufgefordert|geladen),?\s+(?P<when>am\s+(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,120}?),?\s+"
+    r"(?:persönlich\s+)?zu erscheinen\b|"
+    r"\b(?:asked|required|requested|summoned|invited) to (?:attend|appear|come)\b(?:\s+(?:in person|at (?:the|our)\s+\w+))?"
+    r"\s+(?P<when2>on\s+(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,120})",
+    re.I,
+)
 
 
 def mail_task(text: str, payload: dict, now: datetime, tz, letter: str = "") -> Due | None:
@@ -312,6 +327,9 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        appear = _APPEAR_RE.search(sentence)
+        if appear and (by := ahead(appear.group("when") or appear.group("when2") or "")):
+            return "Attend", by, ""  # "Sie werden gebeten, am 9. März um 10:30 Uhr … zu erscheinen"
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
             if _asking(sentence[: asked.start()]) and (by := when(asked, asked.group("when"), within)):
