@@ -223,13 +223,29 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     ("DHL Paket" <zoll@paket-zustellung-info.example>). Never news for the user, and never a task."""
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
-    if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
+    if (PHISHING_RE.search(blob) or THREAT_RE.search(blob)) and (link is not None or ASSISTANT_RE.search(blob)):
         return True
+    if GIFT_CARD_RE.search(blob):
+        return True  # "buy 5 gift cards for a client today and send me the codes": no one real asks that by mail
     return (
         bool(PAY_THROUGH_LINK_RE.search(blob))
         and link is not None
         and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender))
     )
+
+
+# a threat that, with a link to follow, is a phishing mail's ("… to avoid suspension", "Ihre Karte wird gesperrt, wenn
+# Sie Ihre Daten nicht bestätigen"); without a link a real dunning letter says it too
+THREAT_RE = re.compile(
+    r"\bavoid (?:suspension|deactivation|closure)\b|\b(?:wird|werden|wurde) (?:\w+ )?gesperrt\b|\bsperrung (?:ihres|ihrer)\b|"
+    r"\bverifizier\w*|\b(?:daten|identität|kontodaten|zugangsdaten) (?:zu )?(?:bestätigen|aktualisieren)\b",
+    re.I,
+)
+GIFT_CARD_RE = re.compile(
+    r"\b(?:buy|purchase|get|kaufen?|besorgen?)\b[^.!?\n]{0,40}\b(?:gift ?cards?|itunes cards?|google play cards?|"
+    r"gutscheinkarten?|geschenkkarten?)\b|\b(?:gift ?cards?|gutscheinkarten?)\b[^.!?\n]{0,80}\b(?:codes?)\b",
+    re.I,
+)
 
 
 # what a fake parcel service, tax office or streaming service wants through its link
