@@ -311,6 +311,18 @@ def test_what_must_reach_the_sender_a_deadline_for_doing_and_a_bare_subject(text
             "Book: Hauptuntersuchung",
             date(2027, 2, 28),
         ),
+        (
+            "Ihre Vorbestellung liegt bis zum 17.01. zur Abholung bereit.",
+            "Vorbestellung abholbereit",
+            "Collect: Vorbestellung abholbereit",
+            date(2027, 1, 16),
+        ),
+        (
+            "Sie werden gebeten, am Dienstag, 9. Februar 2027, um 10:30 Uhr im Amtsgericht, Saal 214, zu erscheinen.",
+            "Ladung als Zeugin",
+            "Attend: Ladung als Zeugin",
+            date(2027, 2, 8),
+        ),
     ],
 )
 def test_asks_in_wordings_from_offices_clubs_and_accountants_become_tasks(text, subject, title, due):

@@ -165,6 +165,11 @@ def test_a_mail_that_asks_changes_today_or_is_about_your_plans_is_kept(subject, 
             "Vielen Dank für Ihre Buchung. Ihre Fahrt am 20.02.2027 nach Hamburg, Abfahrt 08:34.",
         ),
         (
+            "Meeting reminder: Team sync tomorrow",
+            "no-reply@zoom.example",
+            "Your meeting Team sync starts tomorrow at 10:00. Join: https://zoom.example/j/1",
+        ),
+        (
             "Terminbestätigung",
             "noreply@praxis.example",
             "Ihr Termin bei Dr. Weber am Dienstag, 16.02.2027 um 09:30 Uhr ist bestätigt.",

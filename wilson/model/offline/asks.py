@@ -234,6 +234,17 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
     return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
 
 
+# something kept for the user until a day: "ready for collection until 17 March", "liegt bis zum 17.03. zur Abholung bereit"
+_READY_RE = re.compile(
+    r"\b(?:ready for (?:collection|pick-?up)|available for (?:collection|pick-?up)|can be (?:collected|picked up)|"
+    r"(?:will be )?(?:held|kept) for you|zur abholung bereit|abholbereit|abgeholt werden)\b[^.!?\n]{0,40}?\b"
+    r"(?:until|by|before|bis(?:\s+zum)?|spätestens(?:\s+am)?)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30})|"
+    r"\b(?:bis(?:\s+zum)?|until)\s+(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}?)\s+(?:zur abholung bereit|"
+    r"(?:ready )?for (?:collection|pick-?up))\b",
+    re.I,
+)
+
+
 # asked to be somewhere on a day: a summons, a hearing, an interview ("you are asked to attend on 9 March at 10:30 in
 # room 214", "Sie werden gebeten, am 9. März 2027 um 10:30 Uhr im Amtsgericht, Saal 214, zu erscheinen")
 _APPEAR_RE = re.compile(
@@ -327,6 +338,9 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        ready = _READY_RE.search(sentence)
+        if ready and (by := ahead(ready.group("when") or ready.group("when2") or "")):
+            return "Collect", by, ""  # "Ihre Vorbestellung liegt bis zum 17.03. zur Abholung bereit"
         appear = _APPEAR_RE.search(sentence)
         if appear and (by := ahead(appear.group("when") or appear.group("when2") or "")):
             return "Attend", by, ""  # "Sie werden gebeten, am 9. März um 10:30 Uhr … zu erscheinen"

@@ -57,7 +57,8 @@ RECEIPT_RE = re.compile(
 )
 # an invitation that a calendar system sends: the event reaches the calendar, the mail says nothing more
 INVITATION_RE = re.compile(
-    r"\bthis is a reminder for the following event\b|^\s*(?:reminder|notification|erinnerung|benachrichtigung): "
+    r"\bthis is a reminder for the following event\b|\b(?:meeting|event) reminder\b|"
+    r"\byour meeting\b[^.!?\n]{0,60}\b(?:starts|begins)\b|^\s*(?:reminder|notification|erinnerung|benachrichtigung): "
     r".{0,80}@ |^\s*(?:updated )?invitation(?: updated)?:|\byou (?:have been|are|were|'ve been) invited to the following\b|"
     r"^\s*(?:accepted|declined|tentative(?:ly accepted)?|einladung|aktualisierte einladung):|"
     r"\bgoing\??\s*(?:\(\S+\)\s*)?yes\s*[-–/|]\s*maybe\s*[-–/|]\s*no\b",
