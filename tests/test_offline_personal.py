@@ -53,6 +53,8 @@ def test_a_persons_mail_that_asks_nothing_is_not_told(subject, body):
         ("Kurze Frage", "Kannst du mir die Nummer vom Klempner schicken?"),
         ("Re: Dinner on Friday?", "Works for me! 19:30 at Luigi's? I'll book the table if you confirm."),
         ("Office", "Heads-up: the office is closed on Friday because of the power works."),
+        ("Friday", "My flight lands Friday at 18:40 at BER, terminal 1."),
+        ("Besuch", "Wir kommen am Samstag gegen 15 Uhr bei euch an."),
     ],
 )
 def test_a_persons_mail_that_asks_or_changes_something_is_still_told(subject, body):

@@ -38,6 +38,10 @@ ASKS_RE = re.compile(
     r"\b(?:come (?:by|over|round|along|to)|join (?:us|me)|you(?:'re| are) (?:invited|welcome)|invit\w+|"
     r"(?:call|meet|visit|pick) (?:you|u) up\b|(?:call|meet|visit) (?:you|u)\b|see (?:you|u) (?:on|at|tomorrow|tonight|"
     r"next|this|in)\b)|"
+    # an arrangement that involves the user: someone arriving, coming over, to be met or picked up
+    r"\b(?:i|we)(?:'ll| will| am| are|'m|'re)? (?:arriv\w*|land\w*|be there|be at (?:yours|your place)|come over|"
+    r"coming over|drop by|pop by|stop by|be round)\b|\b(?:my|our) (?:flight|train|bus|plane) (?:lands|arrives|gets in)\b|"
+    r"\b(?:ich|wir) (?:komme|kommen|lande|landen)\b[^.!?\n]{0,40}\ban\b|\bankunft\b|\babholen\b|"
     # German
     r"\b(?:bitte|benötigen wir|brauchen wir|fehl(?:t|en) (?:uns )?noch|haben sie noch bis|kannst du|könntest du|können sie|könnten sie|würdest du|würden sie|hast du|habt ihr|"
     r"gib (?:mir|uns) bescheid|sag (?:mir|uns) bescheid|melde? dich|meldet euch|ruf (?:mich|uns) an|"
