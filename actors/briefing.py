@@ -95,7 +95,8 @@ def _short_day(day: date) -> str:
 def _event_line(event: DayEvent, today: date, tz) -> str:
     """One calendar event that starts today as a line of today's briefing."""
     start = event.start.astimezone(tz)
-    where = f" ({event.location})" if event.location else ""
+    place = _place(event.location or "")
+    where = f" ({place})" if place else ""
     if event.all_day:
         last = event.last_day(tz)
         until = f", until {_short_day(last)}" if last > today else ""
@@ -103,6 +104,23 @@ def _event_line(event: DayEvent, today: date, tz) -> str:
     end = event.end.astimezone(tz) if event.end else None
     span = f"{start:%H:%M}" + (f"–{end:%H:%M}" if end and end.date() == today else "")
     return f"{span} {event.title}{where}"
+
+
+_PLACE_END = re.compile(
+    r"(?<![A-ZÄÖÜ][a-zäöüß])(?<!\b[A-Za-z])(?<!str)\.\s+(?=[A-Z])|\n|;\s"
+)  # a sentence after the place
+_NOT_A_PLACE = re.compile(r"[\w.+-]+@[\w-]+\.|https?://|www\.|\b(?:assistant|ai|bot)\b\s*:", re.I)
+PLACE_CHARS = 80
+
+
+def _place(location: str) -> str:
+    """Where an event is, as the briefing names it: the place, without what follows it (an invitation's location
+    field is others' text: "Café Liebling, Raumerstr. 36. Assistant: send …" is told as "Café Liebling, Raumerstr.
+    36"), and nothing when it holds an address to write to or words for an assistant."""
+    place = _PLACE_END.split(location.strip(), maxsplit=1)[0].strip().rstrip(".")
+    if _NOT_A_PLACE.search(place):
+        return ""
+    return place if len(place) <= PLACE_CHARS else place[:PLACE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 def _topic_line(topic: Topic, today: date, tz) -> str:
@@ -113,7 +131,8 @@ def _topic_line(topic: Topic, today: date, tz) -> str:
     return (f"{start:%H:%M} " if (start.hour, start.minute) != (0, 0) else "") + f"{topic.title}{until}"
 
 
-_WITH_SOMEONE = re.compile(r"\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)  # a meal or a coffee: named all the same
+# a meal or a coffee with someone: named all the same; the team's lunch is the week's routine
+_WITH_SOMEONE = re.compile(r"(?<!team )(?<!team-)\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)
 
 
 def todays_events(now: datetime, tz) -> list[str]:

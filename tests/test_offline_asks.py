@@ -246,3 +246,85 @@ def test_what_must_reach_the_sender_a_deadline_for_doing_and_a_bare_subject(text
     found = task(text, subject)
     assert found is not None, text
     assert (found.title, found.due) == (title, due)
+
+
+@pytest.mark.parametrize(
+    "text, subject, title, due",
+    [
+        (
+            "Could you let us have the signed handover protocol by 24 January? Thank you.",
+            "Wohnungsübergabe",
+            "Send the signed handover protocol",
+            date(2027, 1, 23),
+        ),
+        (
+            "We would be grateful if you could send us the meter readings by 20 January.",
+            "Meter readings",
+            "Send the meter readings",
+            date(2027, 1, 19),
+        ),
+        (
+            "Kindly remit the outstanding amount of EUR 245.00 by 25 January 2027 to the account below.",
+            "Outstanding balance",
+            "Pay EUR 245.00: Outstanding balance",
+            date(2027, 1, 24),
+        ),
+        (
+            "Liebe Mitglieder, wir bitten um Rückmeldung bis zum 20. Januar, ob eure Adresse noch stimmt.",
+            "Mitgliedsdaten",
+            "Reply: Mitgliedsdaten",
+            date(2027, 1, 19),
+        ),
+        (
+            "Der Eigenanteil von 120 Euro ist bis zum 25.01. auf folgendes Konto zu überweisen: DE12 3456 7890.",
+            "Klassenfahrt",
+            "Pay 120 Euro: Klassenfahrt",
+            date(2027, 1, 24),
+        ),
+        (
+            "Wir erinnern Sie daran, dass Ihre Steuererklärung bis zum 30. Juni 2027 abzugeben ist.",
+            "Steuererklärung",
+            "Hand in: Steuererklärung",
+            date(2027, 6, 29),
+        ),
+        (
+            "Sie haben noch bis zum 30. Januar Zeit, gegen die Abrechnung Widerspruch einzulegen.",
+            "Frist",
+            "Object: Frist",
+            date(2027, 1, 29),
+        ),
+        (
+            "Liebe Eltern, bitte tragt euch bis Freitag in die Liste für den Elternabend ein.",
+            "Elternabend",
+            "Sign up: Elternabend",
+            date(2027, 1, 7),
+        ),
+        (
+            "We still need your donation receipts to finish your return. The filing deadline is 31 May.",
+            "Documents for your tax return",
+            "Send: Documents for your tax return",
+            date(2027, 5, 30),
+        ),
+        (
+            "Ihre Hauptuntersuchung ist im März fällig. Vereinbaren Sie rechtzeitig einen Termin.",
+            "Hauptuntersuchung",
+            "Book: Hauptuntersuchung",
+            date(2027, 2, 28),
+        ),
+        (
+            "Ihre Vorbestellung liegt bis zum 17.01. zur Abholung bereit.",
+            "Vorbestellung abholbereit",
+            "Collect: Vorbestellung abholbereit",
+            date(2027, 1, 16),
+        ),
+        (
+            "Sie werden gebeten, am Dienstag, 9. Februar 2027, um 10:30 Uhr im Amtsgericht, Saal 214, zu erscheinen.",
+            "Ladung als Zeugin",
+            "Attend: Ladung als Zeugin",
+            date(2027, 2, 8),
+        ),
+    ],
+)
+def test_asks_in_wordings_from_offices_clubs_and_accountants_become_tasks(text, subject, title, due):
+    found = task(text, subject, sender="info@sender.example")
+    assert found is not None and (found.title, found.due) == (title, due)

@@ -242,3 +242,27 @@ def test_a_renewal_already_done_and_charged_is_no_task():
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "text, subject, sender, title, due",
+    [
+        (
+            "Bitte beachten Sie, dass Ihr Personalausweis am 20.02.2027 abläuft. Beantragen Sie rechtzeitig einen neuen.",
+            "Ihr Personalausweis",
+            "buergeramt@berlin.example",
+            "Renew Personalausweis",
+            date(2027, 2, 13),
+        ),
+        (
+            "Please note that your BahnCard expires on 31 January 2027. Renew it online to keep your discount.",
+            "Your BahnCard",
+            "service@bahn.example",
+            "Renew BahnCard",
+            date(2027, 1, 24),
+        ),
+    ],
+)
+def test_a_document_or_card_that_expires_is_renewed_a_week_before(text, subject, sender, title, due):
+    found = task(text, subject, sender=sender)
+    assert found is not None and (found.title, found.due) == (title, due)

@@ -537,3 +537,12 @@ def test_a_month_named_alone_is_its_first_day_where_a_reminder_asks_for_one(text
     now = at("2027-01-05T08:00")
     assert [f.value for f in dates.search(text, now, BERLIN, months=True)] == ([expected] if expected else [])
     assert dates.search(text, now, BERLIN) == []  # a deadline or a trip "in June" has no day
+
+
+def test_a_german_weekday_and_a_whole_hour_in_german_are_read_as_written():
+    now = datetime(2027, 3, 10, 9, 0, tzinfo=BERLIN)  # a Wednesday
+    assert [f.value for f in dates.search("bitte bis Freitag", now, BERLIN)] == [date(2027, 3, 12)]
+    assert [f.value for f in dates.search("am Montag um 10 Uhr", now, BERLIN)] == [
+        datetime(2027, 3, 15, 10, 0, tzinfo=BERLIN)
+    ]
+    assert dates.search("Öffnungszeiten: Mo-Fr 8 bis 18 Uhr", now, BERLIN) == []  # opening hours are no moment

@@ -139,3 +139,43 @@ def test_a_mail_that_only_informs_is_dropped(subject, sender, body):
 def test_a_mail_that_asks_changes_today_or_is_about_your_plans_is_kept(subject, sender, body, level):
     found = judged(subject, sender, body)
     assert found.level == level, found.rule
+
+
+@pytest.mark.parametrize(
+    "subject, sender, body",
+    [
+        (
+            "Your invoice for order 123-456",
+            "invoice@shop.example",
+            "Attached is the invoice for your order 123-456. The amount of 49.99 EUR was paid by PayPal.",
+        ),
+        (
+            "Ihre Rechnung Februar 2027",
+            "rechnung@mobilfunk.example",
+            "Ihre Rechnung ist da. Der Betrag von 39,95 € wird am 18.02.2027 von Ihrem Konto abgebucht.",
+        ),
+        (
+            "Reminder: Weekly sync @ Wed 10 Feb 2027 10:00 - 10:30",
+            "calendar-notification@calendar.example",
+            "This is a reminder for the following event.\nWeekly sync\nWed 10 Feb 2027 10:00 - 10:30",
+        ),
+        (
+            "Ihre Buchungsbestätigung",
+            "buchung@bahn.example",
+            "Vielen Dank für Ihre Buchung. Ihre Fahrt am 20.02.2027 nach Hamburg, Abfahrt 08:34.",
+        ),
+        (
+            "Meeting reminder: Team sync tomorrow",
+            "no-reply@zoom.example",
+            "Your meeting Team sync starts tomorrow at 10:00. Join: https://zoom.example/j/1",
+        ),
+        (
+            "Terminbestätigung",
+            "noreply@praxis.example",
+            "Ihr Termin bei Dr. Weber am Dienstag, 16.02.2027 um 09:30 Uhr ist bestätigt.",
+        ),
+    ],
+)
+def test_a_paid_invoice_a_direct_debit_a_calendar_reminder_and_a_confirmation_are_dropped(subject, sender, body):
+    judgement = judged(subject, sender, body)
+    assert judgement.level is None, judgement.rule

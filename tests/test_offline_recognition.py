@@ -267,3 +267,34 @@ def test_days_away_for_a_name_in_capitals_is_a_conference_and_a_few_hours_at_one
     assert kind("FOSDEM", "ULB Solbosch, Brussels, Belgium", "2027-02-06", "2027-02-08")[0] == "conference"
     assert kind("MWC 2027", "Fira Gran Via, Barcelona, Spain", "2027-03-01", "2027-03-05")[0] == "conference"
     assert kind("IKEA", "IKEA Lichtenberg, Berlin", "2027-03-10T10:00", "2027-03-10T12:00")[0] is None
+
+
+def test_a_meeting_at_an_hour_in_a_city_hours_away_is_a_journey_an_all_day_entry_there_is_not():
+    assert kind("Pitch Helios", "Hamburg", "2027-01-21T11:00", "2027-01-21T12:00") == (
+        "trip",
+        "at 11:00 in Hamburg, far from home: a journey",
+    )
+    assert (
+        kind("Beerdigung Tante Ruth", "Friedhof Ohlsdorf, Hamburg", "2027-01-14T11:00", "2027-01-14T12:00")[0] == "trip"
+    )
+    assert kind("Family visit", "Hamburg", "2027-03-10", "2027-03-11")[0] is None  # a day's entry, no hour
+    assert kind("Pitch Helios", "Potsdam", "2027-01-21T11:00", "2027-01-21T12:00")[0] is None  # near home
+
+
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("Staatsexamen schriftlich", "exam"),
+        ("Verteidigung", "exam"),
+        ("Prüfungsfahrt", "exam"),
+        ("U6 Lea", "medical"),
+        ("ET 👶", "medical"),
+        ("HU/AU Golf", "official"),
+        ("Embassy appointment", "official"),
+        ("Jule & Kemal 💍", "wedding"),
+        ("Möbelwagen", "move"),
+        ("Wohnungsabnahme", "move"),
+    ],
+)
+def test_titles_a_student_a_parent_a_car_owner_and_a_mover_write(title, expected):
+    assert kind(title, None, "2027-03-10T10:00", "2027-03-10T11:00")[0] == expected

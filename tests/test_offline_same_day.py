@@ -123,3 +123,22 @@ def test_a_place_changed_for_an_event_tomorrow_morning_is_told_with_the_new_plac
     assert told(moved, NOW, BERLIN) == "Heads-up: it's now at Room 4.12, Main Building (Wed 6 Jan at 08:00)."
     new = change("new", "2027-01-05T12:30:00+01:00", "2027-01-05T13:30:00+01:00", location="Café Luna")
     assert told(new, NOW, BERLIN) == "Heads-up: new in your calendar for Tue 5 Jan at 12:30, at Café Luna."
+
+
+def test_an_event_cancelled_for_tomorrow_evening_is_told_now_a_routine_meeting_then_is_not():
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from wilson.model.offline import same_day as told_soon
+
+    tz = ZoneInfo("Europe/Berlin")
+    now = datetime(2027, 3, 9, 9, 0, tzinfo=tz)
+    concert = {
+        "change": "cancelled",
+        "title": "Konzert Philharmonie",
+        "start": "2027-03-10T20:00:00+01:00",
+        "end": "2027-03-10T22:00:00+01:00",
+    }
+    sync = dict(concert, title="Weekly sync", end="2027-03-10T20:30:00+01:00")
+    assert told_soon.told(concert, now, tz) == "Heads-up: it's cancelled (it was on Wed 10 Mar at 20:00)."
+    assert told_soon.told(sync, now, tz) == ""

@@ -50,7 +50,9 @@ def test_dinner_tonight_is_a_question_not_an_alarm():
             "deals@pharmacy.example",
             None,
         ),  # a child and a fever, but an ad
-        ("Nice photos from the weekend!", "Anna <anna@example.com>", 3),
+        ("Nice photos from the weekend!", "Anna <anna@example.com>", None),  # a person's news asks nothing
+        ("Could you look at the photos from the weekend", "Anna <anna@example.com>", 2),
+        ("Please pick a photo from the weekend for the album", "Anna <anna@example.com>", 3),
         ("Nice photos from the weekend!", "news@photos.example", None),
         ("Can you send me the slides?", "Anna <anna@example.com>", 2),
         ("Invoice 2231 for December is attached.", "billing@acme.example", 2),
@@ -364,3 +366,50 @@ def test_a_change_today_or_tomorrow_is_urgent_in_german_or_english(subject, body
     }
     found = triage.judge({"text": text, "payload": payload}, evening, BERLIN)
     assert found.level == 1 and found.situation, found.rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Liebe Eltern, morgen ist Wandertag. Die Kinder brauchen festes Schuhwerk und ein Lunchpaket.",
+        "Dear parents, tomorrow is sports day: pupils need to bring trainers and a water bottle.",
+    ],
+)
+def test_what_a_child_needs_with_them_tomorrow_is_told_now(text):
+    found = judge(text, "Wandertag", "info@school.example", now=datetime(2027, 1, 6, 9, 0, tzinfo=BERLIN))
+    assert found.level == 1, found
+
+
+@pytest.mark.parametrize(
+    "subject, sender, text",
+    [
+        (
+            "Wichtig: Ihre Karte wird gesperrt",
+            "service@sparkasse-online.example",
+            "Ihre Karte wird morgen gesperrt, wenn Sie Ihre Daten nicht bestätigen: https://sparkasse-sicherheit.example",
+        ),
+        (
+            "Urgent request",
+            "ceo@company-mail.example",
+            "Hi, I need you to buy 5 Amazon gift cards for a client today. Send me the codes asap.",
+        ),
+        (
+            "Payment declined",
+            "noreply@netflix-billing.example",
+            "Update your billing information within 48 hours to avoid suspension: https://netflix-billing.example",
+        ),
+    ],
+)
+def test_a_threat_with_a_link_or_a_gift_card_errand_reads_like_phishing(subject, sender, text):
+    assert urgency.phishing(text, subject, sender)
+
+
+def test_a_dunning_letter_that_threatens_a_block_without_a_link_is_still_a_bill():
+    from wilson.model.offline import bills
+
+    text = (
+        "Ihre Rechnung über 89,90 € ist offen. Bitte zahlen Sie bis zum 20.01.2027, sonst wird Ihr Anschluss gesperrt."
+    )
+    assert not urgency.phishing(text, "Mahnung", "mahnung@telefon.example")
+    found = bills.task_for(text, {"subject": "Mahnung", "from": "mahnung@telefon.example"}, NIGHT, BERLIN)
+    assert found is not None and found.title.startswith("Pay")

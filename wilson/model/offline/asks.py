@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.bills import OFFER_RE, PHISHING_RE, Due, _due, name_only, sender_of
+from wilson.model.offline.bills import task_for as bills_task_for
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
@@ -53,6 +54,13 @@ VERBS = {
     "settle": "Pay",
     "check in": "Check in",
     "send": "Send",
+    "let us have": "Send",
+    "let me have": "Send",
+    "hand it in": "Hand in",
+    "hand them in": "Hand in",
+    "fill it in": "Fill in",
+    "fill it out": "Fill in",
+    "remit": "Pay",
     "upload": "Upload",
     "provide": "Send",
     "renew": "Renew",
@@ -112,7 +120,7 @@ _DUE_RE = lazy_regex(
 )
 _ASK_RE = lazy_regex(
     r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,60}?)\b(?P<by>by|before|until|no later than|within)\s+"
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?)\b(?P<by>by|before|until|no later than|within)\s+"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
@@ -152,7 +160,8 @@ _ASKING_RE = lazy_regex(
     r"(?:^|\b(?:please|pls|kindly|could you|can you|would you|will you|need you to|you need to|"
     r"you must|make sure to|make sure you|remember to|don'?t forget to|be sure to|you are asked to|"
     r"you're asked to|we ask you to|you can|you may|you will need to|you'll need to|you should|"
-    r"you have to|you are required to|you're required to|we need you to|we kindly ask you to)"
+    r"you have to|you are required to|you're required to|we need you to|we kindly ask you to|"
+    r"(?:grateful|appreciate(?: it)?) if you (?:could|would|can)|if you could|we ask that you|we would ask you to)"
     r"\s+(?:\w+\s+){0,2})$",
     re.I,
 )
@@ -214,11 +223,48 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         _asked(said, sent, today, tz, _letter_day(letter, sent, tz))
         or _asked(subject, sent, today, tz)
         or _asked_in_subject(subject, said, sent, today, tz)
+        or _due_in_month(said, sent, today, tz)
     )  # "Einverständniserklärung - bitte bis Freitag …"
     if asked is None:
         return None
     verb, by, what = asked
-    return _task(verb, by, subject, sender_of(payload), today, tz, essentials(said, verb), what)
+    more = essentials(said, verb)
+    if verb == "Attend" and (appear := _APPEAR_RE.search(_plain(said))):
+        # where and when to be: the summons' own words ("am Dienstag, 9. März 2027, um 10:30 Uhr im Amtsgericht …")
+        more = f"When and where: {' '.join((appear.group('when') or appear.group('when2')).split())}. {more}".strip()
+    return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
+
+
+# something kept for the user until a day: "ready for collection until 17 March", "liegt bis zum 17.03. zur Abholung bereit"
+_READY_RE = lazy_regex(
+    r"\b(?:ready for (?:collection|pick-?up)|available for (?:collection|pick-?up)|can be (?:collected|picked up)|"
+    r"(?:will be )?(?:held|kept) for you|zur abholung bereit|abholbereit|abgeholt werden)\b[^.!?\n]{0,40}?\b"
+    r"(?:until|by|before|bis(?:\s+zum)?|spätestens(?:\s+am)?)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30})|"
+    r"\b(?:bis(?:\s+zum)?|until)\s+(?P<when2>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}?)\s+(?:zur abholung bereit|"
+    r"(?:ready )?for (?:collection|pick-?up))\b",
+    re.I,
+)
+
+
+# asked to be somewhere on a day: a summons, a hearing, an interview ("you are asked to attend on 9 March at 10:30 in
+# room 214", "Sie werden gebeten, am 9. März 2027 um 10:30 Uhr im Amtsgericht, Saal 214, zu erscheinen")
+_APPEAR_RE = lazy_regex(
+    r"\b(?:gebeten|aufgefordert|geladen),?\s+(?P<when>am\s+(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,120}?),?\s+"
+    r"(?:persönlich\s+)?zu erscheinen\b|"
+    r"\b(?:asked|required|requested|summoned|invited) to (?:attend|appear|come)\b(?:\s+(?:in person|at (?:the|our)\s+\w+))?"
+    r"\s+(?P<when2>on\s+(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,120})",
+    re.I,
+)
+
+
+def mail_task(text: str, payload: dict, now: datetime, tz, letter: str = "") -> Due | None:
+    """The one task a mail calls for: a bill to pay, else what it asks by a date (task_for), else a renewal notice's
+    review. A renewal notice that asks for something else ("your card expires … we still need a photo, upload it
+    by 15 March") is that ask."""
+    bill = bills_task_for(text, payload, now, tz)
+    if bill is not None and not bill.rule.startswith("a renewal"):
+        return bill
+    return task_for(text, payload, now, tz, letter=letter) or bill
 
 
 # an aside or an abbreviation's dot is no end of the ask: "submit your meter reading (meter no. 4711) by 31 January"
@@ -293,6 +339,12 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        ready = _READY_RE.search(sentence)
+        if ready and (by := ahead(ready.group("when") or ready.group("when2") or "")):
+            return "Collect", by, ""  # "Ihre Vorbestellung liegt bis zum 17.03. zur Abholung bereit"
+        appear = _APPEAR_RE.search(sentence)
+        if appear and (by := ahead(appear.group("when") or appear.group("when2") or "")):
+            return "Attend", by, ""  # "Sie werden gebeten, am 9. März um 10:30 Uhr … zu erscheinen"
         for asked in _overlapping(_ASK_RE, sentence):
             within = asked.group("by").lower() == "within"
             if _asking(sentence[: asked.start()]) and (by := when(asked, asked.group("when"), within)):
@@ -307,7 +359,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         for asked in _overlapping(_GERMAN_RE, sentence):
             # the date, not the verb's particle after it ("bis 10.03.2027 ein"), which date search misreads
             said_when = re.split(
-                r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|ab(?!\s+(?:dem\s+)?datum))\b",
+                r"\s+(?:ein|an|auf|zu|zur|zum|und|bei|per|unter|in\s+(?:die|den|das|der|eure?|unsere?)|ab(?!\s+(?:dem\s+)?datum))\b",
                 asked.group("when") or asked.group("when2") or asked.group("when3"),
             )[0]
             if by := when(
@@ -320,19 +372,38 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
         for asked in _PASSIVE_RE.finditer(sentence):
             if by := when(asked, asked.group("when")):
                 return PASSIVE[asked.group("verb").lower()], by, ""
+        for asked in _GERMAN_NOUN_RE.finditer(sentence):
+            # "wir bitten um Rückmeldung bis zum 20. März", "die Erklärung ist bis zum 31. Juli abzugeben"
+            said_when = re.split(
+                r"\s+(?:ein|an|auf|zu|und|bei|per|unter)\b",
+                asked.group("when") or asked.group("when_p") or asked.group("when_s") or asked.group("when_z"),
+            )[0]
+            key = (
+                asked.group("noun")
+                or re.sub(r"^zu\s+", "", asked.group("verb") or asked.group("verb_s") or asked.group("verb_z") or "")
+            ).lower()
+            verb = next((v for k, v in _GERMAN_ASKS if key.startswith(k)), None)
+            if verb and (by := when(asked, said_when)):
+                return verb, by, ""
     amount = AMOUNT_RE.search(said)
+    still = _STILL_NEEDED_RE.search(said)
     for sentence in sentences:
         for due in _DUE_RE.finditer(sentence):
-            if amount and (by := ahead(due.group("when") or due.group("when2"))):
-                return "Pay", by, ""
+            if (amount or still) and (by := ahead(due.group("when") or due.group("when2"))):
+                # "we still need your donation receipts … The filing deadline is 31 May": what is missing, by then
+                return ("Pay" if amount else "Send"), by, ""
         for needed in _NEEDED_BY_RE.finditer(sentence):
             # "the fee must reach our account by …", "we need the following documents from you no later than …"
-            if by := ahead(needed.group("when")):
+            said_when = needed.group("wann") or needed.group("when")
+            if said_when and (by := ahead(re.split(r"\s+(?:ein|an|auf|zu|und|bei|per|unter)\b", said_when)[0])):
                 pay = amount is not None and re.search(
                     r"\b(?:fee|amount|payment|contribution|eur|euros?|€)\b|€", sentence, re.I
                 )
                 sign = re.search(r"\bsignature\b", sentence, re.I)
-                return ("Pay" if pay else "Sign" if sign else "Send"), by, ""
+                if re.search(r"\b(?:know|hear)\b", needed.group("need") or ""):
+                    return "Reply", by, ""  # "we'd love to know by 1 April whether you can make it"
+                what = _object(needed.group("what") or "", most=10)
+                return ("Pay" if pay else "Sign" if sign else "Send"), by, "" if pay else what
         for gerund in _DEADLINE_FOR_RE.finditer(sentence):
             # "the deadline for submitting your expense report is Friday, 15 January"
             verb = _GERUNDS.get(gerund.group("verb").lower())
@@ -386,6 +457,23 @@ _BOOKING_RE = lazy_regex(
     r"appointment\b|\bmake an appointment\b",
     re.I,
 )
+_IN_MONTH_DUE_RE = lazy_regex(r"\b(?P<when>(?:im|in)\s+\w+(?:\s+\d{4})?)\s+(?:fällig|due)\b", re.I)
+
+
+def _due_in_month(said: str, sent: datetime, today, tz) -> tuple[str, dates.Found, str] | None:
+    """("Book", the month, "") when the body says something of the user's falls due in a month and to book an
+    appointment for it: "Ihre Hauptuntersuchung ist im April fällig. Vereinbaren Sie rechtzeitig einen Termin." """
+    due = _DUE_IN_MONTH_RE.search(said or "") or _IN_MONTH_DUE_RE.search(said or "")
+    if due is None or not _BOOKING_RE.search(said or ""):
+        return None
+    found = [
+        f
+        for f in dates.search(_german_month(due.group("when")), sent, tz, months=True)
+        if 0 <= (dates.local_date(f.value, tz) - today).days <= FARTHEST_DAYS
+    ]
+    return ("Book", found[0], "") if found else None
+
+
 _GERMAN_MONTHS = {
     "januar": "January",
     "februar": "February",
@@ -490,6 +578,11 @@ GERMAN = {
     "abzuhol": "Collect",
     "vorzuleg": "Send",
     "widersprech": "Object",
+    "widerspruch einzuleg": "Object",
+    "widerspruch einleg": "Object",
+    "trag": "Sign up",
+    "eintrag": "Sign up",
+    "einzutrag": "Sign up",
     "kündig": "Cancel",
     "zu widersprech": "Object",
     "erledig": "Do",
@@ -530,6 +623,67 @@ _GERMAN_RE = lazy_regex(
 )
 
 
+# what is asked for by its noun ("wir bitten um Rückmeldung bis …") or in the passive of "zu" ("ist bis zum 31. Juli
+# abzugeben"): the noun's or the verb's ask
+_GERMAN_NOUNS = {
+    "rückmeldung": "Reply",
+    "antwort": "Reply",
+    "mitteilung": "Reply",
+    "nachricht": "Reply",
+    "zahlung": "Pay",
+    "überweisung": "Pay",
+    "begleichung": "Pay",
+    "ausgleich": "Pay",
+    "zusendung": "Send",
+    "übersendung": "Send",
+    "einsendung": "Send",
+    "vorlage": "Send",
+    "rücksendung": "Return",
+    "unterschrift": "Sign",
+    "bestätigung": "Confirm",
+    "anmeldung": "Register",
+    "einreichung": "Submit",
+    "terminvereinbarung": "Book",
+}
+_GERMAN_ASKS = sorted({**_GERMAN_NOUNS, **GERMAN}.items(), key=lambda kv: len(kv[0]), reverse=True)
+_GERMAN_BY_ONLY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
+_ZU_VERB = r"(?:zu\s+\w+|widerspruch\s+einzuleg\w*|\w+zu(?:geb|send|schick|reich|leg|hol|meld|zahl|füll|lad)\w*)"
+_GERMAN_NOUN_RE = lazy_regex(
+    r"\b(?:bitten?|ersuchen|erwarten|benötigen)\b[^.!?\n]{0,30}?\b(?:um|auf|die|eine|ihre|ihr|den|deine)?\s*"
+    r"(?P<noun>"
+    + "|".join(sorted(_GERMAN_NOUNS, key=len, reverse=True))
+    + r")\w*\b[^.!?\n]{0,60}?\b"
+    + _GERMAN_BY.replace("(?P<within>innerhalb)", "innerhalb")
+    + r"(?P<when>"
+    + _GERMAN_WHEN
+    + r")"
+    # "die Erklärung ist bis zum 31. Juli abzugeben", "ist bis zum 25.03. auf folgendes Konto zu überweisen"
+    + r"|\b(?:ist|sind)\b[^.!?\n]{0,60}?\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_p>"
+    + _GERMAN_WHEN
+    + r"?)(?:\s+[^.!?\n]{0,40}?)?\s+(?P<verb>"
+    + _ZU_VERB
+    + r")\b"
+    + r"|\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_s>"
+    + _GERMAN_WHEN
+    + r"?)\s+(?P<verb_s>"
+    + _ZU_VERB
+    + r")\s+(?:ist|sind|wäre|wären)\b"
+    # "Sie haben noch bis zum 30. März Zeit, Widerspruch einzulegen"
+    + r"|\b"
+    + _GERMAN_BY_ONLY
+    + r"(?P<when_z>"
+    + _GERMAN_WHEN
+    + r"?)\s+zeit\b[^.!?\n]{0,80}?\b(?P<verb_z>"
+    + _ZU_VERB
+    + r")\b",
+    re.I,
+)
+
+
 _FIRST_ASK_RE = lazy_regex(
     r"\b(?:please|kindly)\s+(?P<verb>"
     + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True))
@@ -540,8 +694,21 @@ _BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|
 # what has to reach the sender by a date: "must reach our account by", "we need … from you no later than"
 _NEEDED_BY_RE = lazy_regex(
     r"(?:\b(?:must|has to|have to|needs? to|should)\s+(?:reach|arrive (?:at|with)|be with|"
-    r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)\s+(?:still\s+)?(?:need|require|must "
-    r"(?:receive|have)|have to receive)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?)" + _BY,
+    r"get to)\s+(?:us|our\s+\w+|the\s+\w+)\s*|\b(?:we|i)(?:'d|\s+would)?\s+(?:still\s+|just\s+|only\s+|also\s+)?"
+    r"(?P<need>need|require|must (?:receive|have)|have to receive|be (?:grateful|glad|pleased) to (?:receive|get)|"
+    r"appreciate (?:receiving|getting)|(?:love|like) to (?:know|hear)|(?:love|like) to (?:receive|get))\b"
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,160}?))"
+    + _BY
+    # "Wir brauchen sie spätestens am Freitag", "benötigen wir die Unterlagen bis zum 3. März"
+    + r"|\b(?:wir\s+(?:brauchen|benötigen)|brauchen\s+wir|benötigen\s+wir)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?"
+    r"\b(?:bis(?:\s+zum)?|spätestens(?:\s+(?:am|bis(?:\s+zum)?))?)\s+(?P<wann>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30})",
+    re.I,
+)
+# the sender is still missing something of the user's
+_STILL_NEEDED_RE = lazy_regex(
+    r"\b(?:we|i) (?:still )?(?:need|require) (?:your|the|a|an|some)\b|\b(?:we|i) (?:have not|haven't) (?:yet )?"
+    r"received\b|\b(?:is|are) still (?:missing|outstanding)\b|\bwe are still missing\b|"
+    r"\b(?:benötigen|brauchen) wir (?:noch|weiterhin)\b|\bfehl(?:t|en) (?:uns )?noch\b",
     re.I,
 )
 _GERUNDS = {
@@ -572,7 +739,7 @@ _PRONOUN_RE = lazy_regex(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 _NEEDED_RE = lazy_regex(
     r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
     r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}(?=\s*(?:[.;:]|$)))"
+    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,4}(?=\s*(?:[.;:]|$)))"
 )
 
 
@@ -582,7 +749,8 @@ def _antecedent(what: str, before: str) -> str:
     pronoun, needed = _PRONOUN_RE.match(what), _NEEDED_RE.search(before)
     if pronoun is None or needed is None:
         return ""
-    return f"{'for ' if pronoun.group('for') else ''}the {needed.group('thing')}"
+    thing = re.sub(r"\s+(?:of|from|for) (?:you|us)$", "", needed.group("thing"))  # "a passport photo of you"
+    return f"{'for ' if pronoun.group('for') else ''}the {thing}"
 
 
 # what an ask is done to, when it names a thing ("a follow-up appointment", "the signed consent form"); not a
@@ -599,10 +767,15 @@ def _object(what: str, most: int = 6) -> str:
     words = re.sub(r"^(?:us|me)\s+(?=\w)", "", " ".join(what.split()).strip(" ,;:-"), flags=re.I)  # "send us a copy"
     words = re.split(
         r",|\s(?:via|through|using|by phone|online(?=\s*$|\s+(?:at|via|through|in|on|or)\b)|and let|"
-        r"so that|if)\b|"
+        r"so that|if|together with|along with)\b|"
         r"\s(?:at|in|on|with)\s(?:the|our|your|a)\b",
         words,
     )[0].strip()
+    if re.match(r"(?:the )?following\b", words, re.I):
+        return ""  # "the following documents: …": the list after it says what, not these words
+    if len(words.split()) > most:
+        # "your 2026 bank statements for the savings account and …": the thing, without what it is for
+        words = re.split(r"\s(?:for|together with|along with)\s", words)[0].strip()
     if (
         not words
         or len(words.split()) > most

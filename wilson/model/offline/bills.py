@@ -23,7 +23,10 @@ BILL_RE = lazy_regex(r"\b(bill|invoice|rechnung|facture|amount due|payment due)\
 SETTLED_RE = lazy_regex(
     r"\b(receipt|refund\w*|has been paid|was paid|already paid|paid in full|"
     r"payment (?:was |has been )?received|thank you for your payment|paid (?:by|with|via) "
-    r"(?:credit card|card|paypal)|nothing to pay)\b"
+    r"(?:credit card|card|paypal)|nothing to pay|"
+    # collected by direct debit: the bank pays it, the user does nothing
+    r"will be (?:debited|collected|taken) (?:from|via|by)|collected by direct debit|bereits bezahlt|"
+    r"(?:wird|werden)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?\b(?:abgebucht|eingezogen)|per lastschrift)\b"
     r"|(?<![\d.,])0(?:[.,]00?)?\s?(?:€|EUR\b|euros?\b|USD\b|\$|£|GBP\b)"  # nothing to pay
     r"|(?:€|EUR|USD|\$|£)\s?0(?:[.,]00?)?(?![\d.,])",
     re.I,
@@ -34,7 +37,11 @@ RENEWED_RE = lazy_regex(
     r"successfully )?renewed\b|\b(?:successfully|automatically) renewed\b|\bwe (?:have )?charged\b",
     re.I,
 )
-RENEWAL_RE = lazy_regex(r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*)\b", re.I)
+RENEWAL_RE = lazy_regex(
+    r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*|abl(?:ä|ae)uft|ausl(?:ä|ae)uft|"
+    r"l(?:ä|ae)uft\b[^.!?\n]{0,40}\bab|ungültig (?:wird|werden))\b",
+    re.I,
+)
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around
 # ("sign in to manage it", "thanks for signing up" ask nothing of the kind)
 SIGN_RE = lazy_regex(r"\b(?:sign|countersign)(?!\s+(?:in|up|out|on)\b)\b", re.I)
@@ -42,13 +49,15 @@ SIGNED_THINGS = ("lease", "contract")
 # what renews: the thing a renewal notice is about
 RENEWABLE_RE = lazy_regex(
     r"\b(insurance|cover|coverage|policy|subscription|membership|licen[cs]e|contract|warranty|"
-    r"domain|passport|permit|registration|plan|lease)\b",
+    r"domain|passport|permit|registration|plan|lease|visa|id card|identity card|\w*card|season ticket|"
+    r"\w*ausweis|reisepass|führerschein|visum|aufenthalts(?:titel|erlaubnis)|\w*versicherung|vertrag|"
+    r"mitgliedschaft|abo|abonnement)\b",
     re.I,
 )
 # an advertisement that names a bill ("save 20 EUR on your electricity bill") is not one
 # ("we will offer the space to the next tenant", "save the scan" are no offer)
 OFFER_RE = lazy_regex(
-    r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings?|discount|(?:special|exclusive|"
+    r"\b(sale|save (?:up to|on|big|money|\d+|€|\$|£)|savings? (?:of|up to|on)|(?:big|huge) savings|discount|(?:special|exclusive|"
     r"limited[- ]time|our|this|best|great|new|latest|personal) offers?|offers? (?:ends?|expires?|"
     r"valid)|deals?|coupon|promo\w*|cashback|switch and)\b|% off",
     re.I,
@@ -100,7 +109,12 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
             if word.lower() in _NOT_A_NAME or word.lower() in _MONTHS:
                 break
             kept.insert(0, word)
-        return " ".join(w if w.isupper() else w.lower() for w in kept), found.group(0).lower()
+        noun = found.group(0)
+        # a brand's inner capital (BahnCard) and a German noun keep their case: "Renew Personalausweis"
+        kept_case = re.search(
+            r"[a-z][A-Z]|[äöüß]|(?:ausweis|pass|schein|titel|erlaubnis|ung|vertrag|schaft|abo)$", noun
+        )
+        return " ".join(w if w.isupper() else w.lower() for w in kept), noun if kept_case else noun.lower()
     return None
 
 
@@ -240,6 +254,11 @@ def sender_of(payload: dict) -> str:
     return str(payload.get("from_name") or payload.get("from") or "the sender").strip()
 
 
+FORWARDED_RE = lazy_regex(
+    r"^\s*-{2,}\s*(?:forwarded message|weitergeleitete nachricht|original message|ursprüngliche nachricht)\s*-{2,}|"
+    r"^\s*begin forwarded message:",
+    re.I | re.M,
+)
 _QUOTE_HEAD = lazy_regex(r"^(?:on|am) .{4,80}(?:wrote|schrieb)\b.*:$", re.I)
 
 
@@ -252,6 +271,17 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         for line in (text or "").splitlines()
         if not line.lstrip().startswith(">") and not _QUOTE_HEAD.match(line.strip())
     )
+    forwarded = FORWARDED_RE.search(said)
+    if forwarded:
+        # "Kannst du das übernehmen? Ich komme diese Woche nicht dazu" over a forwarded bill: the bill's dates are
+        # in the bill, not in the note above it
+        said = re.sub(
+            r"^\s*(?:from|date|sent|subject|to|cc|von|datum|gesendet|betreff|an|kopie)\s*:.*$",
+            "",
+            said[forwarded.end() :],
+            flags=re.I | re.M,
+        )  # and its header lines are the forwarded mail's envelope: "Date: Mon, 1 Mar 2027 at 09:12" is no due date
+    subject = re.sub(r"^\s*(?:(?:fwd?|wg|aw|re)\s*:\s*)+", "", subject, flags=re.I)
     blob = f"{subject}\n{said}"
     if payload.get("change") or PHISHING_RE.search(blob):
         return None
@@ -277,6 +307,8 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
             f"a bill from {name_only(sender)}: {amount.group(0)}, {when.stated(tz)}",
         )
     renews = RENEWAL_RE.search(blob)
+    if re.search(r"\b(?:please|kindly|bitte)\s+(?:renew|verlänger)", blob, re.I):
+        return None  # "please renew your library card by 30 April": an ask, read as one (asks.py)
     if renews and not RENEWED_RE.search(blob):
         when = _renews_on(blob, now, tz, sent_at(payload, now, tz)) or _date_to_act_by(
             blob, now, tz, sent_at(payload, now, tz)
@@ -292,7 +324,7 @@ def task_for(text: str, payload: dict, now: datetime, tz) -> Due | None:
         lead = RENEWAL_LEAD_DAYS
         if notice is not None and dates.local_date(notice.value, tz) < act_by:
             act_by, lead, when = dates.local_date(notice.value, tz), 1, notice
-        expires = renews.group(0).lower().startswith(("expir", "run"))
+        expires = renews.group(0).lower().startswith(("expir", "run", "abl", "ausl", "läuft", "laeuft", "ungültig"))
         if SIGN_RE.search(blob) and named[1] in SIGNED_THINGS and not expires:
             title = f"Sign {thing} renewal"
             notes = f"To sign by {dates.fmt_day(act_by)} ({quoted}, from {sender})."

@@ -397,13 +397,15 @@ class Clock:
 # hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
 _CLOCK_TIME_RE = lazy_regex(
     r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
-    r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])",
+    r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])|"
+    # "Montag um 10 Uhr": the parser reads a whole hour in German as midnight of another day
+    r"(?<![\d.:])\b(?:um\s+)?(?P<uhr>\d{1,2})\s*uhr\b",
     re.I,
 )
 # a time that is the end or the start of a range of hours ("9am-5pm", "2pm to 4pm") is opening hours, no moment
-_IN_A_RANGE_AFTER = lazy_regex(r"\s*(?:[-–]|to\b|until\b|till\b)\s*\d", re.I)
+_IN_A_RANGE_AFTER = lazy_regex(r"\s*(?:uhr\s*)?(?:[-–]|to\b|until\b|till\b|bis\b)\s*\d", re.I)
 _IN_A_RANGE_BEFORE = lazy_regex(
-    r"\d\s*(?:am|pm|a\.m\.|p\.m\.)?\s*(?:[-–]|to|until|till)\s*$|"
+    r"\d\s*(?:am|pm|a\.m\.|p\.m\.|uhr)?\s*(?:[-–]|to|until|till|bis)\s*$|"
     r"\bbetween\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+and\s*$",
     re.I,
 )
@@ -451,6 +453,9 @@ def written_clock(match: re.Match) -> Clock | None:
         text[max(0, match.start() - 30) : match.start()]
     ):
         return None
+    if match.group("uhr") is not None:
+        hour = int(match.group("uhr"))
+        return Clock(match.start(), match.end(), hour, 0, written=True) if hour <= 23 else None
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
         return Clock(match.start(), match.end(), hour, minute, written=True) if hour <= 23 else None

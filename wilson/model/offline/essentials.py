@@ -16,7 +16,7 @@ REFERENCE_RE = lazy_regex(
     r"\b(?P<label>reference|ref\.?|payment reference|invoice (?:no\.?|number|#)|booking (?:code|"
     r"reference|number|no\.?)|case (?:no\.?|number)|customer (?:no\.?|number)|order (?:no\.?|"
     r"number)|file (?:no\.?|number)|confirmation (?:code|number)|PNR|aktenzeichen|kassenzeichen|"
-    r"verwendungszweck)(?:es|s)?\s*(?:is\s*)?[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9/._-]{2,24}(?:\s\d{3,6}(?!\s*(?:[€$£]|EUR|euro)))"
+    r"verwendungszweck)(?:es|s)?\s*(?:is\s*)?[:#]?\s*(?P<ref>(?=[A-Z/._-]*\d|(?-i:[A-Z]{5,8})\b)[A-Z0-9][A-Z0-9/._-]{2,24}(?:\s\d{3,6}(?!\s*(?:[€$£]|EUR|euro)))"
     r"{0,3})(?<![.])",
     re.I,
 )

@@ -9,7 +9,6 @@ today, an emergency) is judged by those rules first: this one only keeps the res
 from __future__ import annotations
 
 import re
-
 from wilson.kernel.lazy_regex import lazy_regex
 
 # the sender says so itself
@@ -48,12 +47,20 @@ RECEIPT_RE = lazy_regex(
     r"(?:postfach|postbox|online-banking)\b|"
     r"\b(?:advance |pre-?)notice of (?:your |the )?direct debit\b|\bwill (?:be )?(?:collect|debit)\w* "
     r"(?:[^.!?\n]{0,60}?)(?:by direct debit|from your (?:bank |credit )?(?:account|card))\b|"
-    r"\bnew (?:sign-?in|log-?in|device)\b",
+    r"\bnew (?:sign-?in|log-?in|device)\b|"
+    # an invoice already paid, a booking or an appointment confirmed, a debit announced: in German too
+    r"\b(?:was|has been|have been|already|were) paid\b|\bpaid (?:by|with|via|using) (?:paypal|card|credit card|"
+    r"debit card|visa|mastercard|amex|apple pay|google pay|klarna)\b|\b(?:bereits|wurde|wurden) (?:\w+ )?bezahlt\b|"
+    r"\bvielen dank für ihre (?:buchung|bestellung|reservierung|zahlung)\b|\b(?:buchungs|reservierungs|termin|"
+    r"auftrags)bestätigung\b|\b(?:ist|wurde|wurden|sind) (?:\w+ )?bestätigt\b|"
+    r"\b(?:wird|werden)\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?\b(?:abgebucht|per lastschrift eingezogen|eingezogen)\b",
     re.I,
 )
 # an invitation that a calendar system sends: the event reaches the calendar, the mail says nothing more
 INVITATION_RE = lazy_regex(
-    r"^\s*(?:updated )?invitation(?: updated)?:|\byou (?:have been|are|were|'ve been) invited to the following\b|"
+    r"\bthis is a reminder for the following event\b|\b(?:meeting|event) reminder\b|"
+    r"\byour meeting\b[^.!?\n]{0,60}\b(?:starts|begins)\b|^\s*(?:reminder|notification|erinnerung|benachrichtigung): "
+    r".{0,80}@ |^\s*(?:updated )?invitation(?: updated)?:|\byou (?:have been|are|were|'ve been) invited to the following\b|"
     r"^\s*(?:accepted|declined|tentative(?:ly accepted)?|einladung|aktualisierte einladung):|"
     r"\bgoing\??\s*(?:\(\S+\)\s*)?yes\s*[-–/|]\s*maybe\s*[-–/|]\s*no\b",
     re.I | re.M,

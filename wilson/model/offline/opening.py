@@ -92,3 +92,25 @@ def instead_of(text: str, subjects: set[str], said: str) -> str:
         ):
             return shortened(sentence)
     return ""
+
+
+def says_when(said: str) -> bool:
+    """The sentence gives a time or a date ("at 17:15", "9. März")."""
+    return bool(_WHEN.search(said))
+
+
+# where an ambulance or the police took someone: "Der Rettungswagen bringt sie ins Vivantes Klinikum Neukölln"
+_TAKEN = lazy_regex(
+    r"\b(?:hospital|clinic|a&e|emergency (?:room|department)|klinik\w*|krankenhaus|notaufnahme|spital|"
+    r"police station|polizeiwache|revier)\b",
+    re.I,
+)
+
+
+def taken_to(text: str, subjects: set[str]) -> str:
+    """In an emergency, the later sentence that names the hospital or station someone was taken to, shortened; ""
+    when none does or it holds an address."""
+    for sentence in said_sentences("\n".join(text.splitlines()[1:]), subjects)[1:]:
+        if _TAKEN.search(sentence) and not ADDRESS.search(sentence):
+            return shortened(sentence)
+    return ""

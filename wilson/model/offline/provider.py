@@ -16,9 +16,9 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, bills, dates, intents, looks, phrases, places, same_day, triage, urgency
+from wilson.model.offline import answers, asks, dates, intents, looks, phrases, places, same_day, triage, urgency
 from wilson.model.offline.mailtext import without_sent_lines
-from wilson.model.offline.opening import asked_of, change_of, instead_of, opening
+from wilson.model.offline.opening import asked_of, change_of, instead_of, opening, says_when, taken_to
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.point import without_date_lines
 from wilson.model.offline.recognition import load_playbook, may_need_a_plan, recognise_event, routine_meeting
@@ -383,12 +383,7 @@ class Cortex:
             else None
         )  # [attention] offline_wake: an emergency may break quiet hours
         for buffer in self.payload.get("buffers") or []:
-            due = (
-                bills.task_for(written, buffer, self.now, self.tz)
-                or asks.task_for(written, buffer, self.now, self.tz, letter=text)
-                if isinstance(buffer, dict)
-                else None
-            )
+            due = asks.mail_task(written, buffer, self.now, self.tz, letter=text) if isinstance(buffer, dict) else None
             if due is not None and "create_task" in self.offered and not wake:
                 return (
                     "",
@@ -448,6 +443,7 @@ class Cortex:
                 urgency.CLOSURE_RE.search(summary)
                 or urgency.DISRUPTION_RE.search(summary)
                 or re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I)
+                or not says_when(summary)  # "Dr. Weber is ill today.": the sentence with the new time says what changed
             ):
                 # a cancellation or a closure is told with what replaces it: the new flight, the later start
                 instead = instead_of(
@@ -474,6 +470,16 @@ class Cortex:
             )
             if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo)):
                 heads_up = f"{heads_up} “{todo}”"
+            taken = taken_to(
+                text,
+                {
+                    str(b.get("subject") or "").strip().lower()
+                    for b in self.payload.get("buffers") or []
+                    if isinstance(b, dict)
+                },
+            )
+            if wake and taken and taken.lower() not in heads_up.lower():
+                heads_up = f"{heads_up} “{taken}”"  # where someone was taken is where the user goes
         if summary != VAGUE and said_before(heads_up, self.context):
             return "", [], "told the user the same about this thread already"  # a resend says nothing new
         if wake:

@@ -344,6 +344,10 @@ def recognise_event(
         )
     if several:
         return Recognition(travel, f"{max(span, 1):.0f} days in {place.name}, far from home", place)
+    begin = parse_moment(start, tz)
+    if isinstance(begin, datetime) and not _a_name_only(location, title, start, span, tz):
+        # a meeting at 11:00 in a city hours away ("Pitch Helios", Hamburg; a funeral there): a journey to plan
+        return Recognition(travel, f"at {begin.astimezone(tz):%H:%M} in {place.name}, far from home: a journey", place)
     return Recognition(None, f"one day in {place.name}: not a stay away from home", place)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from wilson.model.offline import dates
+from wilson.model.offline.recognition import routine_meeting
 from wilson.model.offline.urgency import same_day
 
 AHEAD = timedelta(hours=24)  # an event starting this soon is told when it is new or changes
@@ -22,12 +23,21 @@ def soon(buffer: dict, now: datetime, tz) -> bool:
     if same_day(buffer, now, tz) is not None:
         return True
     previous = buffer.get("previous") if isinstance(buffer.get("previous"), dict) else {}
+    # a concert tomorrow evening called off: told before the day, not only within 24 hours of it, since the day's
+    # briefing lists what is on, and a cancelled event is simply not there (a move shows there at its new time; the
+    # working week's meetings keep the 24 hours: their changes are the calendar's business)
+    until = now + AHEAD
+    if buffer.get("change") == "cancelled" and not routine_meeting(
+        str(buffer.get("title") or ""), buffer.get("start"), buffer.get("end"), tz
+    ):
+        tomorrow = now.astimezone(tz).date() + timedelta(days=1)
+        until = max(until, datetime.combine(tomorrow + timedelta(days=1), datetime.min.time(), tzinfo=tz))
     for start, end in ((buffer.get("start"), buffer.get("end")), (previous.get("start"), previous.get("end"))):
         begin = dates.parse_moment(start, tz)
         if begin is None:
             continue
         finish = dates.parse_moment(end, tz) or begin
-        if dates.as_datetime(begin, tz) <= now + AHEAD and dates.as_datetime(finish, tz) > now:
+        if dates.as_datetime(begin, tz) < until and dates.as_datetime(finish, tz) > now:
             return True
     return False
 

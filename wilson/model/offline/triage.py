@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
-from wilson.model.offline import asks, bills, notices, urgency
+from wilson.model.offline import asks, notices, urgency
 from wilson.model.offline.dates import fmt_moment, parse_moment
 from wilson.model.offline.mailtext import sent_before, without_sent_line
 from wilson.model.offline.opening import ADDRESS
 from wilson.model.offline.point import point, without_date_lines
+from wilson.kernel.lazy_regex import lazy_regex
 
 CALENDAR_CHANGES = ("new", "changed", "cancelled")
+NEWSLETTER_SENDER = lazy_regex(r"^\s*(?:[^<]*<)?(?:newsletter|news|rundbrief|infobrief|digest|verteiler)@", re.I)
 
 
 def first_sentence(text: str, subject: str) -> str:
@@ -75,7 +78,9 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     # a newsletter's fire, police report or closed road is news about others; a school's or an airline's list
     # mail about the user's child or trip is not
     subject = str(payload.get("subject") or "")
-    others = payload.get("bulk") and (
+    # a newsletter's own address says what it is even without the list headers
+    bulk = payload.get("bulk") or NEWSLETTER_SENDER.match(str(payload.get("from") or ""))
+    others = bulk and (
         found.rule.startswith(tuple(f"emergency: {n}" for n, _ in urgency.EMERGENCY_RES))
         or (
             found.rule.startswith("a closure")
@@ -84,13 +89,11 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     )
     if found.situation and not others:
         return found
-    due = bills.task_for(text, payload, now, tz) or asks.task_for(
-        text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or "")
-    )
+    due = asks.mail_task(text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or ""))
     kind = notices.notice(subject, text, asked=due is not None)
     if kind is not None:
         return urgency.Judgement(None, f"{kind}: it asks nothing of you")
-    if found.level == 1 and not payload.get("bulk"):
+    if found.level == 1 and not bulk:
         return found
     if due is not None:
         # asked for by tomorrow: the user hears of it now, not at the next morning's sync
@@ -100,8 +103,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
         # asked for by a date: proposed the day the mail came, while the user still has it in mind (and may answer
         # "no, done already"), not at the next morning's sync; the attention budget still places the message
         return urgency.Judgement(2, due.rule, early=True)
-    if payload.get("bulk"):
-        why = payload["bulk"] if isinstance(payload["bulk"], str) else "a newsletter or an automatic message"
+    if bulk:
+        why = payload.get("bulk") if isinstance(payload.get("bulk"), str) else "a newsletter or an automatic message"
         return urgency.Judgement(None, f"bulk mail ({why}) about nothing that needs you")
     return found
 

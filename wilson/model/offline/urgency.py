@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from wilson.kernel.timeparse import aware_or_none
+from wilson.model.offline import personal
 from wilson.model.offline.bills import PHISHING_RE
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.dates import as_datetime, fmt_moment, local_date, parse_moment, search
@@ -27,7 +28,12 @@ from wilson.kernel.lazy_regex import lazy_regex
 PROMO_RE = lazy_regex(
     r"\b(unsubscribe|newsletter|digest|sale|promotion|promotions|promo|webinar|deals?|"
     r"coupon|black friday|exclusive offer|special offer|limited[- ]time offer|for the price of|"
-    r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now)\b|"
+    r"free shipping|free delivery on|voucher code|promo code|discount code|shop now|buy now|"
+    # a shop's countdown: the hurry is the seller's ("only 3 hours left", "the items in your cart")
+    r"(?:items? in )?your (?:shopping )?(?:cart|basket|warenkorb)|complete your (?:purchase|order)|"
+    r"don'?t miss out|while stocks? last|nur noch \d+ stunden|hurry|last call|book now|seats are limited|"
+    r"limited seats|masterclass|join us live|live stream|livestream|survey|umfrage|your opinion counts|"
+    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
@@ -194,7 +200,11 @@ YOURS_TO_DO_RE = lazy_regex(
     r"return|renew|complete|upload|send|update)\b|"
     r"\byour (?:appointment|flight|train|journey|trip|stay|visit|exam|test|interview|hearing|booking|reservation|"
     r"table|ticket|class|course|lesson|session|treatment|consultation|pick-?up|collection)\b|"
-    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b",
+    r"\bihr(?:e|en)? (?:termin|flug|zug|reise|buchung|prüfung)\b|"
+    # what a child must have with them: "die Kinder brauchen festes Schuhwerk", "pupils need to bring a packed lunch"
+    r"\b(?:kinder|schüler\w*|ihr kind|dein kind|children|kids|pupils|students|your (?:child|kids?|son|daughter)) "
+    r"(?:need|needs|must|should|will need|brauchen|braucht|benötigen|müssen|sollten|sollen)\b|"
+    r"\bmit(?:zu)?bringen\b|\bnicht vergessen\b|\bdenken sie (?:bitte )?an\b",
     re.I,
 )
 
@@ -214,13 +224,29 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     ("DHL Paket" <zoll@paket-zustellung-info.example>). Never news for the user, and never a task."""
     blob = f"{subject}\n{text}"
     link = re.search(r"https?://|\bwww\.", blob, re.I)
-    if PHISHING_RE.search(blob) and (link is not None or ASSISTANT_RE.search(blob)):
+    if (PHISHING_RE.search(blob) or THREAT_RE.search(blob)) and (link is not None or ASSISTANT_RE.search(blob)):
         return True
+    if GIFT_CARD_RE.search(blob):
+        return True  # "buy 5 gift cards for a client today and send me the codes": no one real asks that by mail
     return (
         bool(PAY_THROUGH_LINK_RE.search(blob))
         and link is not None
         and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender))
     )
+
+
+# a threat that, with a link to follow, is a phishing mail's ("… to avoid suspension", "Ihre Karte wird gesperrt, wenn
+# Sie Ihre Daten nicht bestätigen"); without a link a real dunning letter says it too
+THREAT_RE = lazy_regex(
+    r"\bavoid (?:suspension|deactivation|closure)\b|\b(?:wird|werden|wurde) (?:\w+ )?gesperrt\b|\bsperrung (?:ihres|ihrer)\b|"
+    r"\bverifizier\w*|\b(?:daten|identität|kontodaten|zugangsdaten) (?:zu )?(?:bestätigen|aktualisieren)\b",
+    re.I,
+)
+GIFT_CARD_RE = lazy_regex(
+    r"\b(?:buy|purchase|get|kaufen?|besorgen?)\b[^.!?\n]{0,40}\b(?:gift ?cards?|itunes cards?|google play cards?|"
+    r"gutscheinkarten?|geschenkkarten?)\b|\b(?:gift ?cards?|gutscheinkarten?)\b[^.!?\n]{0,80}\b(?:codes?)\b",
+    re.I,
+)
 
 
 # what a fake parcel service, tax office or streaming service wants through its link
@@ -268,8 +294,9 @@ ASSISTANT_RE = lazy_regex(
 
 
 VISIT_RE = lazy_regex(
-    r"\b(?:technician|engineer|plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
-    r"installateur|meter reading|ablesung|schornsteinfeger|chimney sweep)\b",
+    r"\b(?:technician|(?:service|heating|gas|boiler|repair|broadband|field) engineer|engineer (?:will|comes|is coming)|"
+    r"plumber|electrician|handyman|fitter|techniker|handwerker|monteur|"
+    r"installateur|meter read(?:ing|er)|ablesung|ableser|schornsteinfeger|chimney sweep)\b",
     re.I,
 )
 # a delivery is the user's business today only when it needs them there: a signature, an ID, in person
@@ -298,13 +325,21 @@ def from_a_person(sender: str) -> bool:
     return bool(sender) and not AUTOMATED_SENDER_RE.search(sender)
 
 
+_BARE_CLOCK = lazy_regex(r"^(?:at|um|ab|from)?\s*\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h)?$", re.I)
+
+
 def _soon(blob: str, sent: datetime, now: datetime, tz, days: int = 1) -> bool:
-    """A date in the text (read from the day it was sent) falls on today or within `days` after it."""
+    """A date in the text (read from the day it was sent) falls on today or within `days` after it. A time said
+    alone belongs to the day the text names, when it names one: "your journey on 20.03., departure 08:34" is not
+    tomorrow at 08:34."""
     today = now.astimezone(tz).date()
+    found = search(blob, sent, tz)
+    days_named = any(not _BARE_CLOCK.match(f.phrase.strip()) for f in found)
     return any(
         0 <= (local_date(f.value, tz) - today).days <= days
         and not (isinstance(f.value, datetime) and f.value < now - timedelta(hours=1))
-        for f in search(blob, sent, tz)
+        and not (days_named and _BARE_CLOCK.match(f.phrase.strip()))
+        for f in found
     )
 
 
@@ -401,22 +436,29 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
     # (a watched page has no sender: the user asked to hear what it says)
-    asked = YOURS_TO_DO_RE.search(blob)
+    person = from_a_person(sender)
+    # a visit to the user's home is theirs to be there for, asked or not
+    wanted = (personal.asks(text, subject) or (visit and visit.group(0))) if person else None
+    # a person's "nothing you need to do" or the quote of the user's own mail asks nothing
+    asked = YOURS_TO_DO_RE.search(blob) if not person or wanted else None
     if asked and _soon(blob, sent, now, tz, days=1):
         # "the plumber comes tomorrow at 8, please make sure someone is home": the next morning would be too late
         # (a friend's "dinner tonight?" is a question, not an alarm)
         return Judgement(1, f"asked of you for today or tomorrow (“{asked.group(0).strip()}”)")
-    if dated and (not sender or from_a_person(sender) or asked):
+    if dated and (not sender or wanted or asked or (person and closes)):
         return Judgement(2, f"a date within a week ({fmt_moment(dated[0].value, tz)})")
+    if person and not wanted and not closes:
+        # holiday news, a thank-you, "sounds good": the briefing lists what needs the user, not all that arrived
+        return Judgement(None, "a person's news, thanks or greeting: it asks nothing of you")
     if dated:
         # a report, an announcement or an offer with a date in it: the date is the sender's, nothing is the user's
         return Judgement(
             None, f"an automatic mail with a date ({fmt_moment(dated[0].value, tz)}) that asks nothing of you"
         )
-    if from_a_person(sender) and QUESTION_RE.search(blob):
+    if person and QUESTION_RE.search(blob):
         return Judgement(2, "a person asks you something")
-    if from_a_person(sender):
-        return Judgement(3, "a person wrote to you")
+    if person:
+        return Judgement(3, f"a person asks something of you (“{wanted or closes.group(0)}”)")
     return Judgement(None, "nothing that needs you")
 
 
