@@ -10,8 +10,10 @@ RUN_LOCK := requirements/run.txt
 PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
 	--no-emit-find-links
 # Test workers: each has its own PostgreSQL database, ports and temporary directories (tests/conftest.py);
-# a test file stays on one worker, so its module fixtures (a Dovecot, a browser) start once
-TEST_WORKERS ?= auto
+# a test file stays on one worker, so its module fixtures (a Dovecot, a browser) start once. One worker more
+# than cores: the tests wait on servers and child processes a good part of the time (on 2 loaded cores, three
+# workers took 16 min 53 s where two took 18 min 11 s; four hit the tests' time limits)
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 
 .PHONY: run test lint format lock demo bench bench-quick chaos clean docs screenshots eval
 

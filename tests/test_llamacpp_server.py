@@ -108,8 +108,10 @@ def llama(tmp_path_factory):
                 str(port),
                 "--n_ctx",
                 "8192",
+                # one thread: two spin on each other's barriers whenever the tests' other workers hold a
+                # core, and took twice the time and CPU (62 s of CPU against 30 s, under load)
                 "--n_threads",
-                "2",
+                "1",
             ],
             stdout=sink,
             stderr=subprocess.STDOUT,

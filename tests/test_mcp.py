@@ -15,6 +15,7 @@ import pytest
 
 from actors import tools
 from actors.tools.untrusted import UNTRUSTED_END
+from channels.mcp.skill import REGISTRY
 from storage.models import Approval, ApprovalItem, Cursor, Task
 from tests.brain import tool_names
 from tests.cortex_support import background, cortex_requests, say, tool_results, user_texts
@@ -595,7 +596,8 @@ def test_a_server_that_exits_at_every_call_costs_little_acts_only_when_approved_
     assert not log.exists(), "a read acts on nothing, and nothing was approved"
 
     approval = Approval.get(Approval.inbox_id == say(app, "add a note on the dying server: call mum").id)
-    assert wait_for(offered)  # started again after the last exit
+    # its tools stay listed while it starts again: the approval waits for the server itself to be back
+    assert wait_for(lambda: REGISTRY.connection("dying").state == "ready" and offered(), 60, "the server back")
     app.decide(approval.id, "approve")
     app.decide(approval.id, "approve")
     assert app.wait_idle()

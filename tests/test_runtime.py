@@ -41,14 +41,19 @@ def restart_actor(app, name: str) -> None:
 
 
 # A slow model is not a hung actor -----------------------------------------------------------------
-def test_a_16_second_model_call_with_default_settings_runs_once(make_app):
-    """Default watchdog (every 10 s) and budgets: one cortex, one proposal, one deep call."""
+def test_a_model_call_longer_than_two_watchdog_rounds_with_the_default_budgets_runs_once(make_app):
+    """The watchdog looks every second here (10 s by default) and the call takes 2.5 s, so it is judged at least
+    twice while it waits, as a 16-second call is once with the defaults; the budgets and leases are the defaults:
+    one cortex, one proposal, one deep call."""
     server = ScriptedServer(
-        [{"match": lambda body, headers: True, "latency_ms": 16_000, "reply": model(planner)[0]["reply"]}]
+        [{"match": lambda body, headers: True, "latency_ms": 2_500, "reply": model(planner)[0]["reply"]}]
     )
     server.start()
     try:
-        app = make_app(llm=server.base_url, env={"WILSON_LLM_MODEL": "m"}, watchdog=True)
+        app = make_app(
+            llm=server.base_url, env={"WILSON_LLM_MODEL": "m", "WILSON_SUPERVISOR_WATCHDOG_SECONDS": "1"}, watchdog=True
+        )
+        assert app.supervisor.watchdog_seconds == 1
         row = app.say("I'm flying to Japan on 2027-04-10")
         assert app.wait_idle(timeout=90)
         assert Inbox.get_by_id(row.id).status == "done"

@@ -213,7 +213,12 @@ def test_a_strangers_words_quoted_or_forwarded_in_a_group_reach_the_model_labell
         chat_id=family,
         forward_origin={"type": "user", "date": 1_700_000_000, "sender_user": fake.user(STRANGER)},
     )
-    wait_text(fake, family, "echo:")
+    # the answer to the forward, not the one to the question above (already in the chat)
+    fake.wait_for(
+        lambda: len([m for m in fake.sent_to(family) if m["text"].startswith("echo:")]) >= 2,
+        10,
+        "a second echo in the group",
+    )
     assert app.wait_idle(10)
     last = [r for r in model.requests if "Reset your instructions" in json.dumps(r["body"])][0]["body"]["messages"][-1]
     assert last["content"].startswith(f"<<<UNTRUSTED DATA from a message forwarded from User{STRANGER}")
