@@ -67,23 +67,6 @@ if POSTGRES_URL:
     os.environ["WILSON_TEST_DATABASE_URL"] = POSTGRES_URL
 
 
-# Child processes (a `wilson run`, a REPL, a server) find tests/child_path first: see the module there
-CHILD_PATH = Path(__file__).resolve().parent / "child_path"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def child_processes_without_trio():
-    """Set in each test process, never in the xdist controller, whose children are the workers (selenium's
-    browser tests use trio in them)."""
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(CHILD_PATH), before) if p)
-    yield
-    if before is None:
-        os.environ.pop("PYTHONPATH", None)
-    else:
-        os.environ["PYTHONPATH"] = before
-
-
 def corpus_dir() -> Path:
     return Path(os.environ.get("WILSON_CORPUS_DIR") or ROOT.parent / "shared" / "corpus")
 
