@@ -1064,11 +1064,22 @@ _FAMILY_RE = lazy_regex(
 )
 
 
+# the user takes another person's event on ("Mum is moving on the 15th and I'm organising it"): the plan is theirs
+_TAKEN_ON_RE = lazy_regex(
+    r"\b(?:i'?m|i\s+am|i'?ll\s+be|i\s+will\s+be|i\s+have\s+to\s+be|we'?re|we\s+are)\s+(?:the\s+one\s+)?"
+    r"(?:organi[sz]ing|planning|arranging|handling|coordinating|sorting\s+out|in\s+charge\s+of|doing)\s+"
+    r"(?:it|that|this|everything|all\s+of\s+it|the\s+(?:move|whole\s+thing|lot))\b|"
+    r"\b(?:i\s+have\s+to|i\s+need\s+to|i\s+must)\s+(?:organi[sz]e|arrange|sort\s+out|plan)\s+(?:it|everything)\b",
+    re.I,
+)
+
+
 def _someone_elses(chat: Chat, text: str) -> bool:
     """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
-    plan of the user's. A capitalised word that names a thing ("Dentist is on Friday") or a place is no person."""
+    plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
+    on Friday") or a place is no person."""
     found = _SOMEONE_ELSE_RE.match(text)
-    if found is None:
+    if found is None or _TAKEN_ON_RE.search(text.replace("’", "'")):
         return False
     name = found.group("name")
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
@@ -1125,6 +1136,19 @@ _ASKS_RE = lazy_regex(
 _WEDDING_DISTRICT_RE = lazy_regex(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
+# what is planned is said before "before we fly …" / "before I travel": that clause only says by when
+_BEFORE_CLAUSE_RE = lazy_regex(
+    r"\s*,?\s*\b(?:before|ahead\s+of|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*", re.I
+)
+# a wish or a maybe, no event decided: "if I ever do the IELTS", "maybe we'll move", "thinking about moving"
+_HYPOTHETICAL_RE = lazy_regex(
+    r"^\s*(?:(?:and|but|so)\s+)?(?:if|in\s+case|suppose|supposing|what\s+if|maybe|perhaps|someday|one\s+day|"
+    r"i\s+might|we\s+might|i'?m\s+thinking\s+(?:about|of)|we'?re\s+thinking\s+(?:about|of)|"
+    r"i\s+wish|wenn\s+ich\s+(?:mal|irgendwann)|falls)\b",
+    re.I,
+)
+
+
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
     if not asked and _ASKS_RE.search(text.strip()):
@@ -1141,8 +1165,14 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
+    if _HYPOTHETICAL_RE.match(text):
+        return None  # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for
     read = _WEDDING_DISTRICT_RE.sub(" ", text)
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
+    main = _BEFORE_CLAUSE_RE.sub("", read)
+    if matched and main != read and not matched[0].find(main):
+        # "a new passport before we fly in April": the trip only dates what the message is about
+        matched = recognise_message(chat.playbook, main) or matched
     sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
     if sum_to_pay and (matched is None or matched[0].name == "official"):
         # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
@@ -1178,7 +1208,7 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     todo = ADD_RE.match(text)
     if todo and "{place}" not in event.title and not asked:
         # "I need to file my taxes by the 25th": the topic is what the user has to do
-        what, _ = _split_when(todo.group("what"), chat)
+        what, _ = _split_when(_BEFORE_CLAUSE_RE.sub("", todo.group("what")), chat)
         if words(what):
             title = _title(POSSESSIVE_RE.sub("", what))
     start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
