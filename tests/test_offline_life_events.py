@@ -1,0 +1,82 @@
+"""A chat line that announces the user's own dated life event gets that event's plan (wilson/model/offline/intents.py
+`_life_event`, the playbook's words in wilson/model/playbook.toml); news about others, a past event or a
+hypothetical stays an answer. Wordings of our own, several per kind; "now" is Tue 5 Jan 2027 in Berlin."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_support import read
+
+
+def plan_of(text: str) -> tuple[str | None, list[str]]:
+    """(the topic proposed, the tasks proposed) for a message read with nothing open."""
+    reply = read(text)
+    topics = [args["title"] for name, args in reply.calls if name == "create_topic"]
+    tasks = [args["title"] for name, args in reply.calls if name == "create_task"]
+    return (topics[0] if topics else None), tasks
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        # a conference told by what one does there
+        ("we're exhibiting at the Hannover Messe on 12 April", "Book accommodation"),
+        ("I'll be on our booth at the CES in Las Vegas from 6 to 9 January next year", "Book travel"),
+        ("poster at the ICML workshop on 20 March, need to print it", "Prepare your talk or materials"),
+        ("my abstract got accepted, the meeting is in Vienna on 14 April", "Register and get your ticket"),
+        ("got my ticket for re:Invent in Las Vegas on 29 November", "Book travel"),
+        # a wedding named in another tradition
+        ("Yusuf and Leyla's nikah is on 5 June in Cologne", "Buy a gift"),
+        ("my cousin's shaadi in Leicester on 20 August, need an outfit", "Get the outfit ready"),
+        # a document running out
+        ("my passport expires on 3 April 😬", "Gather the documents"),
+        ("heads up: my ID card runs out on 2 March", "Fill in and check the forms"),
+        # a language test by its name
+        ("TOEFL on 20 February, help me prepare", "Make a study plan"),
+        ("I've got the IELTS on 1 March", "Practise with past papers"),
+        # an operation said short, or by what it treats
+        ("eye op on 3 February, my husband drives me home", "Prepare documents and questions"),
+        ("cataract surgery on the 9th of March", "Confirm the appointment and plan the way there"),
+        # a move said by where from, or by the lease
+        ("moving from Kreuzberg to Wedding on 30 April", "Book movers or a van"),
+        ("we finally signed the lease, keys on 1 March", "Arrange internet and utilities at the new place"),
+    ],
+)
+def test_the_users_own_dated_event_gets_its_plan(text, task):
+    topic, tasks = plan_of(text)
+    assert topic is not None, f"{text!r} proposed no plan"
+    assert task in tasks
+
+
+def test_another_persons_move_the_user_organises_is_planned():
+    topic, tasks = plan_of("my dad is moving into a care home on 1 April and I'm organising everything")
+    assert topic == "Move" and "Book movers or a van" in tasks
+    topic, _ = plan_of("Oma is moving to Potsdam on 10 March and we're handling the move")
+    assert topic is not None
+
+
+def test_the_thing_to_do_is_planned_not_the_trip_that_dates_it():
+    topic, tasks = plan_of("I need a new passport for Lina before we fly to Canada in May")
+    assert "Gather the documents" in tasks and "Book flights" not in tasks
+    assert "fly" not in (topic or "")  # the clause that only says by when stays out of the topic's name
+    topic, tasks = plan_of("have to renew my Personalausweis before I travel in June")
+    assert "Submit" in tasks and "Pack" not in tasks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister is moving in March",
+        "my brother is moving into a new flat on 15 March",
+        "we moved last year",
+        "if I ever do the IELTS on 6 March I'd need a study plan",
+        "maybe we'll move to Hamburg in June",
+        "I'm thinking about doing the TOEFL in May",
+        "my colleague Tom has a poster at the EGU on 25 April",
+    ],
+)
+def test_news_the_past_and_the_hypothetical_stay_answers(text):
+    reply = read(text)
+    assert not any(name == "create_topic" for name, _ in reply.calls), f"{text!r} got a plan: {reply.calls}"
+    assert reply.text  # the user is still answered
