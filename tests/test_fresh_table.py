@@ -78,7 +78,6 @@ DEV_D_LEFT = {
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'driving down to' with a feast for its date is no trip phrase",
     271: "answers line 269's plan, which was not made",
-    295: "'my passport runs out … I need a new one' is read as news",
     297: "'get a Führungszeugnis … by …' is a command: one task, not a plan",
     299: "'register the baby' is one task; 'Elterngeld' is no official word",
     304: "a job interview has its own plan; the batch expects the exam's (as dev_c line 258)",
@@ -88,9 +87,7 @@ DEV_D_LEFT = {
     "wants the bill's plan)",
     314: "an amount and a day with no bill word is not read as a bill",
     315: "likewise (lunch money, 196 euros)",
-    323: "'go up to Hamburg' is read as a trip before 'turns one' as a birthday",
     328: "'ich muss die Vorbereitung machen' is read as a German to-do; 'Darmspiegelung' is no medical word",
-    347: "the wedding topic's title does not name Greta, and another wedding is open",
 }
 LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT}
 HALVES = ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_dev_d.txt", "phrases_held_back.txt"]

@@ -80,3 +80,37 @@ def test_news_the_past_and_the_hypothetical_stay_answers(text):
     reply = read(text)
     assert not any(name == "create_topic" for name, _ in reply.calls), f"{text!r} got a plan: {reply.calls}"
     assert reply.text  # the user is still answered
+
+
+def test_a_document_running_out_that_must_be_replaced_is_its_renewal_not_the_checks_answer():
+    check = [{"id": 3, "title": "Check passport validity", "due": "2027-01-20", "status": "open", "topic": "Trip"}]
+    reply = read("my passport runs out in March and I need a new one before I travel", tasks=check)
+    assert "Gather the documents" in [args["title"] for name, args in reply.calls if name == "create_task"]
+    # said alone, it still answers the check
+    reply = read("my passport runs out in March", tasks=check)
+    assert "couldn't read that date" in reply.text and not reply.calls
+
+
+@pytest.mark.parametrize(
+    "text, topic",
+    [
+        ("our grandson Ben turns one on 2 April, we'll go up to Kiel for it", "Ben's birthday"),
+        ("Leo turns five on the 3rd of March", "Leo's birthday"),
+        ("Opa wird neunzig am 4. April", "Opa's birthday"),
+    ],
+)
+def test_an_age_said_in_words_is_a_birthday_and_no_hour(text, topic):
+    got, tasks = plan_of(text)
+    assert got == topic and "Get a present" in tasks
+    assert all("T05:00" not in str(args) for _, args in read(text).calls)  # "five" is not 5 o'clock
+
+
+def test_an_event_called_off_closes_the_topic_that_named_who_it_was_for():
+    topics = [
+        {"id": 1, "title": "Wedding", "status": "active", "notes": "From your message: Callum is getting married"},
+        {"id": 2, "title": "Sister's wedding", "status": "active", "notes": "From your message: Greta's wedding"},
+    ]
+    reply = read("Greta called off the wedding 😢", topics=topics)
+    assert reply.calls == [("close_topic", {"topic_id": 2})]
+    # naming neither, it guesses none
+    assert not read("the wedding is off", topics=topics).calls

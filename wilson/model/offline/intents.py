@@ -409,6 +409,15 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
             for x in said
         )
     ]
+    if len(fitting) > 1:
+        # "Greta called off the wedding" with two weddings open: the one whose words (its title, the message it
+        # came from) name more of what is said
+        def named(topic: dict) -> int:
+            told = set(words(f"{topic.get('title')} {topic.get('notes') or ''}"))
+            return sum(x in told for x in set(said))
+
+        best = max(named(t) for t in fitting)
+        fitting = [t for t in fitting if named(t) == best]
     if len(fitting) != 1:
         return None
     return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
@@ -1194,12 +1203,15 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         if away is None:
             return None
         event, trigger, place = away
+    # the age reached is no date ("Leo turns five on 3 March": "five" is not 5 o'clock)
+    aged = trigger is not None and re.match(r"(?:turns|wird)\s", trigger.group(0), re.I)
+    dated = text[: trigger.start()] + trigger.group(0).split()[0] + text[trigger.end() :] if aged else text
     # "for two weeks" says how long, not when: a message with no other date has no start
     # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
     # a day years away is an age or a count misread ("Mum's 70th is on the 20th"), no start
     found = [
         f
-        for f in dates.search(text, chat.now, chat.tz, months=True)
+        for f in dates.search(dated, chat.now, chat.tz, months=True)
         if not going.HOW_LONG_RE.match(f.phrase) and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3
     ]
     if not found:
