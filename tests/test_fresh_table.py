@@ -41,7 +41,6 @@ DEV_C_LEFT = {
     163: "'can wait till the 20th' snoozes, as in the first batches (the batch wants the due day moved)",
     206: "'gdansk' in lower case is a city too small to be told from a word",
     215: "'Embedded World' names a trade fair only by its name",
-    244: "'Kita-Gutschein' is German official business no trigger has",
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
     258: "a job interview has its own plan; the batch expects the exam's",
     307: "the topic it closes was never proposed (line 215)",
@@ -74,12 +73,9 @@ DEV_D_LEFT = {
     189: "a German repeating reminder ('jeden Ersten des Monats') is not read; 'Miete' reads as a bill",
     202: "the task is named in German ('Gliederung'), its title is English",
     203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
-    212: "'Kita-Antrag' is one word; the task says 'Kita application'",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'driving down to' with a feast for its date is no trip phrase",
     271: "answers line 269's plan, which was not made",
-    297: "'get a Führungszeugnis … by …' is a command: one task, not a plan",
-    299: "'register the baby' is one task; 'Elterngeld' is no official word",
     304: "a job interview has its own plan; the batch expects the exam's (as dev_c line 258)",
     305: "'Staatsexamen' is no exam word",
     311: "a German VAT filing named by its one word only",
@@ -87,7 +83,6 @@ DEV_D_LEFT = {
     "wants the bill's plan)",
     314: "an amount and a day with no bill word is not read as a bill",
     315: "likewise (lunch money, 196 euros)",
-    328: "'ich muss die Vorbereitung machen' is read as a German to-do; 'Darmspiegelung' is no medical word",
 }
 LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT}
 HALVES = ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_dev_d.txt", "phrases_held_back.txt"]

@@ -114,3 +114,41 @@ def test_an_event_called_off_closes_the_topic_that_named_who_it_was_for():
     assert reply.calls == [("close_topic", {"topic_id": 2})]
     # naming neither, it guesses none
     assert not read("the wedding is off", topics=topics).calls
+
+
+def test_a_german_compound_joined_by_a_hyphen_names_the_task_it_finishes():
+    tasks = [
+        {"id": 9, "title": "Fill in the Kita application", "due": "2027-01-18", "status": "open"},
+        {"id": 1, "title": "Renew passport", "due": "2027-01-20", "status": "open"},
+    ]
+    assert read("Kita-Antrag abgegeben ✅", tasks=tasks).calls == [("complete_task", {"task_id": 9})]
+    assert read("Passport-Antrag eingereicht", tasks=tasks).calls == [("complete_task", {"task_id": 1})]
+    # naming no open task, nothing is changed and the user is told
+    reply = read("Hunde-Steuer bezahlt", tasks=tasks)
+    assert not reply.calls and "couldn't tell which task" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text, topic, task",
+    [
+        # a dated event, then "ich muss …": a need told, the event's plan (not a to-do named by the whole line)
+        ("Klausur am 16. Februar, ich muss lernen", "Klausur", "Make a study plan"),
+        ("Magenspiegelung am 9. März, ich muss mich vorbereiten", "Magenspiegelung", "Prepare documents and questions"),
+        # papers a family applies for; "once she's born" only says by when, and stays out of the topic's name
+        (
+            "we have to apply for Kindergeld and the birth certificate once he's born in April",
+            "Apply for Kindergeld and the birth certificate",
+            "Gather the documents",
+        ),
+        ("need a Führungszeugnis for the new job by 20 February", None, "Fill in and check the forms"),
+    ],
+)
+def test_a_dated_errand_or_event_with_a_need_told_gets_its_plan(text, topic, task):
+    got, tasks = plan_of(text)
+    assert got is not None and (topic is None or got == topic), got
+    assert task in tasks
+
+
+def test_a_german_to_do_said_alone_stays_one_task():
+    reply = read("Steuererklärung abgeben bis Freitag")
+    assert [name for name, _ in reply.calls] == ["create_task"]

@@ -670,7 +670,9 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     for pattern in DONE_RES:
         found = pattern.match(text)
         if found:
-            task = _task_named(chat, found.group("what"))
+            what = found.group("what")
+            # a German compound joined by a hyphen names its parts: "Kita-Antrag" is the Kita application
+            task = _task_named(chat, what) or ("-" in what and _task_named(chat, what.replace("-", " "))) or None
             if task is not None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return done_pending(chat, found.group("what")) or Reply(
@@ -1145,9 +1147,10 @@ _ASKS_RE = lazy_regex(
 _WEDDING_DISTRICT_RE = lazy_regex(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
-# what is planned is said before "before we fly …" / "before I travel": that clause only says by when
+# what is planned is said before "before we fly …", "once she's born": that clause only says by when
 _BEFORE_CLAUSE_RE = lazy_regex(
-    r"\s*,?\s*\b(?:before|ahead\s+of|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*", re.I
+    r"\s*,?\s*\b(?:before|ahead\s+of|once|as\s+soon\s+as|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*",
+    re.I,
 )
 # a wish or a maybe, no event decided: "if I ever do the IELTS", "maybe we'll move", "thinking about moving"
 _HYPOTHETICAL_RE = lazy_regex(
