@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.offline_support import read
+from tests.offline_support import BERLIN, NOW, read
+from wilson.model.offline import dates
 
 
 def plan_of(text: str) -> tuple[str | None, list[str]]:
@@ -152,3 +153,10 @@ def test_a_dated_errand_or_event_with_a_need_told_gets_its_plan(text, topic, tas
 def test_a_german_to_do_said_alone_stays_one_task():
     reply = read("Steuererklärung abgeben bis Freitag")
     assert [name for name, _ in reply.calls] == ["create_task"]
+
+
+def test_a_stretch_of_days_said_with_to_starts_on_its_first_day_and_a_day_moved_from_one_to_another_does_not():
+    starts = {args.get("starts", "")[:10] for name, args in read("booth at the Hannover Messe 12 to 14 April").calls}
+    assert "2027-04-12" in starts
+    moved = dates.search("move the dentist from 3 to 5 May", NOW, BERLIN, months=True)
+    assert [f.value.isoformat()[:10] for f in moved] == ["2027-05-05"]
