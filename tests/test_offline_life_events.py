@@ -75,6 +75,9 @@ def test_the_thing_to_do_is_planned_not_the_trip_that_dates_it():
         "maybe we'll move to Hamburg in June",
         "I'm thinking about doing the TOEFL in May",
         "my colleague Tom has a poster at the EGU on 25 April",
+        # a tool moved from, a poster put up: no home, no conference
+        "we're moving from Jira to Linear on 1 Feb",
+        "putting up a poster at the Kita on Friday",
     ],
 )
 def test_news_the_past_and_the_hypothetical_stay_answers(text):

@@ -1147,6 +1147,18 @@ _ASKS_RE = lazy_regex(
 _WEDDING_DISTRICT_RE = lazy_regex(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
+# a move "from A to B" is a home's when B is a place or a home is named ("moving from Jira to Linear" is not)
+_MOVING_FROM_RE = lazy_regex(
+    r"\b(?i:moving\s+from)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?i:to)\s+(?P<to>[\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+)
+_HOME_RE = lazy_regex(r"\b(?:flat|apartment|house|home|place|lease|keys|wohnung)\b", re.I)
+
+
+def _home_moved(text: str) -> bool:
+    found = _MOVING_FROM_RE.search(text)
+    return found is None or bool(_HOME_RE.search(text)) or places.named(found.group("to")) is not None
+
+
 # what is planned is said before "before we fly …", "once she's born": that clause only says by when
 _BEFORE_CLAUSE_RE = lazy_regex(
     r"\s*,?\s*\b(?:before|ahead\s+of|once|as\s+soon\s+as|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*",
@@ -1193,6 +1205,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
+        if event.name == "move" and not _home_moved(text):
+            return None  # "moving from Jira to Linear on 1 Feb" is no home moved
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
         if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) and _someone_elses(
             chat, text
