@@ -24,7 +24,7 @@ def plan_of(text: str) -> tuple[str | None, list[str]]:
         # a conference told by what one does there
         ("we're exhibiting at the Hannover Messe on 12 April", "Book accommodation"),
         ("I'll be on our booth at the CES in Las Vegas from 6 to 9 January next year", "Book travel"),
-        ("poster at the ICML workshop on 20 March, need to print it", "Prepare your talk or materials"),
+        ("presenting a poster at the ICML workshop on 20 March, need to print it", "Prepare your talk or materials"),
         ("my abstract got accepted, the meeting is in Vienna on 14 April", "Register and get your ticket"),
         ("got my ticket for re:Invent in Las Vegas on 29 November", "Book travel"),
         # a wedding named in another tradition
