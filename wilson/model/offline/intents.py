@@ -410,10 +410,9 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
         )
     ]
     if len(fitting) > 1:
-        # "Greta called off the wedding" with two weddings open: the one whose words (its title, the message it
-        # came from) name more of what is said
+        # "Greta called off the wedding" with two weddings open: the one whose title names more of what is said
         def named(topic: dict) -> int:
-            told = set(words(f"{topic.get('title')} {topic.get('notes') or ''}"))
+            told = set(words(str(topic.get("title"))))
             return sum(x in told for x in set(said))
 
         best = max(named(t) for t in fitting)
@@ -1120,6 +1119,8 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     if travel is None or EXPLICIT_ADD_RE.match(text):
         return None
     place = going.place_gone_to(text, chat.home)
+    if place is not None and going.sent_to_event(text):
+        travel = chat.playbook.of_kind("conference") or travel  # sent by work to a named event there
     return (travel, None, place) if place is not None else None
 
 
