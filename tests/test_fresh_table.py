@@ -33,20 +33,17 @@ FLOOR = 0.85  # the issue's: proposal precision and recall
 HELD_BACK = {"calendar": (FLOOR, FLOOR), "chat": (0.89, 0.81)}
 HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 # The third dev batch (written blind 2026-12-06, measured before any tuning: chat 0.60 / 0.53) is held to every row
-# but these, each left failing for the reason given; a row failing that is not listed fails the test.
+# but these, each left failing for the reason given; a row failing that is not listed fails the test, and so does a
+# listed row that passes.
 DEV_C_LEFT = {
     34: "calendar: 'Makro II' is a course's name, no exam word",
     36: "calendar: a job interview has its own plan; the batch expects the exam's",
     121: "'dentist fri 3pm' is read as the appointment's plan, as 'Friday: dentist at 10' is (the batch wants a reminder)",
     163: "'can wait till the 20th' snoozes, as in the first batches (the batch wants the due day moved)",
     206: "'gdansk' in lower case is a city too small to be told from a word",
-    215: "'Embedded World' names a trade fair only by its name",
-    217: "'re:publica' names a conference only by its name",
-    239: "'fly' (a trip) is read before the first passport (official business)",
-    244: "'Kita-Gutschein' is German official business no trigger has",
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
     258: "a job interview has its own plan; the batch expects the exam's",
-    307: "the topic it closes was never proposed (line 215)",
+    307: "the topic it closes (Conference in Nuremberg) is not named by its title, and topics reach the rules without their notes",
     268: "a question offline Wilson has nothing to answer from gets the honest help, as the built-in tables expect",
 }
 
@@ -54,20 +51,7 @@ DEV_C_LEFT = {
 # The fourth dev batch (written blind 2026-12-06; measured before any tuning on it: chat 0.72 / 0.65 on this code,
 # 0.69 / 0.59 on the code before this round) is held to every row but these, each failing for the reason given.
 DEV_D_LEFT = {
-    # calendar rows (titles that do not say what they are), left to the calendar rules
-    13: "calendar: 'Pitch Helios' abroad names no trip; its place is read only when the title says where",
-    15: "calendar: a funeral abroad ('Beerdigung') with no place word the rules know",
-    23: "calendar: 'Staatsexamen' is no exam word",
-    25: "calendar: 'Verteidigung' (a thesis defence) is no exam word",
     28: "calendar: a job interview has its own plan; the batch expects the exam's",
-    30: "calendar: 'Prüfungsfahrt' (a driving test) is no exam word",
-    33: "calendar: 'U6 Lea' (a child's check-up) names its kind by an abbreviation",
-    35: "calendar: 'ET 👶' (a due date) is read as a conference's 'ET'",
-    41: "calendar: 'HU/AU Golf' (a car inspection) is no official word",
-    48: "calendar: 'appointment' reads medical before 'Embassy' reads official",
-    52: "calendar: a couple's names with a ring emoji is no wedding word; '&' reads official",
-    59: "calendar: 'Möbelwagen' (a removal van) is no move word",
-    60: "calendar: 'Wohnungsabnahme' (a flat handover) is no move word",
     # chat rows
     139: "'Finanzamt' reads as official business's plan; the batch wants one task to send the VAT ID",
     155: "'Zahnarzt am Freitag um 3' is the appointment's plan, as 'Friday: dentist at 10' is (as dev_c line 121)",
@@ -76,33 +60,15 @@ DEV_D_LEFT = {
     189: "a German repeating reminder ('jeden Ersten des Monats') is not read; 'Miete' reads as a bill",
     202: "the task is named in German ('Gliederung'), its title is English",
     203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
-    212: "'Kita-Antrag' is one word; the task says 'Kita application'",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
-    269: "'driving down to' with a feast for its date is no trip phrase",
+    269: "'Lake Garda' is no place the gazetteer knows (the date, 'over Easter', is read)",
     271: "answers line 269's plan, which was not made",
-    280: "'manning our booth at Embedded World' names a trade fair only by its name",
-    281: "'re:publica' names a conference only by its name (as dev_c line 217)",
-    282: "'poster at the EGU assembly' names a conference only by its name",
-    292: "'nikah' is no wedding word the playbook has",
-    295: "'my passport runs out … I need a new one' is read as news",
-    296: "'fly' (a trip) is read before 'Kinderreisepass' (official business), as dev_c line 239",
-    297: "'get a Führungszeugnis … by …' is a command: one task, not a plan",
-    299: "'register the baby' is one task; 'Elterngeld' is no official word",
     304: "a job interview has its own plan; the batch expects the exam's (as dev_c line 258)",
-    305: "'Staatsexamen' is no exam word",
-    307: "'IELTS' names an exam only by its name",
     311: "a German VAT filing named by its one word only",
     312: "a premium with its amount and day is a payment task, as the first batch's insurance bill is (the batch "
     "wants the bill's plan)",
     314: "an amount and a day with no bill word is not read as a bill",
     315: "likewise (lunch money, 196 euros)",
-    323: "'go up to Hamburg' is read as a trip before 'turns one' as a birthday",
-    328: "'ich muss die Vorbereitung machen' is read as a German to-do; 'Darmspiegelung' is no medical word",
-    332: "'op' is no medical word",
-    333: "answers line 332's plan, which was not made",
-    339: "'moving into assisted living' is another person's move, read as news",
-    340: "'moving from Neukölln to Pankow' is no move phrase the playbook has",
-    347: "the wedding topic's title does not name Greta, and another wedding is open",
 }
 LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT}
 HALVES = ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_dev_d.txt", "phrases_held_back.txt"]
@@ -142,6 +108,9 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
     if half in LEFT:
         unexplained = [row for row in events.wrong + chat.wrong if _line(row) not in LEFT[half]]
         assert not unexplained, unexplained
+        # a listed row that passes now comes off the list: the list says exactly what is left
+        fixed = sorted(set(LEFT[half]) - {_line(row) for row in events.wrong + chat.wrong})
+        assert not fixed, f"rows listed as failing that pass now: {fixed}"
         return
     assert events.precision >= FLOOR and events.recall >= FLOOR, events.wrong
     assert chat.precision >= FLOOR and chat.recall >= FLOOR, chat.wrong

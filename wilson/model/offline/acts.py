@@ -64,8 +64,14 @@ def commanded(text: str) -> bool:
         verb is not None
         and first is not None
         and first.group(1).lower() == verb
-        or (german_todo(text) is not None and not re.match(r"\s*(?:ich|wir)\b", text or "", re.I))
+        or (german_todo(text) is not None and not _NEED_TOLD_RE.search(text or ""))
     )  # "ich muss … abgeben" is a need told, left to the plans as "I need to …" is
+
+
+# "ich muss …" opening the message or a clause of it ("Klausur am 16. Februar, ich muss lernen"): a need told
+_NEED_TOLD_RE = lazy_regex(
+    r"^\s*(?:ich|wir)\b|[,;–-]\s*(?:und\s+)?(?:ich|wir)\s+(?:muss|müssen|sollte|sollten)\b", re.I
+)
 
 
 # German verbs of one act, as a to-do is written in German: the thing first, the verb last ("Steuererklärung

@@ -706,11 +706,12 @@ _FEAST_RE = lazy_regex(
 )
 
 
-# a stretch of days in one month, "March 10-12", "10–12 March": the parser reads neither; it starts on the first
+# a stretch of days in one month, "March 10-12", "10–12 March", "18 to 20 May": the parser reads none; it starts on
+# the first
 _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _DAY_RANGE_RE = lazy_regex(
     rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
-    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–)\s*"
+    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to\b|until\b|till\b)\s*"
     rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b",
     re.I,
 )
@@ -1075,6 +1076,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
         add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
     for m in _DAY_RANGE_RE.finditer(text):  # "March 10-12": from its first day
+        if m.group("e1") and not re.search(r"[-–]", m.group(0)) and re.search(r"\bfrom\s*$", text[: m.start()], re.I):
+            continue  # "move it from 3 to 5 May" goes to the 5th: a day changed, no stretch of days
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))

@@ -57,6 +57,13 @@ _QUESTION_RE = lazy_regex(
     re.I,
 )
 
+# where the named thing one goes to is: "to Embedded World in Nuremberg"
+_EVENT_THERE_RE = lazy_regex(rf"\s+(?i:in|at)\s+(?P<at>{_NAME})")
+# sent by work is going: "my company is sending me to Tokyo", "the office sends us to Lyon"
+SENT_RE = lazy_regex(
+    r"^.*?\b(?:is|are|'s|’s|will\s+be|has|have)?\s*(?:sending|sends|will\s+send)\s+(?P<who>me|us)\b(?=\s+(?:off\s+)?to\b)",
+    re.I,
+)
 # How long, not when: "for two weeks" is never a trip's start ("spending two weeks in Portugal from June 1")
 HOW_LONG_RE = lazy_regex(
     r"^(?:for\s+)?(?:a|an|one|two|three|four|five|six|a few|\d+)\s+"
@@ -71,16 +78,34 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _LAST_DAY = {"day": lambda n: n - 1, "night": lambda n: n, "week": lambda n: 7 * n, "month": lambda n: 30 * n}
 
 
+def sent_to_event(text: str) -> bool:
+    """Work sends the user to a named thing in a place ("the company is sending me to Embedded World in
+    Nuremberg"): a fair or a conference there, not a holiday."""
+    sent = SENT_RE.search(text)
+    if sent is None:
+        return False
+    where = re.match(rf"\s+to\s+(?:the\s+)?(?P<name>{_NAME})", text[sent.end() :])
+    return (
+        where is not None
+        and _named(where.group("name")) is None
+        and _EVENT_THERE_RE.match(text, sent.end() + where.end()) is not None
+    )
+
+
 def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:
     """The place away from home the user says they are going to, or None."""
     if text.rstrip().endswith("?") or _QUESTION_RE.match(text):
         return None
+    text = SENT_RE.sub(lambda m: "we are going" if m.group("who").lower() == "us" else "I am going", text, count=1)
     for going in _GOING_RE.finditer(text):
         where = _WHERE_RE.match(text, going.end())
         if where is None or where.group("possessive"):  # "Paris Hilton's party", "chad's place"
             continue
         if where.group("at"):
             place = _named(where.group("at"), lower_case_ok=text == text.lower())
+            there = None if place is not None else _EVENT_THERE_RE.match(text, where.end())
+            if there is not None:  # "to Embedded World in Nuremberg": an event, in a place
+                place = _named(there.group("at"))
         elif going.group("verb").lower().startswith("visit"):
             place = _named(where.group("alone"), countries_only=True)  # "visiting Anna" is a person
         else:

@@ -409,6 +409,14 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
             for x in said
         )
     ]
+    if len(fitting) > 1:
+        # "Greta called off the wedding" with two weddings open: the one whose title names more of what is said
+        def named(topic: dict) -> int:
+            told = set(words(str(topic.get("title"))))
+            return sum(x in told for x in set(said))
+
+        best = max(named(t) for t in fitting)
+        fitting = [t for t in fitting if named(t) == best]
     if len(fitting) != 1:
         return None
     return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
@@ -661,7 +669,9 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     for pattern in DONE_RES:
         found = pattern.match(text)
         if found:
-            task = _task_named(chat, found.group("what"))
+            what = found.group("what")
+            # a German compound joined by a hyphen names its parts: "Kita-Antrag" is the Kita application
+            task = _task_named(chat, what) or ("-" in what and _task_named(chat, what.replace("-", " "))) or None
             if task is not None:
                 return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task")
             return done_pending(chat, found.group("what")) or Reply(
@@ -1064,11 +1074,22 @@ _FAMILY_RE = lazy_regex(
 )
 
 
+# the user takes another person's event on ("Mum is moving on the 15th and I'm organising it"): the plan is theirs
+_TAKEN_ON_RE = lazy_regex(
+    r"\b(?:i'?m|i\s+am|i'?ll\s+be|i\s+will\s+be|i\s+have\s+to\s+be|we'?re|we\s+are)\s+(?:the\s+one\s+)?"
+    r"(?:organi[sz]ing|planning|arranging|handling|coordinating|sorting\s+out|in\s+charge\s+of|doing)\s+"
+    r"(?:it|that|this|everything|all\s+of\s+it|the\s+(?:move|whole\s+thing|lot))\b|"
+    r"\b(?:i\s+have\s+to|i\s+need\s+to|i\s+must)\s+(?:organi[sz]e|arrange|sort\s+out|plan)\s+(?:it|everything)\b",
+    re.I,
+)
+
+
 def _someone_elses(chat: Chat, text: str) -> bool:
     """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
-    plan of the user's. A capitalised word that names a thing ("Dentist is on Friday") or a place is no person."""
+    plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
+    on Friday") or a place is no person."""
     found = _SOMEONE_ELSE_RE.match(text)
-    if found is None:
+    if found is None or _TAKEN_ON_RE.search(text.replace("’", "'")):
         return False
     name = found.group("name")
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
@@ -1098,6 +1119,8 @@ def _going_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | No
     if travel is None or EXPLICIT_ADD_RE.match(text):
         return None
     place = going.place_gone_to(text, chat.home)
+    if place is not None and going.sent_to_event(text):
+        travel = chat.playbook.of_kind("conference") or travel  # sent by work to a named event there
     return (travel, None, place) if place is not None else None
 
 
@@ -1125,6 +1148,32 @@ _ASKS_RE = lazy_regex(
 _WEDDING_DISTRICT_RE = lazy_regex(r"\b(?:in|nach|to|from)\s+Wedding\b")
 
 
+# a move "from A to B" is a home's when B is a place or a home is named ("moving from Jira to Linear" is not)
+_MOVING_FROM_RE = lazy_regex(
+    r"\b(?i:moving\s+from)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?i:to)\s+(?P<to>[\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+)
+_HOME_RE = lazy_regex(r"\b(?:flat|apartment|house|home|place|lease|keys|wohnung)\b", re.I)
+
+
+def _home_moved(text: str) -> bool:
+    found = _MOVING_FROM_RE.search(text)
+    return found is None or bool(_HOME_RE.search(text)) or places.named(found.group("to")) is not None
+
+
+# what is planned is said before "before we fly …", "once she's born": that clause only says by when
+_BEFORE_CLAUSE_RE = lazy_regex(
+    r"\s*,?\s*\b(?:before|ahead\s+of|once|as\s+soon\s+as|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*",
+    re.I,
+)
+# a wish or a maybe, no event decided: "if I ever do the IELTS", "maybe we'll move", "thinking about moving"
+_HYPOTHETICAL_RE = lazy_regex(
+    r"^\s*(?:(?:and|but|so)\s+)?(?:if|in\s+case|suppose|supposing|what\s+if|maybe|perhaps|someday|one\s+day|"
+    r"i\s+might|we\s+might|i'?m\s+thinking\s+(?:about|of)|we'?re\s+thinking\s+(?:about|of)|"
+    r"i\s+wish|wenn\s+ich\s+(?:mal|irgendwann)|falls)\b",
+    re.I,
+)
+
+
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
     if not asked and _ASKS_RE.search(text.strip()):
@@ -1141,8 +1190,14 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
+    if _HYPOTHETICAL_RE.match(text):
+        return None  # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for
     read = _WEDDING_DISTRICT_RE.sub(" ", text)
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
+    main = _BEFORE_CLAUSE_RE.sub("", read)
+    if matched and main != read and not matched[0].find(main):
+        # "a new passport before we fly in April": the trip only dates what the message is about
+        matched = recognise_message(chat.playbook, main) or matched
     sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
     if sum_to_pay and (matched is None or matched[0].name == "official"):
         # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
@@ -1151,6 +1206,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
+        if event.name == "move" and not _home_moved(text):
+            return None  # "moving from Jira to Linear on 1 Feb" is no home moved
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
         if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) and _someone_elses(
             chat, text
@@ -1164,12 +1221,15 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         if away is None:
             return None
         event, trigger, place = away
+    # the age reached is no date ("Leo turns five on 3 March": "five" is not 5 o'clock)
+    aged = trigger is not None and re.match(r"(?:turns|wird)\s", trigger.group(0), re.I)
+    dated = text[: trigger.start()] + trigger.group(0).split()[0] + text[trigger.end() :] if aged else text
     # "for two weeks" says how long, not when: a message with no other date has no start
     # a stay away said by its month ("we are going to Paris in March") starts on the month's 1st
     # a day years away is an age or a count misread ("Mum's 70th is on the 20th"), no start
     found = [
         f
-        for f in dates.search(text, chat.now, chat.tz, months=True)
+        for f in dates.search(dated, chat.now, chat.tz, months=True)
         if not going.HOW_LONG_RE.match(f.phrase) and dates.local_date(f.value, chat.tz).year <= chat.today.year + 3
     ]
     if not found:
@@ -1178,7 +1238,7 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     todo = ADD_RE.match(text)
     if todo and "{place}" not in event.title and not asked:
         # "I need to file my taxes by the 25th": the topic is what the user has to do
-        what, _ = _split_when(todo.group("what"), chat)
+        what, _ = _split_when(_BEFORE_CLAUSE_RE.sub("", todo.group("what")), chat)
         if words(what):
             title = _title(POSSESSIVE_RE.sub("", what))
     start = (_day_and_hour(found, chat.tz) or (found[0],))[0]

@@ -240,7 +240,11 @@ def _title_only(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
 
 # "Emma turns 5", "Opa wird 90", "Mum's 70th is on …", "my husband's 40th": an age reached, a birthday
 _TURNS_RE = lazy_regex(
-    r"\b(?:turns|wird)\s+\d{1,3}\b(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
+    r"\b(?:turns|wird)\s+(?:\d{1,3}\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|sixteen|eighteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a\s+hundred|eins|zwei|drei|"
+    r"vier|fünf|sechs|sieben|acht|neun|zehn|achtzehn|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig|"
+    r"hundert)\b(?![\s-]+(?:of|o'clock|uhr|minutes?|hours?|days?|weeks?|months?|pages?|euros?)\b))"
+    r"(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
     r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
     r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
     re.I,

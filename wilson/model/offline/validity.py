@@ -21,6 +21,12 @@ VALID_UNTIL_RE = lazy_regex(
     r"(?:expires|runs out|is valid until)\s+(?:on\s+|in\s+)?(?P<when2>.+?)\s*[.!]*$",
     re.I,
 )
+# "… runs out in March and I need a new one": no answer to the check, a renewal to plan (the chat's life event)
+RENEWAL_RE = lazy_regex(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|got\s+to|gotta|want\s+to)\b.*\b(?:new\s+one|renew|renewed|"
+    r"replaced|replacement|new\s+(?:passport|id|visa|licen[cs]e))\b",
+    re.I,
+)
 MONTHS = {
     m: i
     for i, m in enumerate(
@@ -100,6 +106,8 @@ def valid_until(chat: Chat, text: str) -> Reply | None:
     found = VALID_UNTIL_RE.match(text.replace("’", "'"))
     if not found:
         return None
+    if RENEWAL_RE.search(text):
+        return None  # the user needs a new one: its plan, not the check's answer
     doc = (found.group("doc") or found.group("doc2")).lower()
     task = _check_task(chat, doc)
     if task is None:
