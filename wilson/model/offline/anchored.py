@@ -13,10 +13,10 @@ from datetime import date, datetime, time, timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
-from wilson.model.offline.words import best, words
+from wilson.model.offline.words import NUMBER_WORDS, best, words
 from wilson.kernel.lazy_regex import lazy_regex
 
-_COUNT = {"a": 1, "an": 1, "one": 1, "the": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_COUNT = {**NUMBER_WORDS, "the": 1}  # "the day before" counts one
 _WHEN = (
     r"(?:(?P<n>a|an|one|two|three|four|five|six|seven|the|\d{1,2})\s+(?P<unit>days?|weeks?|nights?|evening|morning)"
     r"\s+(?P<way>before|ahead of|prior to|after)|the\s+(?P<part>morning|evening|day)\s+of)"

@@ -25,6 +25,7 @@ from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
 from wilson.kernel.lazy_regex import lazy_regex
+from wilson.model.offline.words import NUMBER_WORDS
 
 VERBS = {
     "sign up": "Sign up",
@@ -131,28 +132,6 @@ _WITHIN_RE = lazy_regex(
     r"\s+(?P<unit>days?|weeks?|months?|tage?n?|wochen?|monate?n?)\b",
     re.I,
 )
-_NUMBERS = {
-    "a": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "ten": 10,
-    "fourteen": 14,
-    "einem": 1,
-    "einer": 1,
-    "zwei": 2,
-    "drei": 3,
-    "vier": 4,
-    "sechs": 6,
-    "acht": 8,
-    "zehn": 10,
-    "vierzehn": 14,
-}
 _UNITS = {"day": 1, "week": 7, "month": 30, "tag": 1, "woche": 7, "monat": 30}
 # asked of the reader: an imperative ("RSVP before …") or a request ("please", "could you"); not a promise
 # ("we'll confirm your booking by …") nor a state ("valid until …")
@@ -314,7 +293,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             span = _WITHIN_RE.match(phrase.strip())
             if span is None:
                 return None
-            count = int(span.group("n")) if span.group("n").isdigit() else _NUMBERS[span.group("n").lower()]
+            count = int(span.group("n")) if span.group("n").isdigit() else NUMBER_WORDS[span.group("n").lower()]
             unit = re.sub(r"(?:s|en|n|e)$", "", span.group("unit").lower())
             days = count * _UNITS.get(unit, _UNITS.get(unit + "e", 1))
             of_letter = letter_day is not None and (of_letter or _OF_THE_LETTER.search(phrase))

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply
-from wilson.model.offline.words import best, words
+from wilson.model.offline.words import NUMBER_WORDS, best, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 
@@ -28,19 +28,6 @@ _SHIFT_RE = lazy_regex(
     r"(?:\s+(?P<after>later|earlier|back|forward))?\s*[.!]*$",
     re.I,
 )
-_COUNT = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "couple of": 2,
-    "few": 3,
-}
 
 
 def shifted(chat: Chat, text: str) -> Reply | None:
@@ -50,7 +37,7 @@ def shifted(chat: Chat, text: str) -> Reply | None:
     old = dates.parse_moment(task.get("due"), chat.tz) if task else None
     if task is None or old is None:
         return None
-    n = _COUNT.get(found.group("n").lower()) or int(found.group("n"))
+    n = NUMBER_WORDS.get(found.group("n").lower()) or int(found.group("n"))
     days = n * (7 if found.group("unit").lower().startswith("w") else 1)
     earlier = re.search(r"\b(?:forward|up|ahead|earlier)\b", text, re.I) and not re.search(
         r"\b(?:back|later)\b", text, re.I

@@ -14,32 +14,8 @@ from datetime import date, datetime, time, timedelta
 
 from wilson.model.offline.dates import PART_OF_DAY_HOURS
 from wilson.kernel.lazy_regex import lazy_regex
+from wilson.model.offline.words import NUMBER_WORDS
 
-_COUNT = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "ten": 10,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty-five": 45,
-    "couple of": 2,
-    "a couple of": 2,
-    "few": 3,
-    "a few": 3,
-    "eine": 1,
-    "einen": 1,
-    "ein": 1,
-    "zwei": 2,
-    "drei": 3,
-}
 _UNIT = {
     "min": timedelta(minutes=1),
     "hour": timedelta(hours=1),
@@ -141,7 +117,7 @@ def relative_change(text: str) -> Change | None:
     said = _AFTER.sub("", _AROUND.sub("", said)).strip()
     found = _BY.match(said)
     n_said = found.group("n") if found else ""
-    n = 0.5 if n_said.startswith("half") else int(n_said) if n_said.isdigit() else _COUNT.get(n_said)
+    n = 0.5 if n_said.startswith("half") else int(n_said) if n_said.isdigit() else NUMBER_WORDS.get(n_said)
     if found and n is not None:  # not "the day after", read below
         unit = found.group("unit")
         step = next(length for name, length in _UNIT.items() if unit.startswith(name))
@@ -149,7 +125,7 @@ def relative_change(text: str) -> Change | None:
     found = _BACK.match(said)
     if found:
         n_said = found.group("n").lower()
-        n = 0.5 if n_said.startswith("half") else int(n_said) if n_said.isdigit() else _COUNT.get(n_said, 1)
+        n = 0.5 if n_said.startswith("half") else int(n_said) if n_said.isdigit() else NUMBER_WORDS.get(n_said, 1)
         step = next(length for name, length in _UNIT.items() if found.group("unit").lower().startswith(name))
         return Change(by=step * n if found.group("way").lower() == "back" else -step * n)
     found = _NEXT.match(said)

@@ -6,6 +6,44 @@ import re
 
 from wilson.model.offline.edit_distance import distance
 
+# Number words in a count ("in two weeks", "a couple of days", "in vierzehn Tagen"): each rule's pattern says
+# which of them it accepts, so one table serves them all.
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "ten": 10,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty-five": 45,
+    "couple of": 2,
+    "a couple of": 2,
+    "few": 3,
+    "a few": 3,
+    "ein": 1,
+    "eine": 1,
+    "einen": 1,
+    "einem": 1,
+    "einer": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "sechs": 6,
+    "acht": 8,
+    "zehn": 10,
+    "vierzehn": 14,
+}
+
+
 STOP_WORDS = set(
     """
 a about after all also am an and any are as at be been before both but by can could did do does done don't
