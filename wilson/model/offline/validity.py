@@ -7,6 +7,7 @@ year alone is read as its first day: a check that errs early costs a look, one t
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, timedelta
 
@@ -27,26 +28,7 @@ RENEWAL_RE = lazy_regex(
     r"replaced|replacement|new\s+(?:passport|id|visa|licen[cs]e))\b",
     re.I,
 )
-MONTHS = {
-    m: i
-    for i, m in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}  # january: 1, ...
 MONTH_YEAR_RE = lazy_regex(r"^(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})$|^(?P<m>\d{1,2})/(?P<y>\d{4})$", re.I)
 DAY_MONTH_YEAR_RE = lazy_regex(
     r"^(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>[a-z]+)\.?|(?P<m2>[a-z]+)\.?\s+"
