@@ -314,22 +314,34 @@ def snapshot_database(source: Path, target: Path) -> None:
         src.close()
 
 
-def replay(units: list[Unit], path: Path) -> tuple[float, float, int]:
-    """Issue the recorded transactions again, in order, on one connection with Wilson's pragmas.
+def replay(units: list[Unit], path: Path, per_thread: bool = False) -> tuple[float, float, int]:
+    """Issue the recorded transactions again, in order, with Wilson's pragmas: on one connection, or with
+    `per_thread` on a connection for each thread that issued them, as Wilson issues them (one connection per
+    actor thread, each with its own page cache and statement cache; in WAL mode a commit on one connection
+    empties the others' page caches, so the next read there loads its pages again).
     Returns (seconds, CPU seconds of this thread, statements that failed): on a loaded machine the wall
     time also holds the waits for a core, which the CPU time a benchmark sets beside it does not."""
     import sqlite3
     import time
 
-    from storage.db import SQLITE_PRAGMAS
+    from storage.db import SQLITE_PRAGMAS, STATEMENT_CACHE
     from wilson.kernel.clock import monotonic
 
-    conn = sqlite3.connect(str(path), isolation_level=None)
-    for key, value in SQLITE_PRAGMAS.items():
-        conn.execute(f"PRAGMA {key} = {value}")
+    connections: dict[str, sqlite3.Connection] = {}
+    for unit in units:  # opened before the clock starts, as Wilson's actors open theirs when they start
+        name = unit.thread if per_thread else ""
+        if name not in connections:
+            # per thread, Wilson's statement cache too; the one connection keeps sqlite3's default, as it always did
+            cache = {"cached_statements": STATEMENT_CACHE} if per_thread else {}
+            conn = connections[name] = sqlite3.connect(
+                str(path), isolation_level=None, check_same_thread=False, **cache
+            )
+            for key, value in SQLITE_PRAGMAS.items():
+                conn.execute(f"PRAGMA {key} = {value}")
     failed = 0
     start, cpu_start = monotonic(), time.thread_time()
     for unit in units:
+        conn = connections[unit.thread if per_thread else ""]
         for statement in unit.statements:
             sql, params = (statement, ()) if isinstance(statement, str) else statement
             try:
@@ -337,5 +349,6 @@ def replay(units: list[Unit], path: Path) -> tuple[float, float, int]:
             except sqlite3.Error:
                 failed += 1
     elapsed, cpu = monotonic() - start, time.thread_time() - cpu_start
-    conn.close()
+    for conn in connections.values():
+        conn.close()
     return elapsed, cpu, failed

@@ -13,4 +13,7 @@ def test_the_replay_beside_the_cpu_figure_is_of_the_same_one_at_a_time_messages(
     assert sql["loop_statements_per_stimulus"] >= 8  # and the run's reads, BEGIN and COMMIT with them
     # a statement that failed in the replay would make the baseline lighter than the work it stands for
     assert sql["loop_failed_statements"] == 0
+    assert sql["loop_threads_failed_statements"] == 0
+    # the caller's row, the cortex lane's run and the channel's delivery, each on the connection of its thread
+    assert sql["loop_threads"] == 3
     assert sql["failed_statements"] == 0
