@@ -2,6 +2,7 @@
 adds to each one beyond the model call.
 
     python -m bench.pipeline [--quick] [--json]
+    python -m bench.pipeline --profile [--quick]   # where the CPU goes, by function and thread (needs yappi)
 
 The path: a realtime stimulus (`app.say`, which commits a priority-0 inbox row
 exactly as a realtime channel does) → thalamus → realtime cortex lane → model →
@@ -54,6 +55,7 @@ stands for.)
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -554,7 +556,73 @@ def run(quick: bool = False) -> dict:
     )
 
 
+PROFILE_TOP = 15
+
+
+def profile(samples: int, top: int = PROFILE_TOP) -> str:
+    """Where the CPU of one-at-a-time realtime stimuli goes: yappi's CPU clock on every thread (the caller's,
+    the thalamus', the cortex lane's, the channel's), the functions that spent most in their own code, and the
+    CPU by thread. A profiler multiplies the cost of each Python call, so read the order, not the times."""
+    try:
+        import yappi
+    except ImportError:
+        return "--profile needs yappi (pip install yappi; the bench extra has it)"
+    with TempHome("pipeline-profile") as home:
+        deliveries = Deliveries()
+        app = make_wilson(
+            bench_config(home, WILSON_LLM_MODEL="scripted"),
+            RealClock(),
+            llm="offline",
+            printer=deliveries,
+            replace=_timed_repl(deliveries),
+        ).start()
+        try:
+            timer = ModelTimer(app.synapse)
+            _warm(app, deliveries, timer)
+            yappi.clear_stats()
+            yappi.set_clock_type("cpu")
+            yappi.start(builtins=True, profile_threads=True)
+            try:
+                _closed_loop(app, deliveries, timer, samples)
+            finally:
+                yappi.stop()
+            names = {thread.ident: thread.name for thread in threading.enumerate()}
+        finally:
+            app.stop()
+    functions = sorted(yappi.get_func_stats(), key=lambda f: f.tsub, reverse=True)[:top]
+    threads = sorted(yappi.get_thread_stats(), key=lambda t: t.ttot, reverse=True)
+    yappi.clear_stats()
+    lines = [f"profile of {samples} realtime stimuli, one at a time, offline model (yappi, CPU clock, every thread)"]
+    lines.append(f"{'own ms/stimulus':>16} {'calls/stimulus':>15}  function")
+    for stat in functions:
+        lines.append(f"{stat.tsub / samples * 1000:16.3f} {stat.ncall / samples:15.1f}  {_where(stat)}")
+    lines.append(
+        "CPU by thread, ms per stimulus (profiled): "
+        + ", ".join(f"{names.get(t.tid, t.name)} {t.ttot / samples * 1000:.3f}" for t in threads if t.ttot > 0)
+    )
+    return "\n".join(lines)
+
+
+def _where(stat) -> str:
+    """A profiled function as `path:line name`, the path from the project or the library it is in."""
+    module = stat.module
+    for cut in ("/site-packages/", "/lib/python3."):
+        if cut in module:
+            module = module.split(cut, 1)[1]
+            break
+    else:
+        import os
+
+        module = os.path.relpath(module) if os.path.isabs(module) else module
+    return f"{module}:{stat.lineno} {stat.name}"
+
+
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--profile" in argv:  # not a benchmark's figures: a look at where they come from
+        argv.remove("--profile")
+        print(profile(80 if "--quick" in argv else 300))
+        return 0
     return cli("bench.pipeline", __doc__, run, argv)
 
 
