@@ -42,12 +42,32 @@ PROPOSE = "propose"  # the one tool every mutation is offered through (actors/to
 DEFAULT_LIMIT = 300  # characters of a string argument, unless the tool says otherwise
 
 
+# The names of schema lists seen before, by the identity of their schemas: a run's schemas are the same cached
+# dicts call after call (actors/tools.schemas_for), and every model call asks for their names. The entry holds
+# the schemas themselves, so no id in its key can be reused by another object while it is kept. Emptied when full.
+_named: dict[tuple[int, ...], tuple[tuple, tuple[str, ...]]] = {}
+NAMED_LISTS = 64
+
+
 def offered_names(schemas) -> list[str]:
     """The names a list of tool schemas (the wire's `tools`) lets a model call: each tool's, then the actions of a
     `propose` tool among them (a mutation is offered as an action of `propose`, and a call by its own name is
     read as well). Schemas of another shape are passed over."""
+    listed = tuple(schemas or ())
+    key = tuple(map(id, listed))
+    known = _named.get(key)
+    if known is not None:
+        return list(known[1])
+    names = _offered_names(listed)
+    if len(_named) >= NAMED_LISTS:
+        _named.clear()
+    _named[key] = (listed, tuple(names))
+    return names
+
+
+def _offered_names(schemas: tuple) -> list[str]:
     names, actions = [], []
-    for schema in schemas or ():
+    for schema in schemas:
         function = schema.get("function") if isinstance(schema, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             continue

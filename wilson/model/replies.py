@@ -89,7 +89,7 @@ _TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
 def calls_in_content(text: str | None, offered) -> list[dict]:
     """The tool calls written into a message's text, in the wire shape ({"function": {"name", "arguments"}}),
     when the text is nothing but calls of offered tools; [] otherwise (words about a tool are no call)."""
-    if not text or not offered:
+    if not text or not offered or "{" not in text:  # every call is a JSON object: most replies are words alone
         return []
     tagged = _TAGGED_CALL.findall(text)
     if tagged and not _TAGGED_CALL.sub("", text).strip():
