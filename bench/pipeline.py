@@ -72,6 +72,7 @@ from bench.common import (
     percentile,
     ratio,
     replay,
+    replay_by_thread,
     result,
     snapshot_database,
 )
@@ -383,8 +384,11 @@ def measure_sql(burst: int, samples: int) -> dict:
         seconds, cpu, failed = replay(units, copy)
         threads_copy = home / "replay-loop-threads.sqlite3"
         snapshot_database(loop_copy, threads_copy)
+        by_thread_copy = home / "replay-loop-by-thread.sqlite3"
+        snapshot_database(loop_copy, by_thread_copy)
         loop_seconds, loop_cpu, loop_failed = replay(loop_units, loop_copy)
         threads_seconds, threads_cpu, threads_failed = replay(loop_units, threads_copy, per_thread=True)
+        by_thread = replay_by_thread(loop_units, by_thread_copy)
     statements = sum(len(u.statements) for u in units)
     writes = sum(1 for u in units if u.writes)
     return {
@@ -400,6 +404,7 @@ def measure_sql(burst: int, samples: int) -> dict:
         "loop_threads_replay_seconds": round(threads_seconds, 4),
         "loop_threads_replay_cpu_seconds": round(threads_cpu, 4),
         "loop_threads_failed_statements": threads_failed,
+        "loop_replay_cpu_ms_by_thread": {name: round(cpu / samples * 1000, 3) for name, cpu in by_thread.items()},
         "replay_seconds": round(seconds, 4),
         "replay_cpu_seconds": round(cpu, 4),
         "rate": round(burst / seconds, 1),
@@ -547,6 +552,8 @@ def run(quick: bool = False) -> dict:
         f"replay: {sql['statements_per_stimulus']} statements per stimulus, issued with their bound parameters",
         "CPU per stimulus by thread, one at a time, offline model (ms; the caller's holds the bench's waits): "
         + ", ".join(f"{name} {spent}" for name, spent in offline["thread_cpu_ms"].items()),
+        "the replay's CPU per stimulus by the thread that issued the statements (ms): "
+        + ", ".join(f"{name} {spent}" for name, spent in sql["loop_replay_cpu_ms_by_thread"].items()),
     ]
     failed = sql["failed_statements"] + sql["loop_failed_statements"] + sql["loop_threads_failed_statements"]
     if failed:
