@@ -44,7 +44,7 @@ that makes a crash safe would commit when someone else's did. In WAL mode each c
 page cache, emptied when another connection has committed since its last read, so the cortex's first read
 after the receptor's INSERT loads its pages again; a replay on one connection keeps them all cached
 across stimuli, which no process of several actors can. Both figures are printed: the one-connection
-replay is the lighter, at about four fifths of the per-thread one here.
+replay is the lighter, at about six sevenths of the per-thread one here.
 
 The replay issues each statement as Wilson handed it to sqlite3: the same SQL text
 with its bound parameters, so sqlite3's statement cache serves the replay as it
