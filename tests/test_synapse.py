@@ -904,3 +904,16 @@ def test_a_model_server_that_drips_its_headers_is_given_up_within_the_endpoints_
         took = time.monotonic() - started
         transport.close()
     assert took < 2.0 + 3, took  # the drip alone would last 30 s
+
+
+def test_an_offline_answer_is_traced_with_its_rule_and_only_the_calls_beside_it(connect):
+    synapse = connect()  # no base_url: the offline rules answer every role
+    said = synapse.chat("deep", ASK, trace_id="words")
+    called = synapse.chat("reflex", SCAN, [ARROW], trace_id="calls")
+    words = Trace.get(Trace.trace_id == "words")
+    calls = Trace.get(Trace.trace_id == "calls")
+    assert words.stage == calls.stage == "offline"
+    assert words.reason == f"deep: offline rule: {said.rule or 'none'}"
+    assert words.data is None  # the reason names the role and the rule: the row does not say them twice
+    assert calls.reason == f"reflex: offline rule: {called.rule or 'none'}"
+    assert calls.data == {"tool_calls": ["arousal"]}

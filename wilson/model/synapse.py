@@ -560,13 +560,15 @@ class Synapse:
         if not trace_id:
             return
         try:
+            # the reason names the role and the rule; the data holds only what it does not say, the calls made
+            calls = [c.name for c in result.tool_calls]
             trace.record(
                 trace_id,
                 "offline",
                 "synapse",
                 f"{role}: offline rule: {result.rule or 'none'}",
                 at=self.clock.now(),
-                data={"role": role, "rule": result.rule, "tool_calls": [c.name for c in result.tool_calls]},
+                data={"tool_calls": calls} if calls else None,
             )
         except peewee.PeeweeException as exc:
             logger.error("could not trace an offline answer: {}", exc)
