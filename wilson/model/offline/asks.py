@@ -211,6 +211,8 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
     if verb == "Attend" and (appear := _APPEAR_RE.search(_plain(said))):
         # where and when to be: the summons' own words ("am Dienstag, 9. März 2027, um 10:30 Uhr im Amtsgericht …")
         more = f"When and where: {' '.join((appear.group('when') or appear.group('when2')).split())}. {more}".strip()
+    if verb == "Prepare" and (bring := _BRING_SENTENCE_RE.search(_plain(said))):
+        more = f"{bring.group(0).strip()} {more}".strip()  # what to have with one, in the sender's words, first
     return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
 
 
@@ -223,6 +225,19 @@ _READY_RE = lazy_regex(
     r"(?:ready )?for (?:collection|pick-?up))\b",
     re.I,
 )
+
+
+# what to have with one at an appointment or an event: asked of the reader, not offered ("bring a friend for free")
+_BRING_RE = lazy_regex(
+    r"\b(?:please|kindly|remember to|don'?t forget to|do not forget to|make sure (?:to|you)|be sure to|"
+    r"you (?:will )?(?:need|have) to|you must|you should)\s+(?:also\s+)?bring\b(?!\s+(?:a friend|friends|"
+    r"your friends|the family|your family|someone|a guest|guests)\b)|\bbitte\b[^.!?\n]{0,60}\bmit(?:zu)?bringen\b|"
+    r"\bbringen sie (?:bitte )?\b[^.!?\n]{0,60}\bmit\b",
+    re.I,
+)
+
+
+_BRING_SENTENCE_RE = lazy_regex(r"[^.!?\n]*(?:" + _BRING_RE.pattern + r")[^.!?\n]*[.!?]?", re.I)
 
 
 # asked to be somewhere on a day: a summons, a hearing, an interview ("you are asked to attend on 9 March at 10:30 in
@@ -318,6 +333,11 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        bring = _BRING_RE.search(sentence)
+        if bring and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
+            # "Your appointment is confirmed for 24 February at 10:15. Please bring your passport and two photos":
+            # things to get ready by the day it is
+            return "Prepare", by, ""
         ready = _READY_RE.search(sentence)
         if ready and (by := ahead(ready.group("when") or ready.group("when2") or "")):
             return "Collect", by, ""  # "Ihre Vorbestellung liegt bis zum 17.03. zur Abholung bereit"
@@ -503,7 +523,7 @@ _THEN_RE = lazy_regex(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the
 def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
     """The last date still to come in `text`: what "by then" points back to. Read a clause at a time: a list of
     titles after the date ("… ends on 22 January: - "Der Distelfink"") would make date search read it all as German."""
-    for clause in reversed(re.split(r"[:;\n]|(?<=[.!?])\s", text)):
+    for clause in reversed(re.split(r"(?<!\d)[:;](?!\d)|\n|(?<=[.!?])\s", text)):  # not "10:15"
         found = [
             f
             for f in dates.search(clause, sent, tz)

@@ -36,7 +36,8 @@ GREETING = lazy_regex(
     r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
     r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
     r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
-    r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
+    # "Dear residents of Gubener Str. 14,": an abbreviation's dot does not end the greeting
+    r"grüezi|hallo zusammen)\b(?:[^,!:.\n]|(?<=\b(?:nr|dr|st|mr|ms|no))\.|(?<=\b(?:str|mrs))\.|(?<=\bprof)\.){0,60}[,!:.]|"
     r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*",
     re.IGNORECASE,
 )

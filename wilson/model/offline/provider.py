@@ -442,7 +442,11 @@ class Cortex:
             elif (
                 urgency.CLOSURE_RE.search(summary)
                 or urgency.DISRUPTION_RE.search(summary)
-                or re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I)
+                or re.search(
+                    r"\b(?:reschedul\w*|schedule change|umgeplant|geändert|(?:has|have|was|were|been) changed)\b",
+                    summary,
+                    re.I,
+                )
                 or not says_when(summary)  # "Dr. Weber is ill today.": the sentence with the new time says what changed
             ):
                 # a cancellation or a closure is told with what replaces it: the new flight, the later start

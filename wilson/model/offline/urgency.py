@@ -144,11 +144,13 @@ EMERGENCY_RES = (
         "a medical emergency",
         lazy_regex(
             r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
-            r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
+            r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought)(?: (?:him|her|them|you|us|me|"
+            r"(?:your|my|our) \w+))? to (?:the )?"
             r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
             r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
             r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
-            r"critical condition|krankenhaus|notaufnahme|notarzt)\b",
+            r"critical condition|breathing difficult\w*|difficulty breathing|krankenhaus|notaufnahme|"
+            r"notarzt)\b",
             re.I,
         ),
     ),
@@ -231,8 +233,22 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     return (
         bool(PAY_THROUGH_LINK_RE.search(blob))
         and link is not None
-        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender))
+        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender) or _token_fee(blob))
     )
+
+
+TOKEN_FEE = 5  # "a customs fee of 1.99 EUR": a real office or carrier does not chase a couple of euros through a link
+_FEE_RE = lazy_regex(
+    r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?(?P<a>\d+(?:[.,]\d{1,2})?)\b|"
+    r"\b(?P<b>\d+(?:[.,]\d{1,2})?)\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)",
+    re.I,
+)
+
+
+def _token_fee(blob: str) -> bool:
+    """Every amount in the mail is a few euros at most: what a parcel or toll scam asks through its link."""
+    amounts = [float((m.group("a") or m.group("b")).replace(",", ".")) for m in _FEE_RE.finditer(blob)]
+    return bool(amounts) and max(amounts) <= TOKEN_FEE
 
 
 # a threat that, with a link to follow, is a phishing mail's ("… to avoid suspension", "Ihre Karte wird gesperrt, wenn
