@@ -517,7 +517,11 @@ def _asking(before: str) -> bool:
     return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
 
 
-_THEN_RE = lazy_regex(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
+_THEN_RE = lazy_regex(
+    r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date|dahin|zu diesem (?:datum|tag|termin)|"
+    r"diesem (?:datum|tag|termin))\b",
+    re.I,
+)
 
 
 def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:

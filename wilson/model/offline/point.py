@@ -128,7 +128,8 @@ def said_sentences(text: str, subjects: set[str] = frozenset()) -> list[str]:
     found, lead = [], ""
     for line in body_lines(text, {s.lower() for s in subjects if s}):
         for sentence in sentences(line):
-            rest = GREETING.sub("", sentence, count=1).strip()
+            # "Sehr geehrte Steuerzahlerin, sehr geehrter Steuerzahler,": a greeting may name two
+            rest = GREETING.sub("", GREETING.sub("", sentence, count=1).strip(), count=1).strip()
             if not rest or PLEASANTRY.match(rest) or SIGNATURE.fullmatch(rest) or DATE_LINE.match(rest):
                 continue
             if rest.endswith(":") and len(rest) <= LEAD_IN_CHARS:

@@ -33,7 +33,10 @@ PROMO_RE = lazy_regex(
     r"(?:items? in )?your (?:shopping )?(?:cart|basket|warenkorb)|complete your (?:purchase|order)|"
     r"don'?t miss out|while stocks? last|nur noch \d+ stunden|hurry|last call|book now|seats are limited|"
     r"limited seats|masterclass|join us live|live stream|livestream|survey|umfrage|your opinion counts|"
-    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
+    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern|"
+    # a list's footer in its own words, when the list headers are missing
+    r"to stop receiving (?:this|these|our|the)|manage (?:your )?(?:subscription|e-?mail preferences)|"
+    r"newsletter abbestellen|vom newsletter abmelden)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
@@ -270,7 +273,8 @@ PAY_THROUGH_LINK_RE = lazy_regex(
     r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
     r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
     r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-    r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
+    r"refund of [\d.,]+|(?:steuer)?erstattung von [\d.,]+|anspruch auf (?:eine |ihre )?\w*erstattung|"
+    r"(?:innerhalb|binnen) (?:von )?(?:12|24|48|72) stunden|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
     r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
     r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
     re.I,
