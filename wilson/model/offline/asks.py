@@ -237,6 +237,12 @@ _BRING_RE = lazy_regex(
 )
 
 
+# where one has to turn up with things: not a hotel's or a restaurant's booking, which asks nothing to be got ready
+_APPOINTMENT_RE = lazy_regex(
+    r"\b(?:appointment|interview|exam(?:ination)?|hearing|consultation|termin\w*|vorstellungsgespräch|prüfung|"
+    r"anhörung|vorsprache)\b",
+    re.I,
+)
 _BRING_SENTENCE_RE = lazy_regex(r"[^.!?\n]*(?:" + _BRING_RE.pattern + r")[^.!?\n]*[.!?]?", re.I)
 
 
@@ -334,7 +340,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
         bring = _BRING_RE.search(sentence)
-        if bring and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
+        if bring and _APPOINTMENT_RE.search(said) and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
             # "Your appointment is confirmed for 24 February at 10:15. Please bring your passport and two photos":
             # things to get ready by the day it is
             return "Prepare", by, ""

@@ -50,7 +50,8 @@ PLEASANTRY = lazy_regex(
     r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
     r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
     # a call for attention before the news: "Are you awake?", "Sorry to wake you"
-    r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
+    r"(?:(?:[A-ZÀ-Ý]\w+, )?(?:are you (?:awake|there|up|around|home|at home)|(?:bist du|sind sie) (?:\w+ )?"
+    r"(?:wach|da|zu ?hause|daheim))|how are you(?: doing)?|how's it going|"
     r"sorry to (?:bother|wake|disturb) you|sorry (?:for|about) the (?:late )?(?:hour|time)|"
     r"sorry für die (?:späte )?(?:uhrzeit|störung|stunde)|entschuldig\w* (?:die|für die) (?:späte )?"
     r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",

@@ -113,6 +113,15 @@ CLOSURE_RE = lazy_regex(
     r"\w*unterbrechung|unterbrochen|evakuiert)\b",
     re.I,
 )
+# what a contract costs changes: a supplier's, landlord's or insurer's new price, rent or instalment
+PRICE_CHANGE_RE = lazy_regex(
+    r"\b(?:price (?:adjustment|increase|change|rise)|(?:rent|premium|contribution|tariff) (?:increase|adjustment)|"
+    r"your (?:new )?(?:monthly |annual )?(?:instalment|installment|advance payment|premium|rent|contribution|fee)s? "
+    r"(?:will )?(?:therefore )?(?:change|rise|increase|go up)|special right (?:of|to) (?:termination|cancel\w*)|"
+    r"preisanpassung|preiserhöhung|mieterhöhung|beitragsanpassung|beitragserhöhung|sonderkündigungsrecht|"
+    r"neue[rn]? (?:monatliche[rn]? )?abschlag|abschlag (?:\w+ )?(?:steigt|ändert sich|erhöht sich))\b",
+    re.I,
+)
 # clear emergencies, each in words a person or an office uses for it
 EMERGENCY_RES = (
     (
@@ -139,7 +148,9 @@ EMERGENCY_RES = (
         lazy_regex(
             r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
             r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
-            r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b",
+            r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt|aus)|kommt rauch|"
+            r"(?:called|call|calling) the fire (?:brigade|department)|smoke (?:is )?coming (?:out|from)|"
+            r"feuerwehr (?:\w+ )?(?:gerufen|alarmiert|verständigt|angerufen)|brandgeruch|riecht (?:\w+ )?verbrannt)\b",
             re.I,
         ),
     ),
@@ -455,6 +466,9 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     dated = [f for f in search(blob, sent, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
+    if (cost := PRICE_CHANGE_RE.search(blob)) and not PROMO_RE.search(blob):
+        # a contract's new price or instalment: what the user pays changes, and they may object or cancel
+        return Judgement(2, f"a change to what you pay (“{cost.group(0)}”)")
     # (a watched page has no sender: the user asked to hear what it says)
     person = from_a_person(sender)
     # a visit to the user's home is theirs to be there for, asked or not
