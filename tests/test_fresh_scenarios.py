@@ -22,6 +22,7 @@ DATA = Path(__file__).resolve().parent / "data"
 DIRS = [DATA / "fresh" / "scenarios" / "dev", DATA / "fresh" / "scenarios" / "dev_b", DATA / "variants" / "scenarios"]
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_c")  # the third blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_d")  # the fourth blind batch
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 NOT_YET: dict[str, str] = {
     "chat_what_is_due_next_week": "chat: “and another one: book a hotel … by Thursday 25 March” is not read as a "

@@ -237,6 +237,13 @@ _BRING_RE = lazy_regex(
 )
 
 
+# what one gets ready for an appointment: papers, not the car one brings to the garage at the new time
+_PAPERS_RE = lazy_regex(
+    r"\b(?:passports?|id|id card|identity card|documents?|photos?|pictures|cards?|forms?|certificates?|papers|proof|"
+    r"letter|receipts?|x-rays?|referral|ausweis\w*|reisepass|pässe|unterlagen|bescheinigung\w*|\w*karte|nachweis\w*|"
+    r"formular\w*|lichtbild\w*|fotos?|überweisung(?:sschein)?|befund\w*)\b",
+    re.I,
+)
 # where one has to turn up with things: not a hotel's or a restaurant's booking, which asks nothing to be got ready
 _APPOINTMENT_RE = lazy_regex(
     r"\b(?:appointment|interview|exam(?:ination)?|hearing|consultation|termin\w*|vorstellungsgespräch|prüfung|"
@@ -339,7 +346,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
-        bring = _BRING_RE.search(sentence)
+        bring = _BRING_RE.search(sentence) and _PAPERS_RE.search(sentence)
         if bring and _APPOINTMENT_RE.search(said) and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
             # "Your appointment is confirmed for 24 February at 10:15. Please bring your passport and two photos":
             # things to get ready by the day it is
