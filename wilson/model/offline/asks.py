@@ -526,8 +526,12 @@ def _overlapping(pattern: re.Pattern, sentence: str):
 _LISTED_RE = lazy_regex(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$", re.I)
 
 
+# an imperative after what it is for: "To keep a fixed price, choose one of our new tariffs by 15 March"
+_PURPOSE_RE = lazy_regex(r"^\s*(?:to|in order to|if you (?:want|wish|would like) to|um)\b[^.!?]{0,80},\s*$", re.I)
+
+
 def _asking(before: str) -> bool:
-    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
+    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before) or _PURPOSE_RE.search(before))
 
 
 _THEN_RE = lazy_regex(

@@ -51,7 +51,9 @@ AUTOMATED_SENDER_RE = lazy_regex(
 )
 CHILD_RE = lazy_regex(
     r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
-    r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
+    # "Ihr Kind", never the "Kind" of "Kind regards"
+    r"kindergarten|daycare|day care|school nurse|kita|(?-i:Kind(?:es)?)(?!\s+(?:regards|wishes|greetings|of)\b)|kinder|"
+    r"sohn|tochter|klassenfahrt|schulausflug|"
     r"schüler\w*|klasse \d\w?)\b",
     re.I,
 )
@@ -103,9 +105,11 @@ CLOSURE_RE = lazy_regex(
     r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
     r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
     # "we have to move your appointment today from 15:00 to 17:00"
-    r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
+    r"(?:move|moved|moving|shift|shifted|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
     r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
-    r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
+    r"will not (?:take place|go ahead)|changed? to|evacuat\w*|instead|"
+    r"(?:change|changes) (?:to|of) your (?:appointment|booking|reservation|flight|train|journey|trip)|"
+    r"stattdessen|terminänderung|änderung (?:ihres|deines|des|ihrer|deiner|der) (?:termins|buchung|reise|fluges)|"
     r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
     # in German: closed, cancelled, moved, cut off, on strike
     r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
