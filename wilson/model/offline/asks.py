@@ -24,6 +24,7 @@ from wilson.model.offline.bills import task_for as bills_task_for
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
+from wilson.model.offline.quoted import quotes
 from wilson.kernel.lazy_regex import lazy_regex
 from wilson.model.offline.words import NUMBER_WORDS
 
@@ -213,6 +214,8 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
         more = f"When and where: {' '.join((appear.group('when') or appear.group('when2')).split())}. {more}".strip()
     if verb == "Prepare" and (bring := _BRING_SENTENCE_RE.search(_plain(said))):
         more = f"{bring.group(0).strip()} {more}".strip()  # what to have with one, in the sender's words, first
+    if wrote := quotes(said, {subject, str(payload.get("subject") or "")}, by.phrase.strip()):
+        more = f"{more} The mail: {wrote}".strip()  # what, where and when in the sender's words
     return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
 
 

@@ -72,11 +72,19 @@ ABBREVIATION = lazy_regex(
 )
 
 
+# "bis zum 28. Februar": a day's dot before its month ends no sentence
+DAY_BEFORE = lazy_regex(r"\b\d{1,2}$")
+MONTH_AFTER = lazy_regex(rf"\s+(?:{_MONTH}|april|august)\b", re.IGNORECASE)
+
+
 def sentences(line: str) -> list[str]:
     """A line's sentences, each whole ("Please pay 12.50 EUR by 3 Jan." and "Dad is in St. Georg." stay one)."""
     found, start = [], 0
     for end in END.finditer(line):
-        if end.group(0) == "." and ABBREVIATION.search(line[start : end.start()]):
+        if end.group(0) == "." and (
+            ABBREVIATION.search(line[start : end.start()])
+            or (DAY_BEFORE.search(line[start : end.start()]) and MONTH_AFTER.match(line, end.end()))
+        ):
             continue
         found.append(line[start : end.end()].strip())
         start = end.end()
@@ -94,13 +102,18 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     """The paragraphs the sender wrote, each on one line (a mail's lines are often wrapped mid-sentence), without
     the channel's lines, a header, a date line, a bare subject, or a signature and what follows it."""
     kept: list[str] = []
-    joining = False
+    joining = listed = False
     for raw in (text or "").splitlines():
         line = " ".join(raw.split()).replace("“", '"').replace("”", '"')
         low = line.lower()
         if not line:
             joining = False
             continue
+        # a list's items are each their own line, and so is the sentence after the list
+        item = bool(LIST_ITEM.match(line))
+        if item or listed:
+            joining = False
+        listed = item
         if (
             CHANNEL_LINE.match(line)
             or HEADER_LINE.match(line)
@@ -120,6 +133,7 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     return kept
 
 
+LIST_ITEM = lazy_regex(r"^(?:[-•*–·]|\d{1,2}[.)])\s")
 LEAD_IN_CHARS = 60  # "URGENT to all tenants of Boxhagener Str. 54:": a line this short ending in a colon leads in
 
 
