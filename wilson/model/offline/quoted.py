@@ -13,7 +13,14 @@ import re
 
 from wilson.model.offline.opening import ADDRESS, says_when, shortened
 from wilson.model.offline.point import said_sentences
+from wilson.kernel.lazy_regex import lazy_regex
 
+# a sentence that says what the sender still needs
+NEEDED = lazy_regex(
+    r"\b(?:we|i) (?:still |also )?(?:need|require)\b|\b(?:is|are) (?:still )?missing\b|\bbenötigen wir\b|"
+    r"\bbrauchen wir\b|\bfehl(?:t|en) (?:uns )?noch\b|\bwir benötigen\b|\bwir brauchen\b",
+    re.I,
+)
 QUOTED_CHARS = 160  # of each sentence quoted
 MOST = 3  # sentences quoted
 
@@ -35,13 +42,18 @@ def without_address(sentence: str) -> str:
 def quotes(text: str, subjects: set[str], asked: str = "") -> str:
     """ “point” “when” “ask”: the mail's sentences a task's notes carry (`asked`: words of the ask, such as its date
     phrase, that name the sentence it is in); "" when the mail says nothing past its subject."""
-    found = [without_address(s) for s in said_sentences(text, {s.lower() for s in subjects if s})]
+    named = [s.lower() for s in subjects if s]
+    lines = (text or "").splitlines()
+    if lines and any(lines[0].strip().lower().startswith(s) for s in named):
+        lines = lines[1:]  # the summary line a kept item starts with ("Subject (from …)"): not the sender's words
+    found = [without_address(s) for s in said_sentences("\n".join(lines), set(named))]
     found = [s for s in found if s]
     if not found:
         return ""
     picked = [found[0]]
     if not says_when(found[0]):
         picked += [s for s in found[1:] if says_when(s)][:1]
+    picked += [s for s in found[1:] if NEEDED.search(s)][:1]  # "We need your bank statements …": what
     if asked:
         picked += [s for s in found if asked.lower() in s.lower()][:1]
     unique = list(dict.fromkeys(picked))[:MOST]

@@ -113,7 +113,10 @@ CLOSURE_RE = lazy_regex(
     r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
     # in German: closed, cancelled, moved, cut off, on strike
     r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-    r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
+    r"entfallen|abgesagt|verschoben|verlegt|verschieben|verlegen|absagen|fällt\b[^.!?\n]{0,80}?\baus|"
+    # not done when it was to be: "Ihr Wagen wird heute nicht mehr fertig", "your car won't be ready today"
+    r"nicht (?:mehr )?fertig|won'?t be ready|will not be ready|not be ready|"
+    r"\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
     r"\w*unterbrechung|unterbrochen|evakuiert)\b",
     re.I,
 )
@@ -135,7 +138,8 @@ EMERGENCY_RES = (
             r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
             r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
             r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
-            r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
+            r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im)|"
+            r"(?:tropft|läuft|kommt|dringt|fließt|sickert) (?:\w+ ){0,2}wasser (?:durch|aus|in|von))\b",
             re.I,
         ),
     ),
