@@ -76,7 +76,8 @@ _INSTEAD = lazy_regex(
     r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
     r"(?:abfahrt|gleis|gate)|rescheduled to|"
     # when the thing delayed can be had: "Sie können ihn morgen ab 16:00 Uhr abholen", "you can collect it at 17:00"
-    r"(?:können|kannst) (?:sie|du) (?:ihn|sie|es|das \w+|den \w+|die \w+)\b[^.!?\n]{0,40}\b(?:abholen|holen)|"
+    r"(?:(?:können|kannst) (?:sie|du)|(?:sie|du) (?:können|kannst)) (?:ihn|sie|es|das \w+|den \w+|die \w+)\b"
+    r"[^.!?\n]{0,40}\b(?:abholen|holen)|"
     r"(?:can|could) (?:pick|collect) (?:it|him|her|them|your \w+)|ready (?:for (?:pick-?up|collection) )?(?:from|at|on|"
     r"tomorrow)|abholbereit|now (?:departs|leaves|arrives|takes place)|neuer termin)\b",
     re.I,

@@ -113,7 +113,7 @@ CLOSURE_RE = lazy_regex(
     r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
     # in German: closed, cancelled, moved, cut off, on strike
     r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-    r"entfallen|abgesagt|verschoben|verlegt|verschieben|verlegen|absagen|fällt\b[^.!?\n]{0,80}?\baus|"
+    r"entfallen|abgesagt|verschoben|verlegt|verschieben|verlegen|absagen|fällt\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?\baus|"
     # not done when it was to be: "Ihr Wagen wird heute nicht mehr fertig", "your car won't be ready today"
     r"nicht (?:mehr )?fertig|won'?t be ready|will not be ready|not be ready|"
     r"\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
