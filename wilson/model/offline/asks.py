@@ -240,6 +240,12 @@ _BRING_RE = lazy_regex(
 )
 
 
+# asked to let the sender know by a day, in German: "Geben Sie mir bis Sonntag Bescheid?", "sag mir bis Freitag Bescheid"
+_BESCHEID_RE = lazy_regex(
+    r"\b(?:geben sie|gebt|gib|sagen sie|sag|sagt)\s+(?:mir|uns)\b(?:\s+\w+){0,3}?\s+bis\s+(?:zum\s+)?"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}?)\s+bescheid\b",
+    re.I,
+)
 # what one gets ready for an appointment: papers, not the car one brings to the garage at the new time
 _PAPERS_RE = lazy_regex(
     r"\b(?:passports?|id|id card|identity card|documents?|photos?|pictures|cards?|forms?|certificates?|papers|proof|"
@@ -331,6 +337,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             day = (letter_day if of_letter else dates.local_date(sent, tz)) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
+        phrase = _german_span(phrase)
         found = [
             f
             for f in dates.search(phrase, sent, tz)
@@ -349,6 +356,9 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        told = _BESCHEID_RE.search(sentence)
+        if told and (by := ahead(told.group("when"))):
+            return "Reply", by, ""  # "Geben Sie mir bis Sonntag Bescheid?"
         bring = _BRING_RE.search(sentence) and _PAPERS_RE.search(sentence)
         if bring and _APPOINTMENT_RE.search(said) and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
             # "Your appointment is confirmed for 24 February at 10:15. Please bring your passport and two photos":
@@ -505,6 +515,21 @@ _GERMAN_MONTHS = {
 }
 
 
+_GERMAN_SPANS = (
+    (r"\bende (?:der |dieser )?(?:nächsten|nächster|kommenden) woche\b", "the end of next week"),
+    (r"\bende (?:der |dieser )?woche\b|\bwochenende\b", "the end of this week"),
+    (r"\bende (?:des )?(?:nächsten|kommenden) monats\b", "the end of next month"),
+    (r"\bende (?:des|dieses) monats\b|\bmonatsende\b", "the end of the month"),
+)
+
+
+def _german_span(phrase: str) -> str:
+    """ "Ende nächster Woche" → "the end of next week": the end of a week or a month read as the date search reads it."""
+    for said, meant in _GERMAN_SPANS:
+        phrase = re.sub(said, meant, phrase, flags=re.I)
+    return phrase
+
+
 def _german_month(phrase: str) -> str:
     """ "im März 2027" → "in March 2027": the month read as the date search reads it."""
     return re.sub(
@@ -562,6 +587,7 @@ def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
 # by its stem, and the date after "bis (zum)" or "spätestens (am)"
 GERMAN = {
     "überweis": "Pay",
+    "leg": "Send",  # "Bitte legen Sie uns bis zum 30.04. Ihren Ausweis vor"
     "bezahl": "Pay",
     "zahl": "Pay",
     "begleich": "Pay",

@@ -21,8 +21,13 @@ NEEDED = lazy_regex(
     r"\bbrauchen wir\b|\bfehl(?:t|en) (?:uns )?noch\b|\bwir benötigen\b|\bwir brauchen\b",
     re.I,
 )
+# a request put as a question: "Könnten Sie in der Zeit unsere Tomaten gießen?"
+ASKED = lazy_regex(
+    r"^(?:could|can|would|will) you\b.*\?$|^(?:könnten|können|würden) sie\b.*\?$|^(?:kannst|könntest|würdest) du\b.*\?$",
+    re.I,
+)
 QUOTED_CHARS = 160  # of each sentence quoted
-MOST = 3  # sentences quoted
+MOST = 4  # sentences quoted
 
 
 def without_address(sentence: str) -> str:
@@ -53,7 +58,7 @@ def quotes(text: str, subjects: set[str], asked: str = "") -> str:
     picked = [found[0]]
     if not says_when(found[0]):
         picked += [s for s in found[1:] if says_when(s)][:1]
-    picked += [s for s in found[1:] if NEEDED.search(s)][:1]  # "We need your bank statements …": what
+    picked += [s for s in found[1:] if NEEDED.search(s) or ASKED.search(s)][:1]  # "We need …", "Could you …?": what
     if asked:
         picked += [s for s in found if asked.lower() in s.lower()][:1]
     unique = list(dict.fromkeys(picked))[:MOST]
