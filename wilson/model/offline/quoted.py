@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline.opening import ADDRESS, says_when, shortened
-from wilson.model.offline.point import said_sentences
+from wilson.model.offline.point import ASK, said_sentences
 from wilson.kernel.lazy_regex import lazy_regex
 
 # a sentence that says what the sender still needs
@@ -59,7 +59,7 @@ def quotes(text: str, subjects: set[str], asked: str = "") -> str:
     if not says_when(found[0]):
         picked += [s for s in found[1:] if says_when(s)][:1]
     picked += [s for s in found[1:] if NEEDED.search(s) or ASKED.search(s)][:1]  # "We need …", "Could you …?": what
-    if asked:
-        picked += [s for s in found if asked.lower() in s.lower()][:1]
+    # the sentence with the ask's date, else the first that asks ("Bitte vereinbaren Sie … einen Termin.")
+    picked += ([s for s in found if asked and asked.lower() in s.lower()] or [s for s in found[1:] if ASK.match(s)])[:1]
     unique = list(dict.fromkeys(picked))[:MOST]
     return " ".join(f"“{shortened(s, QUOTED_CHARS)}”" for s in unique)
