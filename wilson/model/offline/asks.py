@@ -555,7 +555,7 @@ _LISTED_RE = lazy_regex(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|w
 
 
 # an imperative after what it is for: "To keep a fixed price, choose one of our new tariffs by 15 March"
-_PURPOSE_RE = lazy_regex(r"^\s*(?:to|in order to|if you (?:want|wish|would like) to|um)\b[^.!?]{0,80},\s*$", re.I)
+_PURPOSE_RE = lazy_regex(r"(?:^|\s)(?:To|In order to|If you (?:want|wish|would like) to|Um)\b[^.!?]{0,80},\s*$")
 
 
 def _asking(before: str) -> bool:

@@ -74,7 +74,9 @@ ABBREVIATION = lazy_regex(
 
 # "bis zum 28. Februar": a day's dot before its month ends no sentence
 DAY_BEFORE = lazy_regex(r"\b\d{1,2}$")
-MONTH_AFTER = lazy_regex(rf"\s+(?:{_MONTH}|april|august)\b|\s+(?:bis|und|-|–)\s+\d{{1,2}}\.", re.IGNORECASE)  # "vom 3. bis 10."
+MONTH_AFTER = lazy_regex(
+    rf"\s+(?:{_MONTH}|april|august)\b|\s+(?:bis|und|-|–)\s+\d{{1,2}}\.", re.IGNORECASE
+)  # "vom 3. bis 10."
 
 
 def sentences(line: str) -> list[str]:

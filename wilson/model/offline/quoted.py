@@ -45,7 +45,7 @@ def without_address(sentence: str) -> str:
 
 
 def quotes(text: str, subjects: set[str], asked: str = "") -> str:
-    """ “point” “when” “ask”: the mail's sentences a task's notes carry (`asked`: words of the ask, such as its date
+    """“point” “when” “ask”: the mail's sentences a task's notes carry (`asked`: words of the ask, such as its date
     phrase, that name the sentence it is in); "" when the mail says nothing past its subject."""
     named = [s.lower() for s in subjects if s]
     lines = (text or "").splitlines()

@@ -22,10 +22,6 @@ def soon(buffer: dict, now: datetime, tz) -> bool:
     today."""
     if same_day(buffer, now, tz) is not None:
         return True
-    if buffer.get("change") == "new" and routine_meeting(
-        str(buffer.get("title") or ""), buffer.get("start"), buffer.get("end"), tz
-    ):
-        return False  # the standup added for tomorrow: the day's briefing lists it, nothing changed under the user
     previous = buffer.get("previous") if isinstance(buffer.get("previous"), dict) else {}
     # a concert tomorrow evening called off: told before the day, not only within 24 hours of it, since the day's
     # briefing lists what is on, and a cancelled event is simply not there (a move shows there at its new time; the
