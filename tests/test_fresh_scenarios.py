@@ -22,6 +22,8 @@ DATA = Path(__file__).resolve().parent / "data"
 DIRS = [DATA / "fresh" / "scenarios" / "dev", DATA / "fresh" / "scenarios" / "dev_b", DATA / "variants" / "scenarios"]
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_c")  # the third blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_d")  # the fourth blind batch
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_e")  # the fifth blind batch
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 NOT_YET: dict[str, str] = {
     "chat_what_is_due_next_week": "chat: “and another one: book a hotel … by Thursday 25 March” is not read as a "
@@ -34,6 +36,14 @@ NOT_YET: dict[str, str] = {
     "becomes the generic forms plan, not a task for each date said",
     "followup_two_tasks_done_in_turn": "chat: “Two things: … renew the parking permit by 12 March, and cancel my "
     "gym membership before the end of March” becomes one task, not two",
+    "chat_adac_before_april": "chat: “could you put on my list: renew the ADAC membership (94 euros) before April” gets "
+    "“I didn't understand”",
+    "chat_id_card_declined": "chat: “no need for that, I already picked up my new Ausweis last week” is not read as "
+    "turning the renewal proposal down, so the briefing mentions it as waiting",
+    "chat_thesis_deadlines_followed": "chat: “I have to hand in my master's thesis on April 30. My supervisor wants the "
+    "full draft by April 9.” becomes one task, not one for each date said",
+    "weekend_bulk_mail": "bulk mail that comes after Sunday's sync waits, pending, for Monday's at 07:00; the story "
+    "ends at 06:30, so nothing is said but two mails are not yet dropped",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

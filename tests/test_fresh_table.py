@@ -36,13 +36,14 @@ HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, li
 # but these, each left failing for the reason given; a row failing that is not listed fails the test, and so does a
 # listed row that passes.
 DEV_C_LEFT = {
-    34: "calendar: 'Makro II' is a course's name, no exam word",
-    36: "calendar: a job interview has its own plan; the batch expects the exam's",
+    # the batches' format has no interview kind, so they write exam as "the nearest kind of preparation" (BRIEF,
+    # third batch's conventions); Wilson's interview plan is that preparation (research, answers and questions, the way there)
+    36: "calendar: a job interview gets the interview plan; the batch writes exam for want of an interview kind",
     121: "'dentist fri 3pm' is read as the appointment's plan, as 'Friday: dentist at 10' is (the batch wants a reminder)",
     163: "'can wait till the 20th' snoozes, as in the first batches (the batch wants the due day moved)",
     206: "'gdansk' in lower case is a city too small to be told from a word",
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
-    258: "a job interview has its own plan; the batch expects the exam's",
+    258: "a job interview gets the interview plan; the batch writes exam for want of an interview kind",
     307: "the topic it closes (Conference in Nuremberg) is not named by its title, and topics reach the rules without their notes",
     268: "a question offline Wilson has nothing to answer from gets the honest help, as the built-in tables expect",
 }
@@ -51,7 +52,7 @@ DEV_C_LEFT = {
 # The fourth dev batch (written blind 2026-12-06; measured before any tuning on it: chat 0.72 / 0.65 on this code,
 # 0.69 / 0.59 on the code before this round) is held to every row but these, each failing for the reason given.
 DEV_D_LEFT = {
-    28: "calendar: a job interview has its own plan; the batch expects the exam's",
+    28: "calendar: a job interview gets the interview plan; the batch writes exam for want of an interview kind",
     # chat rows
     139: "'Finanzamt' reads as official business's plan; the batch wants one task to send the VAT ID",
     155: "'Zahnarzt am Freitag um 3' is the appointment's plan, as 'Friday: dentist at 10' is (as dev_c line 121)",
@@ -63,7 +64,7 @@ DEV_D_LEFT = {
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'Lake Garda' is no place the gazetteer knows (the date, 'over Easter', is read)",
     271: "answers line 269's plan, which was not made",
-    304: "a job interview has its own plan; the batch expects the exam's (as dev_c line 258)",
+    304: "a job interview gets the interview plan; the batch writes exam for want of an interview kind",
     311: "a German VAT filing named by its one word only",
     312: "a premium with its amount and day is a payment task, as the first batch's insurance bill is (the batch "
     "wants the bill's plan)",

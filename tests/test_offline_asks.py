@@ -24,7 +24,10 @@ def test_a_school_asking_to_sign_up_by_a_date_becomes_a_task_the_day_before():
     )
     # the date asked for, not the evening's own date that comes first
     assert (found.title, found.due) == ("Sign up: Parents evening on 14 January", date(2027, 1, 9))
-    assert found.notes == "office@school.example asks for it by Sun 10 Jan (“Parents evening on 14 January”)."
+    assert found.notes == (
+        "office@school.example asks for it by Sun 10 Jan (“Parents evening on 14 January”). The mail: “Parents evening "
+        "is on Thursday 14 January at 18:00.” “Please sign up by 10 January.”"
+    )  # what the evening is and what is asked, in the sender's words
     assert found.rule == "a mail from office@school.example asks: sign up by “10 January” → Sun 10 Jan"
 
 

@@ -24,6 +24,7 @@ from wilson.model.offline.bills import task_for as bills_task_for
 from wilson.model.offline.essentials import AMOUNT_RE, essentials
 from wilson.model.offline.mailtext import sent_at
 from wilson.model.offline.point import DATE_LINE
+from wilson.model.offline.quoted import quotes
 from wilson.kernel.lazy_regex import lazy_regex
 from wilson.model.offline.words import NUMBER_WORDS
 
@@ -211,6 +212,10 @@ def task_for(text: str, payload: dict, now: datetime, tz, letter: str = "") -> D
     if verb == "Attend" and (appear := _APPEAR_RE.search(_plain(said))):
         # where and when to be: the summons' own words ("am Dienstag, 9. März 2027, um 10:30 Uhr im Amtsgericht …")
         more = f"When and where: {' '.join((appear.group('when') or appear.group('when2')).split())}. {more}".strip()
+    if verb == "Prepare" and (bring := _BRING_SENTENCE_RE.search(_plain(said))):
+        more = f"{bring.group(0).strip()} {more}".strip()  # what to have with one, in the sender's words, first
+    if wrote := quotes(said, {subject, str(payload.get("subject") or "")}, by.phrase.strip()):
+        more = f"{more} The mail: {wrote}".strip()  # what, where and when in the sender's words
     return _task(verb, by, subject, sender_of(payload), today, tz, more, what)
 
 
@@ -223,6 +228,38 @@ _READY_RE = lazy_regex(
     r"(?:ready )?for (?:collection|pick-?up))\b",
     re.I,
 )
+
+
+# what to have with one at an appointment or an event: asked of the reader, not offered ("bring a friend for free")
+_BRING_RE = lazy_regex(
+    r"\b(?:please|kindly|remember to|don'?t forget to|do not forget to|make sure (?:to|you)|be sure to|"
+    r"you (?:will )?(?:need|have) to|you must|you should)\s+(?:also\s+)?bring\b(?!\s+(?:a friend|friends|"
+    r"your friends|the family|your family|someone|a guest|guests)\b)|\bbitte\b[^.!?\n]{0,60}\bmit(?:zu)?bringen\b|"
+    r"\bbringen sie (?:bitte )?\b[^.!?\n]{0,60}\bmit\b",
+    re.I,
+)
+
+
+# asked to let the sender know by a day, in German: "Geben Sie mir bis Sonntag Bescheid?", "sag mir bis Freitag Bescheid"
+_BESCHEID_RE = lazy_regex(
+    r"\b(?:geben sie|gebt|gib|sagen sie|sag|sagt)\s+(?:mir|uns)\b(?:\s+\w+){0,3}?\s+bis\s+(?:zum\s+)?"
+    r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=[\d\s])){3,30}?)\s+bescheid\b",
+    re.I,
+)
+# what one gets ready for an appointment: papers, not the car one brings to the garage at the new time
+_PAPERS_RE = lazy_regex(
+    r"\b(?:passports?|id|id card|identity card|documents?|photos?|pictures|cards?|forms?|certificates?|papers|proof|"
+    r"letter|receipts?|x-rays?|referral|ausweis\w*|reisepass|pässe|unterlagen|bescheinigung\w*|\w*karte|nachweis\w*|"
+    r"formular\w*|lichtbild\w*|fotos?|überweisung(?:sschein)?|befund\w*)\b",
+    re.I,
+)
+# where one has to turn up with things: not a hotel's or a restaurant's booking, which asks nothing to be got ready
+_APPOINTMENT_RE = lazy_regex(
+    r"\b(?:appointment|interview|exam(?:ination)?|hearing|consultation|termin\w*|vorstellungsgespräch|prüfung|"
+    r"anhörung|vorsprache)\b",
+    re.I,
+)
+_BRING_SENTENCE_RE = lazy_regex(r"[^.!?\n]*(?:" + _BRING_RE.pattern + r")[^.!?\n]*[.!?]?", re.I)
 
 
 # asked to be somewhere on a day: a summons, a hearing, an interview ("you are asked to attend on 9 March at 10:30 in
@@ -300,6 +337,7 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             day = (letter_day if of_letter else dates.local_date(sent, tz)) + timedelta(days=days)
             return dates.Found(span.group(0), day) if 0 <= (day - today).days <= FARTHEST_DAYS else None
         phrase = re.split(r"[:;]\s", phrase)[0]  # "20 January: passport copy, …": what follows is a list
+        phrase = _german_span(phrase)
         found = [
             f
             for f in dates.search(phrase, sent, tz)
@@ -318,6 +356,14 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 return _last_date(f"{earlier} {sentence[: asked.start()]}", sent, today, tz)  # noqa: B023
             return ahead(phrase, within, bool(_OF_THE_LETTER.search(sentence[asked.start() :])))  # noqa: B023
 
+        told = _BESCHEID_RE.search(sentence)
+        if told and (by := ahead(told.group("when"))):
+            return "Reply", by, ""  # "Geben Sie mir bis Sonntag Bescheid?"
+        bring = _BRING_RE.search(sentence) and _PAPERS_RE.search(sentence)
+        if bring and _APPOINTMENT_RE.search(said) and (by := _last_date(f"{earlier} {sentence}", sent, today, tz)):
+            # "Your appointment is confirmed for 24 February at 10:15. Please bring your passport and two photos":
+            # things to get ready by the day it is
+            return "Prepare", by, ""
         ready = _READY_RE.search(sentence)
         if ready and (by := ahead(ready.group("when") or ready.group("when2") or "")):
             return "Collect", by, ""  # "Ihre Vorbestellung liegt bis zum 17.03. zur Abholung bereit"
@@ -469,6 +515,21 @@ _GERMAN_MONTHS = {
 }
 
 
+_GERMAN_SPANS = (
+    (r"\bende (?:der |dieser )?(?:nächsten|nächster|kommenden) woche\b", "the end of next week"),
+    (r"\bende (?:der |dieser )?woche\b|\bwochenende\b", "the end of this week"),
+    (r"\bende (?:des )?(?:nächsten|kommenden) monats\b", "the end of next month"),
+    (r"\bende (?:des|dieses) monats\b|\bmonatsende\b", "the end of the month"),
+)
+
+
+def _german_span(phrase: str) -> str:
+    """ "Ende nächster Woche" → "the end of next week": the end of a week or a month read as the date search reads it."""
+    for said, meant in _GERMAN_SPANS:
+        phrase = re.sub(said, meant, phrase, flags=re.I)
+    return phrase
+
+
 def _german_month(phrase: str) -> str:
     """ "im März 2027" → "in March 2027": the month read as the date search reads it."""
     return re.sub(
@@ -493,17 +554,25 @@ def _overlapping(pattern: re.Pattern, sentence: str):
 _LISTED_RE = lazy_regex(r"\b(?:please|kindly)\b(?![^.!?]*\b(?:we|i|they|he|she|will|would|shall|'ll)\b)[^.!?]*$", re.I)
 
 
+# an imperative after what it is for: "To keep a fixed price, choose one of our new tariffs by 15 March"
+_PURPOSE_RE = lazy_regex(r"(?:^|\s)(?:To|In order to|If you (?:want|wish|would like) to|Um)\b[^.!?]{0,80},\s*$")
+
+
 def _asking(before: str) -> bool:
-    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before))
+    return bool(_ASKING_RE.search(before) or _LISTED_RE.search(before) or _PURPOSE_RE.search(before))
 
 
-_THEN_RE = lazy_regex(r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date)\b", re.I)
+_THEN_RE = lazy_regex(
+    r"^\s*(?:then|that (?:date|day|time)|this (?:date|day)|the (?:above|said) date|dahin|zu diesem (?:datum|tag|termin)|"
+    r"diesem (?:datum|tag|termin))\b",
+    re.I,
+)
 
 
 def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
     """The last date still to come in `text`: what "by then" points back to. Read a clause at a time: a list of
     titles after the date ("… ends on 22 January: - "Der Distelfink"") would make date search read it all as German."""
-    for clause in reversed(re.split(r"[:;\n]|(?<=[.!?])\s", text)):
+    for clause in reversed(re.split(r"(?<!\d)[:;](?!\d)|\n|(?<=[.!?])\s", text)):  # not "10:15"
         found = [
             f
             for f in dates.search(clause, sent, tz)
@@ -518,6 +587,7 @@ def _last_date(text: str, sent: datetime, today, tz) -> dates.Found | None:
 # by its stem, and the date after "bis (zum)" or "spätestens (am)"
 GERMAN = {
     "überweis": "Pay",
+    "leg": "Send",  # "Bitte legen Sie uns bis zum 30.04. Ihren Ausweis vor"
     "bezahl": "Pay",
     "zahl": "Pay",
     "begleich": "Pay",

@@ -39,7 +39,7 @@ RENEWED_RE = lazy_regex(
 )
 RENEWAL_RE = lazy_regex(
     r"\b(renew\w*|auto-renew\w*|expir\w*|runs? out|verlänger\w*|abl(?:ä|ae)uft|ausl(?:ä|ae)uft|"
-    r"l(?:ä|ae)uft\b[^.!?\n]{0,40}\bab|ungültig (?:wird|werden))\b",
+    r"l(?:ä|ae)uft\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,40}\bab|ungültig (?:wird|werden))\b",  # "läuft am 30.04.2027 ab"
     re.I,
 )
 # a renewal the sender wants signed (a lease, a contract): signing is the task, not shopping around

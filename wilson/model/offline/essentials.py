@@ -58,7 +58,8 @@ def essentials(text: str, verb: str = "", amount: bool = True) -> str:
 OWED_RE = lazy_regex(
     r"\b(?:nachzahlung\w*|amount (?:due|owed|payable)|total (?:due|payable)|balance (?:due|owing)|"
     r"outstanding|to pay|zu zahlen|zahlbetrag|offene[rn]? betrag|restbetrag|fällige[rn]? betrag|"
-    r"rechnungsbetrag|verwarnungsgeld|bußgeld|fine|back ?payment|additional payment)\b"
+    r"rechnungsbetrag|verwarnungsgeld|bußgeld|fine|back ?payment|additional payment|insgesamt|in total|"
+    r"total of|gesamtbetrag)\b"
     r"[^.!?\n€$£\d]{0,30}$",
     re.I,
 )

@@ -74,7 +74,12 @@ _INSTEAD = lazy_regex(
     r"will (?:start|begin|open|leave|depart)|departing|umgebucht|stattdessen|ersatz\w*|neue[rn]? "
     r"(?:termin|uhrzeit|zeit)|verschoben auf|beginnt (?:erst )?um|öffnet (?:erst )?um|erst um|"
     r"kommen sie|please (?:come|arrive)|new (?:departure|arrival|gate|platform)|neue[rs]? "
-    r"(?:abfahrt|gleis|gate)|rescheduled to)\b",
+    r"(?:abfahrt|gleis|gate)|rescheduled to|"
+    # when the thing delayed can be had: "Sie können ihn morgen ab 16:00 Uhr abholen", "you can collect it at 17:00"
+    r"(?:(?:können|kannst) (?:sie|du)|(?:sie|du) (?:können|kannst)) (?:ihn|sie|es|das \w+|den \w+|die \w+)\b"
+    r"[^.!?\n]{0,40}\b(?:abholen|holen)|"
+    r"(?:can|could) (?:pick|collect) (?:it|him|her|them|your \w+)|ready (?:for (?:pick-?up|collection) )?(?:from|at|on|"
+    r"tomorrow)|abholbereit|now (?:departs|leaves|arrives|takes place)|neuer termin)\b",
     re.I,
 )
 

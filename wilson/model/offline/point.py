@@ -36,7 +36,8 @@ GREETING = lazy_regex(
     r"^(?:(?:dear|hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|"
     r"hallo|liebe[rs]?|sehr geehrte[rs]?|guten tag|moin|servus|bonjour|salut|hola|ciao|olá|ola|"
     r"hej|buongiorno|an alle|to all|attention all|achtung an alle|guten (?:morgen|abend)|grüß gott|"
-    r"grüezi|hallo zusammen)\b[^,!:.\n]{0,60}[,!:.]|"
+    # "Dear residents of Gubener Str. 14,": an abbreviation's dot does not end the greeting
+    r"grüezi|hallo zusammen)\b(?:[^,!:.\n]|(?<=\b(?:nr|dr|st|mr|ms|no))\.|(?<=\b(?:str|mrs))\.|(?<=\bprof)\.){0,60}[,!:.]|"
     r"to whom it may concern[,:]?|fyi\b[,:!.]?)\s*",
     re.IGNORECASE,
 )
@@ -49,7 +50,8 @@ PLEASANTRY = lazy_regex(
     r"(?:please )?see (?:below|attached|the attached)\b[^.!?]{0,30}[.!]?$|fyi[.!:]?$|"
     r"(?:i am|i'm|we are|we're) (?:writing|contacting you|reaching out)(?: to you)?\.?$|"
     # a call for attention before the news: "Are you awake?", "Sorry to wake you"
-    r"(?:are you (?:awake|there|up|around|home)|how are you(?: doing)?|how's it going|"
+    r"(?:(?:[A-ZÀ-Ý]\w+, )?(?:are you (?:awake|there|up|around|home|at home)|(?:bist du|sind sie) (?:\w+ )?"
+    r"(?:wach|da|zu ?hause|daheim))|how are you(?: doing)?|how's it going|"
     r"sorry to (?:bother|wake|disturb) you|sorry (?:for|about) the (?:late )?(?:hour|time)|"
     r"sorry für die (?:späte )?(?:uhrzeit|störung|stunde)|entschuldig\w* (?:die|für die) (?:späte )?"
     r"(?:uhrzeit|störung|stunde))\b[^.!?]{0,20}[?!.]?$)",
@@ -70,11 +72,21 @@ ABBREVIATION = lazy_regex(
 )
 
 
+# "bis zum 28. Februar": a day's dot before its month ends no sentence
+DAY_BEFORE = lazy_regex(r"\b\d{1,2}$")
+MONTH_AFTER = lazy_regex(
+    rf"\s+(?:{_MONTH}|april|august)\b|\s+(?:bis|und|-|–)\s+\d{{1,2}}\.", re.IGNORECASE
+)  # "vom 3. bis 10."
+
+
 def sentences(line: str) -> list[str]:
     """A line's sentences, each whole ("Please pay 12.50 EUR by 3 Jan." and "Dad is in St. Georg." stay one)."""
     found, start = [], 0
     for end in END.finditer(line):
-        if end.group(0) == "." and ABBREVIATION.search(line[start : end.start()]):
+        if end.group(0) == "." and (
+            ABBREVIATION.search(line[start : end.start()])
+            or (DAY_BEFORE.search(line[start : end.start()]) and MONTH_AFTER.match(line, end.end()))
+        ):
             continue
         found.append(line[start : end.end()].strip())
         start = end.end()
@@ -92,13 +104,18 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     """The paragraphs the sender wrote, each on one line (a mail's lines are often wrapped mid-sentence), without
     the channel's lines, a header, a date line, a bare subject, or a signature and what follows it."""
     kept: list[str] = []
-    joining = False
+    joining = listed = False
     for raw in (text or "").splitlines():
         line = " ".join(raw.split()).replace("“", '"').replace("”", '"')
         low = line.lower()
         if not line:
             joining = False
             continue
+        # a list's items are each their own line, and so is the sentence after the list
+        item = bool(LIST_ITEM.match(line))
+        if item or listed:
+            joining = False
+        listed = item
         if (
             CHANNEL_LINE.match(line)
             or HEADER_LINE.match(line)
@@ -118,6 +135,7 @@ def body_lines(text: str, subjects: set[str] = frozenset()) -> list[str]:
     return kept
 
 
+LIST_ITEM = lazy_regex(r"^(?:[-•*–·]|\d{1,2}[.)])\s")
 LEAD_IN_CHARS = 60  # "URGENT to all tenants of Boxhagener Str. 54:": a line this short ending in a colon leads in
 
 
@@ -127,7 +145,8 @@ def said_sentences(text: str, subjects: set[str] = frozenset()) -> list[str]:
     found, lead = [], ""
     for line in body_lines(text, {s.lower() for s in subjects if s}):
         for sentence in sentences(line):
-            rest = GREETING.sub("", sentence, count=1).strip()
+            # "Sehr geehrte Steuerzahlerin, sehr geehrter Steuerzahler,": a greeting may name two
+            rest = GREETING.sub("", GREETING.sub("", sentence, count=1).strip(), count=1).strip()
             if not rest or PLEASANTRY.match(rest) or SIGNATURE.fullmatch(rest) or DATE_LINE.match(rest):
                 continue
             if rest.endswith(":") and len(rest) <= LEAD_IN_CHARS:

@@ -441,8 +441,15 @@ class Cortex:
                 heads_up = f"{heads_up} “{when}”"
             elif (
                 urgency.CLOSURE_RE.search(summary)
+                # "… heute nicht um 09:00 Uhr empfangen": the mail is about a change (its subject or a later sentence
+                # says so), and the sentence with what replaces it says the new time
+                or urgency.CLOSURE_RE.search(text)
                 or urgency.DISRUPTION_RE.search(summary)
-                or re.search(r"\b(?:reschedul\w*|schedule change|umgeplant|geändert)\b", summary, re.I)
+                or re.search(
+                    r"\b(?:reschedul\w*|schedule change|umgeplant|geändert|(?:has|have|was|were|been) changed)\b",
+                    summary,
+                    re.I,
+                )
                 or not says_when(summary)  # "Dr. Weber is ill today.": the sentence with the new time says what changed
             ):
                 # a cancellation or a closure is told with what replaces it: the new flight, the later start

@@ -33,7 +33,10 @@ PROMO_RE = lazy_regex(
     r"(?:items? in )?your (?:shopping )?(?:cart|basket|warenkorb)|complete your (?:purchase|order)|"
     r"don'?t miss out|while stocks? last|nur noch \d+ stunden|hurry|last call|book now|seats are limited|"
     r"limited seats|masterclass|join us live|live stream|livestream|survey|umfrage|your opinion counts|"
-    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
+    r"rabatt\w*|gutschein\w*|nur heute|jetzt sichern|"
+    # a list's footer in its own words, when the list headers are missing
+    r"to stop receiving (?:this|these|our|the)|manage (?:your )?(?:subscription|e-?mail preferences)|"
+    r"newsletter abbestellen|vom newsletter abmelden)\b|-\d+\s?%|\d+\s?(?:%|prozent) rabatt|"
     r"\d+\s?% (?:off|discount)",
     re.I,
 )
@@ -48,7 +51,9 @@ AUTOMATED_SENDER_RE = lazy_regex(
 )
 CHILD_RE = lazy_regex(
     r"\b(son|daughter|child|children|kid|kids|baby|toddler|pupil|your boy|your girl|nursery|"
-    r"kindergarten|daycare|day care|school nurse|kita|kind|kinder|sohn|tochter|klassenfahrt|schulausflug|"
+    # "Ihr Kind", never the "Kind" of "Kind regards"
+    r"kindergarten|daycare|day care|school nurse|kita|(?-i:Kind(?:es)?)(?!\s+(?:regards|wishes|greetings|of)\b)|kinder|"
+    r"sohn|tochter|klassenfahrt|schulausflug|"
     r"schüler\w*|klasse \d\w?)\b",
     re.I,
 )
@@ -100,14 +105,28 @@ CLOSURE_RE = lazy_regex(
     r"(?: in [\w ]{1,30}?)? (?:will be |is )?(?:(?:turned |switched |shut )?off|cut|out|interrupted)|"
     r"(?:supply|service) interruption|out of service|outage|strike|won'?t (?:take place|go ahead)|"
     # "we have to move your appointment today from 15:00 to 17:00"
-    r"(?:move|moving|shift|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
+    r"(?:move|moved|moving|shift|shifted|reschedul\w*|postpon\w*) (?:your|the|our) (?:appointment|booking|"
     r"reservation|lesson|class|session|visit|delivery|meeting|treatment|consultation)|"
-    r"will not (?:take place|go ahead)|changed? to|evacuat\w*|"
+    r"will not (?:take place|go ahead)|changed? to|evacuat\w*|instead|"
+    r"(?:change|changes) (?:to|of) your (?:appointment|booking|reservation|flight|train|journey|trip)|"
+    r"stattdessen|terminänderung|änderung (?:ihres|deines|des|ihrer|deiner|der) (?:termins|buchung|reise|fluges)|"
     r"(?:has been |was |been )?(?:moved|changed|shifted|pushed back|put back) from|"
     # in German: closed, cancelled, moved, cut off, on strike
     r"geschlossen|schließt|schliesst|schließen (?:\w+ ){0,3}(?:um|ab|bereits|schon|früher)|schliessen (?:\w+ ){0,3}(?:um|ab)|fällt (?:\w+ ){0,2}aus|fallen (?:\w+ ){0,2}aus|entfällt|"
-    r"entfallen|abgesagt|verschoben|verlegt|\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
+    r"entfallen|abgesagt|verschoben|verlegt|verschieben|verlegen|absagen|fällt\b(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,80}?\baus|"
+    # not done when it was to be: "Ihr Wagen wird heute nicht mehr fertig", "your car won't be ready today"
+    r"nicht (?:mehr )?fertig|won'?t be ready|will not be ready|not be ready|"
+    r"\w*streik\w*|\w*ausfall|gesperrt|abgestellt|"
     r"\w*unterbrechung|unterbrochen|evakuiert)\b",
+    re.I,
+)
+# what a contract costs changes: a supplier's, landlord's or insurer's new price, rent or instalment
+PRICE_CHANGE_RE = lazy_regex(
+    r"\b(?:price (?:adjustment|increase|change|rise)|(?:rent|premium|contribution|tariff) (?:increase|adjustment)|"
+    r"your (?:new )?(?:monthly |annual )?(?:instalment|installment|advance payment|premium|rent|contribution|fee)s? "
+    r"(?:will )?(?:therefore )?(?:change|rise|increase|go up)|special right (?:of|to) (?:termination|cancel\w*)|"
+    r"preisanpassung|preiserhöhung|mieterhöhung|beitragsanpassung|beitragserhöhung|sonderkündigungsrecht|"
+    r"neue[rn]? (?:monatliche[rn]? )?abschlag|abschlag (?:\w+ )?(?:steigt|ändert sich|erhöht sich))\b",
     re.I,
 )
 # clear emergencies, each in words a person or an office uses for it
@@ -119,7 +138,8 @@ EMERGENCY_RES = (
             r"pipe (?:has )?burst|flood(?:ed|ing)(?! with)|"
             r"water (?:is )?(?:coming|pouring|dripping) (?:in|through|from)|water damage|"
             r"rohrbruch|wasserrohrbruch|rohr (?:ist )?geplatzt|wasserschaden|überschwemm\w*|"
-            r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im))\b",
+            r"wasser (?:läuft|tropft|kommt|steht)\b[^.!?\n]{0,30}\b(?:durch|aus|in|bei|im)|"
+            r"(?:tropft|läuft|kommt|dringt|fließt|sickert) (?:\w+ ){0,2}wasser (?:durch|aus|in|von))\b",
             re.I,
         ),
     ),
@@ -136,7 +156,9 @@ EMERGENCY_RES = (
         lazy_regex(
             r"\b(fire (?:in|at|broke|alarm went|brigade)|on fire|(?:house|flat|building|kitchen|"
             r"apartment) fire|firefighters|smoke (?:alarm|coming|everywhere)|es brennt|feuer (?:im|in|auf)|brand (?:im|in)|"
-            r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt))\b",
+            r"feuerwehr (?:ist|war|kam|räumt|evakuiert)|rauchmelder|rauch (?:im|in|kommt|aus)|kommt rauch|"
+            r"(?:called|call|calling) the fire (?:brigade|department)|smoke (?:is )?coming (?:out|from)|"
+            r"feuerwehr (?:\w+ )?(?:gerufen|alarmiert|verständigt|angerufen)|brandgeruch|riecht (?:\w+ )?verbrannt)\b",
             re.I,
         ),
     ),
@@ -144,11 +166,13 @@ EMERGENCY_RES = (
         "a medical emergency",
         lazy_regex(
             r"\b(ambulance|emergency room|a&e|intensive care|icu|heart attack|stroke|"
-            r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought) to (?:the )?"
+            r"unconscious|collapsed|seizure|(?:taken|rushed|admitted|brought)(?: (?:him|her|them|you|us|me|"
+            r"(?:your|my|our) \w+))? to (?:the )?"
             r"(?:hospital|emergency|er|(?:(?-i:[A-Z])[\w.-]*\s+){1,3}(?:hospital|clinic|klinikum))|"
             r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
             r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
-            r"critical condition|krankenhaus|notaufnahme|notarzt)\b",
+            r"critical condition|breathing difficult\w*|difficulty breathing|krankenhaus|notaufnahme|"
+            r"notarzt)\b",
             re.I,
         ),
     ),
@@ -231,8 +255,22 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     return (
         bool(PAY_THROUGH_LINK_RE.search(blob))
         and link is not None
-        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender))
+        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender) or _token_fee(blob))
     )
+
+
+TOKEN_FEE = 5  # "a customs fee of 1.99 EUR": a real office or carrier does not chase a couple of euros through a link
+_FEE_RE = lazy_regex(
+    r"(?:[€$£]|\b(?:EUR|USD|GBP|CHF))\s?(?P<a>\d+(?:[.,]\d{1,2})?)\b|"
+    r"\b(?P<b>\d+(?:[.,]\d{1,2})?)\s?(?:[€$£]|(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b)",
+    re.I,
+)
+
+
+def _token_fee(blob: str) -> bool:
+    """Every amount in the mail is a few euros at most: what a parcel or toll scam asks through its link."""
+    amounts = [float((m.group("a") or m.group("b")).replace(",", ".")) for m in _FEE_RE.finditer(blob)]
+    return bool(amounts) and max(amounts) <= TOKEN_FEE
 
 
 # a threat that, with a link to follow, is a phishing mail's ("… to avoid suspension", "Ihre Karte wird gesperrt, wenn
@@ -254,7 +292,8 @@ PAY_THROUGH_LINK_RE = lazy_regex(
     r"\b(?:card (?:details|number|data)|credit card (?:details|information)|"
     r"(?:update|confirm|enter) your (?:payment|billing|bank|card) (?:details|information|"
     r"method|data)|customs (?:fee|charge|duty)|(?:claim|receive) (?:your|the) refund|"
-    r"refund of [\d.,]+|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
+    r"refund of [\d.,]+|(?:steuer)?erstattung von [\d.,]+|anspruch auf (?:eine |ihre )?\w*erstattung|"
+    r"(?:innerhalb|binnen) (?:von )?(?:12|24|48|72) stunden|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
     r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
     r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
     re.I,
@@ -435,6 +474,9 @@ def judge_message(text: str, subject: str, sender: str, now: datetime, tz, sent:
     dated = [f for f in search(blob, sent, tz) if local_date(f.value, tz) <= today + timedelta(days=7)]
     if BILL_RE.search(blob):
         return Judgement(2, "a bill or payment due")
+    if (cost := PRICE_CHANGE_RE.search(blob)) and not PROMO_RE.search(blob):
+        # a contract's new price or instalment: what the user pays changes, and they may object or cancel
+        return Judgement(2, f"a change to what you pay (“{cost.group(0)}”)")
     # (a watched page has no sender: the user asked to hear what it says)
     person = from_a_person(sender)
     # a visit to the user's home is theirs to be there for, asked or not

@@ -1,0 +1,235 @@
+"""What the offline rules tell of a mail says its point: the new time of a moved appointment, what replaces a cancelled
+train, what to do in a leak, where a summons or a collection is, what a task from a mail asks in the sender's words;
+and what must stay quiet does (a parcel-fee scam, a refund scam, a digest without list headers, a restaurant's
+confirmed table). Each case is a kind the blind batches showed the rules missing."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from wilson.model.offline import asks, triage, urgency
+from wilson.model.offline.point import point
+from wilson.model.offline.quoted import quotes
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def mail(subject: str, body: str, sender: str, name: str = "", sent: str = "2027-03-02T09:00:00") -> dict:
+    at = datetime.fromisoformat(sent).replace(tzinfo=BERLIN)
+    who = f"{name} <{sender}>" if name else sender
+    text = f"Email from {who}: {subject}\nSent {at:%a %d %b %Y %H:%M}\n{body.strip()}"
+    payload = {"channel": "email", "from": sender, "from_name": name, "subject": subject, "date": at.isoformat()}
+    return {"buffer_id": 1, "channel": "email", "text": text, "payload": payload}
+
+
+def judged(item: dict, now: str) -> urgency.Judgement:
+    return triage.judge(item, datetime.fromisoformat(now).replace(tzinfo=BERLIN), BERLIN)
+
+
+def task(item: dict, now: str):
+    at = datetime.fromisoformat(now).replace(tzinfo=BERLIN)
+    return asks.mail_task(item["text"], item["payload"], at, BERLIN, letter=item["text"])
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        # an abbreviation's dot in a greeting, and a greeting that names two
+        ("Dear residents of Gubener Str. 14,\n\nthere is a fire in the basement.", "There is a fire in the basement."),
+        (
+            "Sehr geehrte Steuerzahlerin, sehr geehrter Steuerzahler,\n\nSie haben Anspruch auf eine Erstattung.",
+            "Sie haben Anspruch auf eine Erstattung.",
+        ),
+        # a call for attention is no point
+        ("Milan, bist du zuhause? Aus deiner Wohnungstür kommt Rauch.", "Aus deiner Wohnungstür kommt Rauch."),
+        # a day's dot before its month, or a span of days, ends no sentence
+        ("Wir sind vom 3. bis 10. April in Dresden. Könnten Sie gießen?", "Wir sind vom 3. bis 10. April in Dresden."),
+        (
+            "Bitte teilen Sie uns den Stand bis zum 28. Februar 2027 mit.",
+            "Bitte teilen Sie uns den Stand bis zum 28. Februar 2027 mit.",
+        ),
+    ],
+)
+def test_the_point_of_a_mail_is_its_first_sentence_that_says_something(text, said):
+    assert point(text) == said
+
+
+def test_a_task_from_a_mail_quotes_what_is_needed_and_the_ask_with_its_date():
+    item = mail(
+        "Action required: your application GWF071234567",
+        """Dear Applicant,
+
+Your application for a Standard Visitor visa (reference GWF071234567) is on hold.
+We need your bank statements for the last three months.
+Please upload them in your application account by 4 March 2027.
+
+UK Visas and Immigration""",
+        "no-reply@ukvisas-centre.example",
+        "UK Visa Application Centre",
+        sent="2027-02-25T17:00:00",
+    )
+    notes = task(item, "2027-02-25T17:05:00").notes
+    assert "“We need your bank statements for the last three months.”" in notes
+    assert "“Please upload them in your application account by 4 March 2027.”" in notes
+
+
+def test_a_quoted_sentence_loses_the_clause_with_a_link_and_the_list_items_stay_apart():
+    said = quotes(
+        "Um Ihren Schaden regulieren zu können, benötigen wir noch:\n- die Kaufrechnung des Fahrrads\n"
+        "- das Aktenzeichen der Polizei\nBitte reichen Sie die Unterlagen bis zum 19. März 2027 ein, per Post oder an "
+        "schaden@versicherung.example.",
+        set(),
+        "19. März 2027",
+    )
+    assert said == (
+        "“Um Ihren Schaden regulieren zu können, benötigen wir noch: - die Kaufrechnung des Fahrrads” "
+        "“Bitte reichen Sie die Unterlagen bis zum 19. März 2027 ein”"
+    )
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender, now, verb, due",
+    [
+        # an ask after what it is for
+        (
+            "Your price guarantee ends on 31 March 2027",
+            "To keep a fixed price, choose one of our new tariffs in your customer account by 15 March 2027.",
+            "kundenservice@strom.example",
+            "2027-02-01T09:30:00",
+            "Choose",
+            "2027-03-14",
+        ),
+        # German: let me know by Sunday, show your ID by a date, book by the end of next week
+        (
+            "Kleine Bitte",
+            "Könnten Sie unsere Tomaten gießen? Geben Sie mir bis Sonntag Bescheid?",
+            "renate.koehler@t-online.example",
+            "2027-03-24T18:00:00",
+            "Reply",
+            "2027-03-27",
+        ),
+        (
+            "Aktualisierung Ihrer Kundendaten",
+            "Bitte legen Sie uns bis zum 30.04.2027 Ihren gültigen Personalausweis in einer Filiale vor.",
+            "service@sparkasse.example",
+            "2027-04-06T10:00:00",
+            "Send",
+            "2027-04-29",
+        ),
+        (
+            "Ihre Laborergebnisse",
+            "Bitte vereinbaren Sie bis Ende nächster Woche telefonisch einen Termin.",
+            "praxis@hausarzt.example",
+            "2027-03-04T12:00:00",
+            "Book",
+            "2027-03-11",
+        ),
+        # a confirmed appointment with papers to bring: get them ready the day before
+        (
+            "Appointment confirmation - UK visa application",
+            "Your appointment is confirmed for 24 February 2027 at 10:15. Please bring your passport and two photos.",
+            "noreply@vfs.example",
+            "2027-02-10T14:00:00",
+            "Prepare",
+            "2027-02-23",
+        ),
+    ],
+)
+def test_a_mail_that_asks_in_other_words_becomes_a_task_due_in_time(subject, body, sender, now, verb, due):
+    found = task(mail(subject, body, sender, sent=now), now)
+    assert found is not None and found.rule.split(": ")[1].startswith(verb.lower())
+    assert found.due.isoformat() == due
+
+
+def test_a_car_brought_at_a_new_time_is_no_list_of_things_to_bring():
+    body = "We have to move your appointment tomorrow from 08:00 to 13:30. Please bring the car at 13:30 instead."
+    found = task(mail("Your appointment tomorrow", body, "termine@werkstatt.example"), "2027-03-02T09:00:00")
+    assert found is None
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender, name",
+    [
+        (
+            "Your parcel is waiting: customs fee outstanding",
+            "A customs fee of 1.99 EUR is outstanding. Please pay it by today here: https://dhl-gebuehr.example.top/pay",
+            "info@dhl-paket.example.top",
+            "DHL Paket",
+        ),
+        (
+            "Steuererstattung: 264,80 EUR für Sie bereit",
+            "Sie haben Anspruch auf eine Steuererstattung von 264,80 EUR. Bitte reichen Sie Ihren Antrag innerhalb von "
+            "48 Stunden ein: https://bzst-erstattung.example.com/antrag",
+            "erstattung@bzst-online.example.com",
+            "Bundeszentralamt für Steuern",
+        ),
+    ],
+)
+def test_a_fee_or_a_refund_through_a_link_is_phishing(subject, body, sender, name):
+    assert judged(mail(subject, body, sender, name), "2027-03-02T09:05:00").level is None
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender",
+    [
+        (
+            "Your week in the neighbourhood",
+            "A new bakery opens on Monday. To stop receiving this weekly email, click here.",
+            "redaktion@stimme.example",
+        ),
+        (
+            "Your table for 4 on Saturday",
+            "We are happy to confirm your reservation for 4 people on Saturday at 19:30.",
+            "info@trattoria.example",
+        ),
+    ],
+)
+def test_a_digest_without_list_headers_and_a_confirmed_table_stay_quiet(subject, body, sender):
+    assert judged(mail(subject, body, sender), "2027-03-02T09:05:00").level is None
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender, rule",
+    [
+        (
+            "Your mother",
+            "The emergency doctor admitted her to the Vivantes Klinikum Neukölln at 02:05.",
+            "nachtdienst@pflegedienst.example",
+            "emergency: a medical emergency",
+        ),
+        (
+            "Rauch!!",
+            "Aus deiner Wohnungstür kommt Rauch, ich habe die Feuerwehr gerufen.",
+            "petra@web.example",
+            "emergency: a fire",
+        ),
+        (
+            "Wasser!!",
+            "Bei uns tropft gerade Wasser durch die Küchendecke, das muss aus Ihrer Wohnung kommen!",
+            "sabine@gmx.example",
+            "emergency: a water leak",
+        ),
+    ],
+)
+def test_a_night_emergency_in_other_words_wakes_the_user(subject, body, sender, rule):
+    found = judged(mail(subject, body, sender, sent="2027-03-02T02:30:00"), "2027-03-02T02:35:00")
+    assert (found.level, found.rule) == (1, rule)
+
+
+def test_kind_regards_is_no_child():
+    body = "Dr. Aydin has to attend an emergency. Please call us. Kind regards, your practice"
+    assert (
+        urgency.emergency(
+            body, "Your appointment", "praxis@hausarzt.example", datetime(2027, 3, 2, 2, tzinfo=BERLIN), BERLIN
+        )
+        is None
+    )
+
+
+def test_a_contract_s_new_instalment_is_told():
+    body = "From 1 March 2027 the working price rises. Your monthly instalment will therefore change from 96 EUR to 109 EUR."
+    found = judged(mail("Price adjustment for your gas contract", body, "service@gasag.example"), "2027-01-20T10:00:00")
+    assert found.level == 2 and found.rule.startswith("a change to what you pay")
