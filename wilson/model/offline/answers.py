@@ -17,7 +17,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
-from wilson.model.offline.put_right import day_put_right
+from wilson.model.offline.put_right import day_after, day_put_right
 from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
@@ -337,6 +337,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     if day_put_right(items, args, request, tz, _time_key):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
+    if day_after(items, args, request, tz, _time_key):
+        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day after the proposed one")
     if _relatively(items, args, request, tz):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a time moved relative to the proposed one")
     removed, changed = set(), False

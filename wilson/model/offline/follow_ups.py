@@ -12,7 +12,7 @@ import re
 
 from wilson.model.offline import dates
 from wilson.model.offline.answers import TIME_ONLY
-from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
+from wilson.model.offline.put_right import AND_ON_DAY_RE, INSTEAD_OF_DAY_RE
 from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
@@ -129,8 +129,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
     # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
     changes = when if read else f"at {when}"
-    if INSTEAD_OF_DAY_RE.search(said):
-        changes = said  # "wednesday not tuesday": the day it was is said, and the change is read against it
+    if INSTEAD_OF_DAY_RE.search(said) or AND_ON_DAY_RE.match(said):
+        # "wednesday not tuesday", "and on wednesday?": the day it was is said, or the change is read against it
+        changes = said
     return Reply(
         "",
         [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],

@@ -20,6 +20,7 @@ from wilson.model.offline import (
     acts,
     anchored,
     dates,
+    due_by,
     finished,
     going,
     looks,
@@ -100,13 +101,15 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,
         )
         what = head + " " + what[at + len(cut.phrase) :]
-    what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
+    what = re.sub(
+        r"\s+(?:on|at|by|before|until|in|within|the|for|is|are|was|will be|between|from)\s*$", "", what.strip()
+    )
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
@@ -195,6 +198,7 @@ def answer(chat: Chat) -> Reply:
             _clause_asked(chat, chat.text)
             or _called_off(chat, chat.text)
             or _deadline_said(chat, chat.text)
+            or _thing_due(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
             or _statement(" ".join(parts) or chat.text)
@@ -282,6 +286,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or redated.redated(chat, text)
         or _plan_asked(chat, text)
         or _payment(chat, text)
+        or _jotted(chat, text)
         or _life_event(chat, text)
         or _wanted_by(chat, text)
         or _add(chat, text)
@@ -457,6 +462,26 @@ def _deadline_said(chat: Chat, text: str) -> Reply | None:
         "",
         [("create_task", {"title": title, "due": dates.iso(when[0].value)})],
         f"a deadline told ({when[0].stated(chat.tz)})",
+    )
+
+
+def _thing_due(chat: Chat, text: str) -> Reply | None:
+    """ "expense report by friday", "Wohngeldantrag bis zum 15.": a thing and its day, no verb, is a task due then
+    (wilson/model/offline/due_by.py); a task it names already gets the day instead."""
+    found = due_by.thing_due(text, chat.now, chat.tz)
+    if found is None or _someone_elses(chat, text):
+        return None
+    task = _task_named(chat, found.title)
+    if task is not None and covers(words(found.title), words(str(task.get("title")))):
+        return Reply(
+            "",
+            [("update_task", {"task_id": task.get("id"), "due": dates.iso(found.when.value)})],
+            f"a task's day told ({found.when.stated(chat.tz)})",
+        )
+    return Reply(
+        "",
+        [("create_task", {"title": found.title, "due": dates.iso(found.when.value)})],
+        f"a thing to do by a day ({found.when.stated(chat.tz)})",
     )
 
 
@@ -1048,6 +1073,64 @@ def _payment(chat: Chat, text: str) -> Reply | None:
     )
 
 
+# the words a jotted appointment may have besides its thing and its moment ("dentist @ 3pm on fri", "Zahnarzt am
+# Freitag um 3"); a word of the user's, or of someone else's, makes it a sentence, read by the other rules
+_JOTTED_FILLER = {"at", "on", "the", "am", "um", "next", "this", "appt", "appointment", "termin", "uhr", "@", "-"}
+_JOTTED_SENTENCE_RE = lazy_regex(
+    r"\b(?:i|i'm|we|my|our|me|us|you|he|she|they|his|her|their|ich|wir|mein|meine|is|are|has|have|was|"
+    r"need|needs|must|should|help|plan|prepare|ready|surgery|operation|op|exam|test|interview|flight|"
+    r"check-?up|vaccinations?|jabs?|booster|scan|mri|ultrasound|x-?ray|prep|birthday|wedding|trip|party)\b",
+    re.I,
+)
+
+
+_GERMAN_DAY_RE = lazy_regex(
+    r"\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|morgen|heute|übermorgen)\b|\d\.", re.I
+)
+
+
+def _jotted(chat: Chat, text: str) -> Reply | None:
+    """ "dentist fri 3pm", "Zahnarzt am Freitag um 3", "hairdresser saturday 11am": a thing jotted down with its day
+    and hour, no verb and nothing to prepare, is a note to be reminded of it an hour before, not a plan (a
+    sentence, "I have a dentist appointment next Tuesday at 10", or a surgery, is read as the event it tells)."""
+    said = text.strip()
+    if said.endswith("?") or len(said.split()) > 8 or _JOTTED_SENTENCE_RE.search(said.replace("’", "'")):
+        return None
+    found = dates.search(said, chat.now, chat.tz, parts=True)
+    if not found:
+        return None
+    both = _day_and_hour(found, chat.tz)
+    when = both[0] if both else found[0] if len(found) == 1 else None
+    if (
+        when is None
+        or not isinstance(when.value, datetime)
+        or not _NAMES_A_DAY.search(when.phrase)
+        and not (_GERMAN_DAY_RE.search(when.phrase))
+    ):
+        return None
+    rest = said
+    for one in both[1] if both else [when]:
+        rest = rest.replace(one.phrase, " ")
+    thing = [w for w in re.findall(r"[^\W\d_][\w'’-]*|@", rest) if w.lower() not in _JOTTED_FILLER]
+    if not thing or len(thing) > 3 or acts.act(" ".join(thing) + " x") or any(acts.german_verb(w) for w in thing):
+        return None
+    matched = recognise_message(chat.playbook, said)
+    if matched is not None and matched[0].name != "medical" or places.find_place(None, said) is not None:
+        return None  # "exam mon 9am", "flight to Rome fri 6am": the event's own plan
+    at = when.value - timedelta(hours=1)
+    if at <= chat.now:
+        at = when.value
+    if at <= chat.now:
+        return None
+    label = " ".join(re.findall(r"[^\W\d_][\w'’-]*", re.sub(r"\s+", " ", rest))).strip()
+    label = " ".join(w for w in label.split() if w.lower() not in ("at", "on", "the", "am", "um", "uhr"))
+    return Reply(
+        "",
+        [("remind", {"text": label, "at": at.isoformat()})],
+        f"an appointment jotted down, reminded of an hour before ({when.stated(chat.tz)})",
+    )
+
+
 # who else a message is about, before what they do: "my colleague Tom has", "my sister is flying", "Anna is"
 _PEOPLE = (
     r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
@@ -1198,10 +1281,15 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     if matched and main != read and not matched[0].find(main):
         # "a new passport before we fly in April": the trip only dates what the message is about
         matched = recognise_message(chat.playbook, main) or matched
-    sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
-    if sum_to_pay and (matched is None or matched[0].name == "official"):
+    sum_to_pay = payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
+    if asked and sum_to_pay and (matched is None or matched[0].name == "official"):
         # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
         matched = (chat.playbook.of_kind("bill"), None)
+    elif sum_to_pay and (matched is None or matched[0].name in ("official", "trip")) and _owed(chat, text):
+        # "annual membership for the rowing club, 260 €, due end of January", "the kids' school trip money, 35 euros,
+        # by Monday": a sum and its day with no bill word is still a bill, whatever the money is for
+        bill = _billed(chat, text)
+        return bill
     if matched:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
@@ -1266,6 +1354,54 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         else "a sum to put aside, and a plan asked for"
     )
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+def _owed(chat: Chat, text: str) -> bool:
+    """A sum the user has to find by a day: not one paid already, not someone else's, not a trip to a place."""
+    return not (
+        payments.NOT_TO_PAY_RE.search(text)
+        or _someone_elses(chat, text)
+        or re.search(r"\bowes?\s+(?:me|us)\b", text, re.I)  # money coming in is no bill
+        or places.find_place(None, text) is not None
+        or _ASKS_RE.search(text.strip())
+    )
+
+
+def _billed(chat: Chat, text: str) -> Reply | None:
+    """The bill's plan for a sum and its day: titled by what the money is for, said before the sum."""
+    event = chat.playbook.of_kind("bill")
+    amount = payments.AMOUNT_RE.search(text)
+    found = [
+        f
+        for f in dates.search(text, chat.now, chat.tz)
+        # "for four months, 196 euros": the sum is no day, and how long is no day either
+        if not (f.start < amount.end() and f.start + len(f.phrase) > amount.start())
+        and not going.HOW_LONG_RE.match(f.phrase)
+    ]
+    if not found:
+        return None
+    head = text[: min(amount.start(), found[0].start)]
+    head = re.sub(r"^(?:(?:heads[- ]up|fyi|btw|note|reminder|ok|so)\b[\s,:!-]*)+", "", head.strip(), flags=re.I)
+    head = re.sub(r"(?:[\s,:–-]|\b(?:of|is|are|for|costs?|comes to)\b)+$", "", head, flags=re.I)
+    head = re.sub(r"^(?:the|my|our)\s+", "", head, flags=re.I)
+    title = _title(head) if words(head) else event.label
+    title = f"{title} ({payments.amount_of(text)})"
+    start = found[0]
+    start_day = dates.local_date(start.value, chat.tz)
+    calls = plan_calls(
+        event,
+        title,
+        dates.iso(start.value),
+        None,
+        start_day,
+        chat.today,
+        f"From your message: {text}",
+        chat.topics,
+        chat.tasks,
+    )
+    if not calls:
+        return None
+    return Reply("", calls, f"a sum to pay by a day (playbook: bill), {start.stated(chat.tz)}")
 
 
 # what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
