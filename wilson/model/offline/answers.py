@@ -17,7 +17,7 @@ from datetime import datetime
 
 from wilson.model.offline import dates
 from wilson.model.offline.phrases import Chat, Reply, normal
-from wilson.model.offline.put_right import day_after, day_put_right
+from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.words import covers, words
@@ -31,7 +31,7 @@ _YES = (
     r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
     r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
-    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go)"
+    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
@@ -337,8 +337,6 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     args = {id(item): dict(item.get("args") or {}) for item in items}
     if day_put_right(items, args, request, tz, _time_key):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day put right in a proposal")
-    if day_after(items, args, request, tz, _time_key):
-        return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a day after the proposed one")
     if _relatively(items, args, request, tz):
         return Reply("", [(i.get("tool"), args[id(i)]) for i in items], "a time moved relative to the proposed one")
     removed, changed = set(), False

@@ -12,7 +12,7 @@ import re
 
 from wilson.model.offline import dates
 from wilson.model.offline.answers import TIME_ONLY
-from wilson.model.offline.put_right import AND_ON_DAY_RE, INSTEAD_OF_DAY_RE
+from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.short_answers import word_answer
@@ -32,7 +32,7 @@ FOLLOW_UP_RE = lazy_regex(
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = lazy_regex(
-    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
+    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
     r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
     re.I,
 )
@@ -129,9 +129,8 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         return None  # "and the flights on Tuesday?", "what's due tomorrow?" say more than a time
     # the time alone, as the change reads it: "can you do 8 instead?" is "at 8"
     changes = when if read else f"at {when}"
-    if INSTEAD_OF_DAY_RE.search(said) or AND_ON_DAY_RE.match(said):
-        # "wednesday not tuesday", "and on wednesday?": the day it was is said, or the change is read against it
-        changes = said
+    if INSTEAD_OF_DAY_RE.search(said):
+        changes = said  # "wednesday not tuesday": the day it was is said, and the change is read against it
     return Reply(
         "",
         [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],

@@ -758,9 +758,23 @@ _SAME_DONE = {
 }
 
 
+# the schedule said first: "on the first of every month remind me to …", "every sunday evening at 9pm nudge me to …"
+_SCHEDULE_FIRST_RE = lazy_regex(
+    r"^\s*(?P<when>(?:on\s+|at\s+)?(?:the\s+\w+\s+of\s+)?(?:every|each)\b.+?)[\s,]+(?:please\s+)?"
+    r"(?:remind|nudge|ping)\s+me\s+(?P<what>.+?)\s*[.!]*$",
+    re.I,
+)
+
+
 def _recurring(chat: Chat, text: str) -> Reply | None:
     found = REMIND_RE.match(text)
-    reading = repeats.read(found.group("rest"), chat.now, chat.tz) if found else None
+    rest = found.group("rest") if found else None
+    # the schedule first, as the user said it (the request read from it may have made "every month" a day)
+    first = _SCHEDULE_FIRST_RE.match(text) or _SCHEDULE_FIRST_RE.match(chat.text.strip())
+    if first is not None:
+        rest = f"{first.group('what')} {first.group('when')}"
+    rest = repeats.german(rest or text) or rest  # "(erinner mich) jeden Donnerstag um 18 Uhr an die Biotonne"
+    reading = repeats.read(rest, chat.now, chat.tz) if rest else None
     if reading is None:
         return None
     if reading.question:  # never set once, nor as a schedule it is not
@@ -1091,7 +1105,7 @@ _GERMAN_DAY_RE = lazy_regex(
 
 def _jotted(chat: Chat, text: str) -> Reply | None:
     """ "dentist fri 3pm", "Zahnarzt am Freitag um 3", "hairdresser saturday 11am": a thing jotted down with its day
-    and hour, no verb and nothing to prepare, is a note to be reminded of it an hour before, not a plan (a
+    and hour, no verb and nothing to prepare, is a note to be reminded of it then, not a plan (a
     sentence, "I have a dentist appointment next Tuesday at 10", or a surgery, is read as the event it tells)."""
     said = text.strip()
     if said.endswith("?") or len(said.split()) > 8 or _JOTTED_SENTENCE_RE.search(said.replace("’", "'")):
@@ -1117,9 +1131,7 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
     matched = recognise_message(chat.playbook, said)
     if matched is not None and matched[0].name != "medical" or places.find_place(None, said) is not None:
         return None  # "exam mon 9am", "flight to Rome fri 6am": the event's own plan
-    at = when.value - timedelta(hours=1)
-    if at <= chat.now:
-        at = when.value
+    at = when.value
     if at <= chat.now:
         return None
     label = " ".join(re.findall(r"[^\W\d_][\w'’-]*", re.sub(r"\s+", " ", rest))).strip()
@@ -1127,7 +1139,7 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
     return Reply(
         "",
         [("remind", {"text": label, "at": at.isoformat()})],
-        f"an appointment jotted down, reminded of an hour before ({when.stated(chat.tz)})",
+        f"an appointment jotted down, a reminder then ({when.stated(chat.tz)})",
     )
 
 

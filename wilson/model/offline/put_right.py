@@ -1,5 +1,4 @@
-"""A day put right right after a proposal: "sorry, Wednesday not Tuesday", "not Tuesday, Wednesday"; and a day asked
-about after it: "and on Tuesday?", "und am Mittwoch?" (the Tuesday after the day proposed).
+"""A day put right right after a proposal: "sorry, Wednesday not Tuesday", "not Tuesday, Wednesday".
 
 The day it is not is the proposal's own, so the change is read against it: the Wednesday of the same week as the
 Tuesday proposed, at the same hour, not the next Wednesday from today (wilson/model/offline/follow_ups.py passes the
@@ -39,35 +38,4 @@ def day_put_right(items: list[dict], args: dict, request: str, tz, time_key) -> 
     if when is None or dates.local_date(when, tz).weekday() != old:
         return False
     args[id(item)][key] = dates.iso(when + timedelta(days=new - old))
-    return True
-
-
-_GERMAN_WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
-# "and on Tuesday?", "und am Mittwoch?": the same plan a few days on, so the weekday after the day proposed (a
-# reminder for Monday next week asked "and on Wednesday?" means that week's Wednesday, not tomorrow). "and on
-# Tuesday too?" adds a day rather than changing it: not this.
-AND_ON_DAY_RE = lazy_regex(
-    rf"^\s*(?:and|und)\s+(?:on\s+|am\s+)?(?P<day>{_DAY}|{'|'.join(_GERMAN_WEEKDAYS)}|sonnabend)\s*[?.!]*\s*$",
-    re.I,
-)
-
-
-def day_after(items: list[dict], args: dict, request: str, tz, time_key) -> bool:
-    """Moves the one timed item to the weekday said with "and on …?", the first one after its own day, at the same
-    hour, in `args`; False when the words are not that or no one item has a day."""
-    found = AND_ON_DAY_RE.match(request)
-    if found is None:
-        return False
-    said = found.group("day").lower()
-    new = _GERMAN_WEEKDAYS.index(said) if said in _GERMAN_WEEKDAYS else 5 if said == "sonnabend" else None
-    new = _WEEKDAYS.index(said) if new is None else new
-    timed = [(i, key) for i in items if (key := time_key(i, False)) in ("due", "at")]
-    if len(timed) != 1:
-        return False
-    item, key = timed[0]
-    when = dates.parse_moment(args[id(item)].get(key), tz)
-    if when is None:
-        return False
-    ahead = (new - dates.local_date(when, tz).weekday() - 1) % 7 + 1
-    args[id(item)][key] = dates.iso(when + timedelta(days=ahead))
     return True

@@ -12,7 +12,7 @@ import re
 
 from wilson.model.offline.edit_distance import distance
 
-YES = ("yes", "yeah", "yep", "yup", "sure")
+YES = ("yes", "yeah", "yep", "yup", "sure", "ok", "okay")  # "okk", "okey" too
 NO = ("no", "nope", "nah")
 # the yes and no of the other languages dates are read in, exactly as written (one edit from "si" is "so")
 _ELSEWHERE = {
@@ -57,6 +57,17 @@ _OTHER_WORDS = frozenset(
         "nice",
         "nat",
         "nap",
+        # one edit from "ok"
+        "oh",
+        "on",
+        "of",
+        "or",
+        "ow",
+        "ox",
+        "oi",
+        "om",
+        "op",
+        "oak",
     }
 )
 _FILL = frozenset(
