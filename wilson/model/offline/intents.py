@@ -118,7 +118,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     # "renew the parking permit, it expires": why it is due then is no part of what to do
     what = re.sub(
         r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
-        r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$",
+        r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)(?:\s+(?:in|on|at|by)\b.*)?$",
         "",
         what,
         flags=re.I,
@@ -201,6 +201,7 @@ def answer(chat: Chat) -> Reply:
             or _thing_due(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
+            or _musing(chat.text)
             or _statement(" ".join(parts) or chat.text)
             or questions.answered(chat, chat.text)
             or Reply(
@@ -532,6 +533,28 @@ _NEWS_SIGN_RE = lazy_regex(
 )
 
 
+_THANKED_RE = lazy_regex(
+    r"\b(?:thank you|thanks|appreciate it|a big help|you'?ve been (?:great|brilliant|so helpful))\b", re.I
+)
+
+
+def _musing(text: str) -> Reply | None:
+    """What asks for nothing, in the shapes `_statement` does not take: "what if I moved to Lisbon, would that be
+    crazy?" (a thought, not a question Wilson could answer), "went to the dentist before Christmas, all fine" (the
+    past), and thanks said at length ("you've been a big help this morning, thank you so much …")."""
+    said = text.strip().replace("’", "'")
+    if _THANKED_RE.search(said) and not _ASKS_FOR_RE.search(said) and not _BURIED_RE.search(said):
+        return Reply("You're welcome! Nothing was changed.", [], "thanks")
+    if re.match(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", said, re.I) or _PAST_OR_NOT_RE.match(said):
+        return Reply(
+            "Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
+            "…”. Nothing was changed.",
+            [],
+            "news, no request",
+        )
+    return None
+
+
 def _statement(text: str) -> Reply | None:
     """News told, not a request: a statement that begins as news does ("Anna is going to Rome on Friday"), or any
     few words that neither ask a question nor begin as a request ("long day at work", "just landed in Lisbon")."""
@@ -605,6 +628,8 @@ HOW_ARE_YOU_RE = lazy_regex(
 )
 APPROVE_RE = lazy_regex(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
+
+_LAUGH_RE = lazy_regex(r"^\s*(?:(?:ha(?:ha)+|he(?:he)+|lol|lmao|aww+|omg)\b[\s,!.]*)+", re.I)
 
 TWO_REQUESTS = "two requests in one message"
 
@@ -963,6 +988,9 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 
 def _small_talk(chat: Chat, text: str) -> Reply | None:
     """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
+    laughed = _LAUGH_RE.match(text)
+    if laughed and text[laughed.end() :].strip():  # "haha you're the best": the words after the laugh
+        text = text[laughed.end() :].strip()
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     said = set(normal(text).split() or ["-"])
@@ -1091,7 +1119,7 @@ def _payment(chat: Chat, text: str) -> Reply | None:
 # Freitag um 3"); a word of the user's, or of someone else's, makes it a sentence, read by the other rules
 _JOTTED_FILLER = {"at", "on", "the", "am", "um", "next", "this", "appt", "appointment", "termin", "uhr", "@", "-"}
 _JOTTED_SENTENCE_RE = lazy_regex(
-    r"\b(?:i|i'm|we|my|our|me|us|you|he|she|they|his|her|their|ich|wir|mein|meine|is|are|has|have|was|"
+    r"\b(?:comes?|goes|arrives?|i|i'm|we|my|our|me|us|you|he|she|they|his|her|their|ich|wir|mein|meine|is|are|has|have|was|"
     r"need|needs|must|should|help|plan|prepare|ready|surgery|operation|op|exam|test|interview|flight|"
     r"check-?up|vaccinations?|jabs?|booster|scan|mri|ultrasound|x-?ray|prep|birthday|wedding|trip|party)\b",
     re.I,
@@ -1110,6 +1138,8 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
     said = text.strip()
     if said.endswith("?") or len(said.split()) > 8 or _JOTTED_SENTENCE_RE.search(said.replace("’", "'")):
         return None
+    if len(sentences.split(chat.text)) > 1:
+        return None  # "The boiler guy comes on Thursday at 8." among others tells why, it asks nothing
     found = dates.search(said, chat.now, chat.tz, parts=True)
     if not found:
         return None
@@ -1150,7 +1180,7 @@ _PEOPLE = (
     r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
 )
 _SOMEONE_ELSE_RE = lazy_regex(
-    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
+    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+[A-Z][\w-]+){{0,2}}"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
@@ -1183,7 +1213,8 @@ def _someone_elses(chat: Chat, text: str) -> bool:
     """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
     plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
     on Friday") or a place is no person."""
-    found = _SOMEONE_ELSE_RE.match(text)
+    # "my sister's flying to Seoul": her "is"
+    found = _SOMEONE_ELSE_RE.match(re.sub(r"(?<=\w)['’]s\s+(?=[a-z]+ing\b)", " is ", text))
     if found is None or _TAKEN_ON_RE.search(text.replace("’", "'")):
         return False
     name = found.group("name")
@@ -1261,6 +1292,11 @@ _BEFORE_CLAUSE_RE = lazy_regex(
     re.I,
 )
 # a wish or a maybe, no event decided: "if I ever do the IELTS", "maybe we'll move", "thinking about moving"
+_PAST_OR_NOT_RE = lazy_regex(
+    r"^\s*(?:(?:and|but|so|well)\s+)?(?:(?:i|we)\s+)?(?:went|was|were|had|did|came\s+back|got\s+back|visited|"
+    r"(?:i'?d|we'?d)\s+rather\s+not|(?:i|we)\s+(?:don'?t|do\s+not)\s+want\s+to\s+think)\b",
+    re.I,
+)
 _HYPOTHETICAL_RE = lazy_regex(
     r"^\s*(?:(?:and|but|so)\s+)?(?:if|in\s+case|suppose|supposing|what\s+if|maybe|perhaps|someday|one\s+day|"
     r"i\s+might|we\s+might|i'?m\s+thinking\s+(?:about|of)|we'?re\s+thinking\s+(?:about|of)|"
@@ -1285,8 +1321,10 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
-    if _HYPOTHETICAL_RE.match(text):
-        return None  # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for
+    if _HYPOTHETICAL_RE.match(text) or _PAST_OR_NOT_RE.match(text.replace("’", "'")):
+        # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for; "went to the dentist
+        # before Christmas, all fine", "I'd rather not think about taxes today": nothing ahead to plan for
+        return None
     read = _WEDDING_DISTRICT_RE.sub(" ", text)
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
     main = _BEFORE_CLAUSE_RE.sub("", read)
@@ -1371,7 +1409,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
 def _owed(chat: Chat, text: str) -> bool:
     """A sum the user has to find by a day: not one paid already, not someone else's, not a trip to a place."""
     return not (
-        payments.NOT_TO_PAY_RE.search(text)
+        EXPLICIT_ADD_RE.match(text)  # "add: pay for the school trip, 185 €, by 29 January" names its own task
+        or ADD_RE.match(text)
+        or payments.NOT_TO_PAY_RE.search(text)
         or _someone_elses(chat, text)
         or re.search(r"\bowes?\s+(?:me|us)\b", text, re.I)  # money coming in is no bill
         or places.find_place(None, text) is not None

@@ -69,7 +69,10 @@ GREETING_RE = lazy_regex(
     re.I,
 )
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
-_PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
+_PRAISE = (
+    r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a|(?:echt|sehr|super|voll)\s+(?:hilfreich|nett|lieb))"
+    r"\b[\w\s']{0,30})?"
+)
 THANKS_RE = lazy_regex(
     rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
     rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$",
