@@ -275,6 +275,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or _remind(chat, text)
         or redated.shifted(chat, text)
         or _move(chat, text)
+        or _named_then_changed(chat, text)
         or _drop(chat, text)
         or _close(chat, text)
         or _rename(chat, text)
@@ -699,7 +700,7 @@ _CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but
 
 def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
-    reply = _done_said(chat, text)
+    reply = _done_said(chat, text) or _done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
     tail = _DONE_TAIL_RE.sub("", text)
@@ -713,6 +714,65 @@ def _done(chat: Chat, text: str) -> Reply | None:
         if reply is not None and reply.calls:
             return reply
     return None
+
+
+# a task's verb said done in any tense a participle has, not only the listed ones: "finally backed up the laptop last
+# night", "suit's picked up 👔", "descaled the coffee machine"; and a thing back with its owner: "Kemal has his drill
+# back" (Return the drill to Kemal)
+_ANY_PAST_RE = lazy_regex(
+    r"^\s*(?:(?:ok|so|yay|phew)[\s,!]+)?(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
+    r"(?P<part>[a-z]{3,}ed|sent|paid|bought|got|made|done|put|sold|told|kept|left|brought|taken|given|written)"
+    r"(?:\s+(?P<particle>up|off|back|in|out|down))?\s+(?P<what>[^,.!?]+?)"
+    r"(?:\s+(?:last night|yesterday|this morning|earlier|today|just now|at last))?[\s.!]*$",
+    re.I,
+)
+_ANY_PARTICIPLE_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)(?:'s|\s+is|\s+are|\s+has been|\s+have been)\s+"
+    r"(?:all\s+|now\s+|finally\s+)*(?P<part>[a-z]{3,}ed|sent|paid|bought|done|sold|written)"
+    r"(?:\s+(?P<particle>up|off|back|in|out|down))?[\s.!]*$",
+    re.I,
+)
+_HAS_IT_BACK_RE = lazy_regex(
+    r"^\s*(?P<who>[A-Z][\w-]+)\s+(?:has|got)\s+(?:his|her|their|its)\s+(?P<what>[\w' -]{2,30}?)\s+back[\s.!]*$"
+)
+
+
+def _done_in_any_verb(chat: Chat, text: str) -> Reply | None:
+    """An open task said done with its own verb, whichever verb it is ("backed up the laptop" is "Back up the
+    laptop" done): the task must begin with that verb (and its particle) and the words must name it."""
+    said = re.sub(r"[^\w\s'’.,!?-]", " ", text).replace("’", "'").strip()
+    back = _HAS_IT_BACK_RE.match(said)
+    if back:
+        wanted = words(f"{back.group('what')} {back.group('who')}")
+        fitting = [
+            t
+            for t in chat.tasks
+            if t.get("status", "open") == "open"
+            and str(t.get("title") or "").lower().startswith(("return", "give back", "bring back"))
+            and covers(wanted, words(str(t.get("title"))))
+        ]
+        if len(fitting) == 1:
+            return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back with its owner")
+        return None
+    found = None if said.endswith("?") else _ANY_PAST_RE.match(said) or _ANY_PARTICIPLE_RE.match(said)
+    if found is None:
+        return None
+    part = found.group("part").lower()
+    verbs = {acts.base_verb(part), part[:-1], part[:-2]}  # "descaled": "descale", which no list needs to hold
+    particle = f" {found.group('particle').lower()}" if found.group("particle") else ""
+    leads = tuple(f"{verb}{particle} " for verb in verbs)
+    wanted = words(found.group("what"))
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and (str(t.get("title") or "").lower() + " ").startswith(leads)
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "done with a task, in its own verb")
 
 
 def _done_said(chat: Chat, text: str) -> Reply | None:
@@ -807,7 +867,65 @@ def _recurring(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("create_reminder", {"text": reading.what, "cron": reading.cron})], "recurring reminder")
 
 
+# a task named, then when to bring it up again: "coffee machine descaling: later, bug me about it in 3 days", "Kita
+# survey not today, ask me again tomorrow", "remind me again in 3 days about the Kita survey"
+_ASK_AGAIN_RE = lazy_regex(
+    r"^(?P<what>[^:,;]+?)\s*(?:[:,;–-]\s*)?(?:(?:later|not\s+(?:today|now|yet|this\s+week)|maybe\s+later)[\s,]*)?"
+    r"(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+(?:about\s+(?:it|that|this)\s+)?(?:again\s+)?"
+    r"(?P<when>(?:in|on|at|next|tomorrow|tonight|after|this)\b.*?)[\s.!]*$"
+    r"|^(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+again\s+(?P<when2>.+?)\s+(?:about|of)\s+"
+    r"(?:the\s+)?(?P<what2>.+?)[\s.!]*$",
+    re.I,
+)
+
+
+def _asked_again(chat: Chat, text: str) -> Reply | None:
+    """A task to be brought up again later, said with the task first or last: its snooze until then."""
+    found = _ASK_AGAIN_RE.match(text.strip())
+    if found is None:
+        return None
+    what = found.group("what") or found.group("what2")
+    task = _task_named(chat, what)
+    if task is None or not covers(words(what), words(str(task.get("title")))):
+        return None
+    when = dates.search(found.group("when") or found.group("when2"), chat.now, chat.tz, parts=True)
+    at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
+    if at is None:
+        return None
+    return Reply(
+        "",
+        [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+        f"a task to bring up again ({when[0].stated(chat.tz)})",
+    )
+
+
+# a task named, then its new day: "Pixel's vet booking: make that due Friday", "the Kessler invoice - move it to the 18th"
+_NAMED_THEN_CHANGED_RE = lazy_regex(
+    r"^(?P<what>[^:;–-]{3,50}?)\s*[:;–-]\s*(?:(?:ok|so|please|pls)\s+)?(?:make|set|change|move|push|put)\s+"
+    r"(?:that|it|this|the\s+(?:deadline|due\s+date))\s+(?:due\s+|to\s+|for\s+)*(?P<when>.+?)[\s.!]*$",
+    re.I,
+)
+
+
+def _named_then_changed(chat: Chat, text: str) -> Reply | None:
+    found = _NAMED_THEN_CHANGED_RE.match(text.strip())
+    if found is None:
+        return None
+    task = _task_named(chat, found.group("what"))
+    when = dates.search(found.group("when"), chat.now, chat.tz)
+    if task is None or not when or not covers(words(found.group("what")), words(str(task.get("title")))):
+        return None
+    return Reply(
+        "",
+        [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+        f"a task named, then its new day ({when[0].stated(chat.tz)})",
+    )
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
+    again = _asked_again(chat, text)
+    if again is not None:
+        return again
     about = ABOUT_RE.match(text)
     if about:
         task = _task_named(chat, about.group("what"))
@@ -1488,6 +1606,14 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     what = re.sub(r"\s+back$", "", what, flags=re.I)
     lead = re.match(r"(?:my|our|the)\s+", text.strip(), re.I)
     whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
+    task = _task_named(chat, what)
+    if task is not None and covers(words(what), words(str(task.get("title")))):
+        # "the school wants the reply about the outing by the 15th now": the task there gets the new day
+        return Reply(
+            "",
+            [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+            f"a task wanted by a new day ({when[0].stated(chat.tz)})",
+        )
     sent = _SENT_TO_RE.search(who) and not re.search(r"\b(?:kids?|children|son|daughter|baby|dog|cat)\b", who, re.I)
     title = f"Send {what}{back} to {whom}" if sent else f"Get {what} for {whom}"
     return Reply(

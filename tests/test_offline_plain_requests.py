@@ -1,0 +1,205 @@
+"""Requests said plainly, without the words the older rules waited for: a thing and its day with no verb, an
+appointment jotted with its hour, a sum and its day with no bill word, a repeating reminder said schedule first or in
+German, short answers typed loosely; and the lines around them that must stay answers (someone else's plans, the
+past, "what if", thanks said at length)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_support import REMINDER, read
+
+TASKS = [{"id": 21, "title": "Hand in the seminar paper", "due": "2027-01-29", "status": "open"}]
+
+
+# a thing and its day, no verb: a task ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("expense report by friday", "Expense report", "2027-01-08"),
+        ("parents' evening forms back to school by Thursday", "Parents' evening forms back to school", "2027-01-07"),
+        ("the application for the Kita place must be in by 31 January", "Application for the Kita place", "2027-01-31"),
+        ("registration for the marathon closes on Feb 15", "Registration for the marathon", "2027-02-15"),
+        ("the deadline for the grant application is 28 Feb", "Grant application", "2027-02-28"),
+        ("ok so the slides by monday", "Slides", "2027-01-11"),
+    ],
+)
+def test_a_thing_and_its_day_without_a_verb_is_a_task_due_then(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+def test_a_thing_and_its_day_that_names_a_task_moves_it():
+    assert read("the seminar paper by the 20th", tasks=TASKS).calls == [
+        ("update_task", {"task_id": 21, "due": "2027-01-20"})
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the report was finished by Friday",  # what happened
+        "we were home by 10",
+        "the party by the lake on Saturday",  # more than a day after "by"
+        "is the report due by friday?",  # a question
+    ],
+)
+def test_news_and_questions_with_a_day_are_no_task(text):
+    assert not any(name in ("create_task", "update_task") for name, _ in read(text).calls)
+
+
+# an appointment jotted with its hour: a reminder then --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, label, at",
+    [
+        ("dentist fri 3pm", "dentist", "2027-01-08T15:00:00+01:00"),
+        ("Zahnarzt am Freitag um 3", "Zahnarzt", "2027-01-08T15:00:00+01:00"),
+        ("hairdresser saturday 11am", "hairdresser", "2027-01-09T11:00:00+01:00"),
+        ("haircut tomorrow 10:30", "haircut", "2027-01-06T10:30:00+01:00"),
+    ],
+)
+def test_an_appointment_jotted_with_its_day_and_hour_is_a_reminder_at_that_hour(text, label, at):
+    assert read(text).calls == [("remind", {"text": label, "at": at})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a dentist appointment next Tuesday at 10",  # told as a sentence: the appointment's plan
+        "knee surgery fri 8am",  # something to prepare for
+    ],
+)
+def test_an_appointment_told_or_one_to_prepare_for_keeps_its_plan(text):
+    assert "create_topic" in [name for name, _ in read(text).calls]
+
+
+def test_a_jotted_time_among_other_sentences_only_tells_why():
+    reply = read(
+        "Busy week ahead. The boiler guy comes on Thursday at 8. Can you remind me Wednesday at 8pm to clear it?"
+    )
+    assert [args["at"] for name, args in reply.calls if name == "remind"] == ["2027-01-06T20:00:00+01:00"]
+
+
+# a sum and its day, no bill word: the bill's plan --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, topic",
+    [
+        ("annual membership for the rowing club, 260 €, due end of January", "Annual membership for the rowing club"),
+        ("the Kita lunch money for four months, 196 euros by the 20th", "Kita lunch money for four months"),
+        ("the kids' school trip money, 35 euros, by Monday", "Kids' school trip money"),
+    ],
+)
+def test_a_sum_and_its_day_is_a_bill_to_plan_for_titled_by_what_it_is_for(text, topic):
+    calls = read(text).calls
+    ((_, made),) = [(n, a) for n, a in calls if n == "create_topic"]
+    assert made["title"].startswith(topic) and "EUR)" in made["title"]
+    assert any(name == "create_task" and args["title"] == "Pay or cancel" for name, args in calls)
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("Add: pay for the school trip to the Harz, 185 €, by 29 January", "create_task"),  # names its own task
+        ("The car insurance bill of 480 euros has to be paid by jan 20", "create_task"),  # a payment, as before
+        ("my sister owes me 50 euros by Friday", None),  # money coming in
+        ("I paid 40 euros for the concert on Friday", None),
+    ],
+)
+def test_a_sum_asked_as_a_task_or_not_owed_is_no_bill_plan(text, kind):
+    names = [name for name, _ in read(text).calls]
+    assert "create_topic" not in names and (names[:1] == [kind] if kind else not names)
+
+
+# repeating reminders said in other shapes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, what, cron",
+    [
+        ("on the first of every month remind me to transfer 50 € to Jana", "transfer 50 € to Jana", "0 9 1 * *"),
+        ("every sunday evening at 9pm nudge me to plan the week", "plan the week", "0 21 * * 0"),
+        ("Erinner mich bitte jeden Donnerstag um 18 Uhr an die Biotonne", "die Biotonne", "0 18 * * 4"),
+        ("jeden Ersten des Monats um 8 an die Miete erinnern", "die Miete", "0 8 1 * *"),
+        (
+            "remind me every wednesday and saturday to water the balcony plants",
+            "water the balcony plants",
+            "0 9 * * 3,6",
+        ),
+        ("remind me every Tuesday and Friday at 7 to go running", "go running", "0 7 * * 2,5"),
+        ("every year on 2 March remind me it's Paula's birthday", "it's Paula's birthday", "0 9 2 3 *"),
+        ("remind me every year on 14 Feb to buy flowers", "buy flowers", "0 9 14 2 *"),
+    ],
+)
+def test_a_repeating_reminder_is_read_whatever_order_or_language_it_is_said_in(text, what, cron):
+    assert read(text).calls == [("create_reminder", {"text": what, "cron": cron})]
+
+
+def test_a_one_off_reminder_on_a_day_of_the_month_stays_one():
+    ((name, args),) = read("remind me on the 1st of February to pay the rent").calls
+    assert name == "remind" and args["at"] == "2027-02-01T09:00:00+01:00"
+
+
+# short answers typed loosely -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["okk", "okay", "sure why not", "why not"])
+def test_a_loose_yes_right_after_a_proposal_approves_it(text):
+    assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "approve"})]
+
+
+def test_a_no_with_its_reason_after_it_declines():
+    assert read("nah my phone does that already", [REMINDER]).calls == [("decide", {"proposal": 4, "action": "reject"})]
+
+
+@pytest.mark.parametrize("text", ["oh", "on it"])
+def test_words_one_letter_from_ok_are_no_yes(text):
+    assert read(text, [REMINDER]).calls == []
+
+
+# what must stay an answer --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "our neighbours are moving to Bremen in March",
+        "my sister's flying to Seoul next Friday for work",
+        "went to the dentist before Christmas, all fine",
+        "I'd rather not think about taxes today",
+        "what if I moved to Lisbon, would that be crazy?",
+    ],
+)
+def test_others_plans_the_past_and_musings_stay_news(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.text.startswith("Thanks for telling me.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "danke dir, echt hilfreich",
+        "haha you're the best",
+        "Anyway, you've been a big help this morning, thank you so much for sorting all of that out with me, I really "
+        "appreciate it and I'll probably be back later when I've had lunch",
+    ],
+)
+def test_thanks_however_said_get_a_word_back(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.text in ("You're welcome!", "Thank you!", "You're welcome! Nothing was changed.")
+
+
+def test_a_reason_after_a_task_leaves_its_title():
+    assert read("I have to renew my passport before May, it runs out in June").calls == [
+        ("create_task", {"title": "Renew my passport", "due": "2027-04-30"})
+    ]
+
+
+def test_within_a_time_is_no_part_of_the_title():
+    assert read("Please add a task: apply for parental allowance within two weeks").calls == [
+        ("create_task", {"title": "Apply for parental allowance", "due": "2027-01-19"})
+    ]
