@@ -203,3 +203,97 @@ def test_within_a_time_is_no_part_of_the_title():
     assert read("Please add a task: apply for parental allowance within two weeks").calls == [
         ("create_task", {"title": "Apply for parental allowance", "due": "2027-01-19"})
     ]
+
+
+# existing tasks, said of in other words --------------------------------------------------------------------------------
+
+OPEN = [
+    {"id": 1, "title": "Pick up the suit from the tailor", "status": "open"},
+    {"id": 2, "title": "Back up the laptop", "status": "open"},
+    {"id": 3, "title": "Return the drill to Kemal", "status": "open"},
+    {"id": 4, "title": "Descale the coffee machine", "status": "open"},
+    {"id": 5, "title": "Fill in the Kita survey", "status": "open"},
+    {"id": 7, "title": "Reply to the school about the class outing", "due": "2027-01-12", "status": "open"},
+    {"id": 8, "title": "Book the vet for Pixel", "due": "2027-01-20", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("suit's picked up 👔", 1),
+        ("finally backed up the laptop last night", 2),
+        ("the laptop is backed up", 2),
+        ("descaled the coffee machine", 4),
+        ("Kemal has his drill back", 3),
+    ],
+)
+def test_a_task_said_done_in_its_own_verb_is_completed(text, task):
+    assert read(text, tasks=OPEN).calls == [("complete_task", {"task_id": task})]
+
+
+@pytest.mark.parametrize(
+    "text", ["Tom backed up the laptop", "my brother picked up the suit", "did I back up the laptop?"]
+)
+def test_someone_else_doing_it_or_a_question_completes_nothing(text):
+    assert not any(name == "complete_task" for name, _ in read(text, tasks=OPEN).calls)
+
+
+@pytest.mark.parametrize(
+    "text, task, until",
+    [
+        ("coffee machine descaling: later, bug me about it in 3 days", 4, "2027-01-08T09:00:00+01:00"),
+        ("Kita survey not today, ask me again tomorrow", 5, "2027-01-06T09:00:00+01:00"),
+        ("remind me again in 3 days about the Kita survey", 5, "2027-01-08T09:00:00+01:00"),
+    ],
+)
+def test_a_task_to_bring_up_again_later_is_snoozed(text, task, until):
+    assert read(text, tasks=OPEN).calls == [("snooze_task", {"task_id": task, "until": until})]
+
+
+def test_a_reminder_that_names_no_task_stays_a_reminder():
+    ((name, _),) = read("remind me again in 3 days about the parcel", tasks=OPEN).calls
+    assert name == "remind"
+
+
+@pytest.mark.parametrize(
+    "text, task, due",
+    [
+        ("Pixel's vet booking: make that due Friday", 8, "2027-01-08"),
+        ("the school wants the reply about the outing by the 15th now, not the 12th", 7, "2027-01-15"),
+    ],
+)
+def test_a_task_named_with_its_new_day_is_moved_not_made_again(text, task, due):
+    assert read(text, tasks=OPEN).calls == [("update_task", {"task_id": task, "due": due})]
+
+
+# requests said with more around them -----------------------------------------------------------------------------------
+
+
+def test_a_thing_needed_by_a_day_is_a_task_to_get_it_and_a_need_with_no_day_is_news():
+    assert read("i need new passport photos for the Personalausweis in the next fortnight").calls == [
+        ("create_task", {"title": "Get new passport photos for the Personalausweis", "due": "2027-01-19"})
+    ]
+    assert read("I need new glasses").calls == [] and read("I need a break this weekend").calls == []
+
+
+def test_hesitation_and_thinking_aloud_are_no_part_of_the_request():
+    ((name, args),) = read(
+        "okay so um I was thinking I really need to book a table for Mum's dinner um sometime before the 20th can you "
+        "add that"
+    ).calls
+    assert name == "create_task" and args["title"] == "Book a table for Mum's dinner"
+
+
+def test_um_before_an_hour_in_german_is_the_hour():
+    ((name, args),) = read("Erinnere mich morgen um 8 an den Zahnarzt").calls
+    assert name == "remind" and args["at"] == "2027-01-06T08:00:00+01:00"
+
+
+def test_a_letters_day_to_pay_by_is_the_one_said_with_by_not_the_first_it_names():
+    letter = (
+        "Dear Ms Brandt, Thank you for your order of 14 December. Please find attached invoice no. 2027-0113 for EUR "
+        "89.90. We kindly ask you to transfer the amount by 20 January 2027 to the account below, quoting the invoice "
+        "number. Kind regards, Buchhandlung Lesezeichen"
+    )
+    assert read(letter).calls == [("create_task", {"title": "Pay invoice (89.90 EUR)", "due": "2027-01-20"})]

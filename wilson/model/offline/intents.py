@@ -292,6 +292,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or _life_event(chat, text)
         or _wanted_by(chat, text)
         or _add(chat, text)
+        or _thing_needed(chat, text)
         or (_add(chat, f"add {text}") if noted else None)
         or _small_talk(chat, text)
         or _command(chat, text)
@@ -546,7 +547,8 @@ def _musing(text: str) -> Reply | None:
     said = text.strip().replace("’", "'")
     if _THANKED_RE.search(said) and not _ASKS_FOR_RE.search(said) and not _BURIED_RE.search(said):
         return Reply("You're welcome! Nothing was changed.", [], "thanks")
-    if re.match(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", said, re.I) or _PAST_OR_NOT_RE.match(said):
+    what_if = re.match(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", said, re.I)
+    if what_if or _PAST_OR_NOT_RE.match(said) and not _ASKING_RE.search(said):
         return Reply(
             "Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
             "…”. Nothing was changed.",
@@ -1107,8 +1109,8 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 def _small_talk(chat: Chat, text: str) -> Reply | None:
     """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
     laughed = _LAUGH_RE.match(text)
-    if laughed and text[laughed.end() :].strip():  # "haha you're the best": the words after the laugh
-        text = text[laughed.end() :].strip()
+    if laughed and text[laughed.end() :].strip() and not any(pattern.match(normal(text)) for pattern, _ in _WORD_BACK):
+        text = text[laughed.end() :].strip()  # "haha you're the best": the words after the laugh
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     said = set(normal(text).split() or ["-"])
@@ -1256,8 +1258,10 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
     said = text.strip()
     if said.endswith("?") or len(said.split()) > 8 or _JOTTED_SENTENCE_RE.search(said.replace("’", "'")):
         return None
-    if len(sentences.split(chat.text)) > 1:
+    if len(sentences.split(chat.text)) > 1 or ADD_RE.match(said) or EXPLICIT_ADD_RE.match(said):
         return None  # "The boiler guy comes on Thursday at 8." among others tells why, it asks nothing
+    if not re.search(r"\d", said) or not (_NAMES_A_DAY.search(said) or _GERMAN_DAY_RE.search(said)):
+        return None  # no day and hour to read: the date reader is not asked
     found = dates.search(said, chat.now, chat.tz, parts=True)
     if not found:
         return None
@@ -1274,7 +1278,11 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
     for one in both[1] if both else [when]:
         rest = rest.replace(one.phrase, " ")
     thing = [w for w in re.findall(r"[^\W\d_][\w'’-]*|@", rest) if w.lower() not in _JOTTED_FILLER]
-    if not thing or len(thing) > 3 or acts.act(" ".join(thing) + " x") or any(acts.german_verb(w) for w in thing):
+    if (
+        not thing
+        or len(thing) > 3
+        or any(w.lower() in acts.ACT_VERBS or acts.german_verb(w) for w in thing)  # "call mum fri 3pm": a task
+    ):
         return None
     matched = recognise_message(chat.playbook, said)
     if matched is not None and matched[0].name != "medical" or places.find_place(None, said) is not None:
@@ -1675,6 +1683,26 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
         str(topic.get("title"))
     )
     return (found.group("what") if as_topic else what), topic
+
+
+# a thing needed by a day: "i need new passport photos for the Personalausweis in the next fortnight"
+_NEED_THING_RE = lazy_regex(
+    r"^\s*(?:i|we)\s+(?:still\s+|also\s+|really\s+|urgently\s+)*need\s+(?!to\b)"
+    r"(?P<what>(?:a|an|new|the|some|more|my|our|\d+)\s+(?!(?:break|rest|holiday|vacation|nap|drink|coffee|hug|"
+    r"day off|minute|moment|sleep|word)\b).+)$",
+    re.I,
+)
+
+
+def _thing_needed(chat: Chat, text: str) -> Reply | None:
+    """A thing the user needs by a day is a task to get it, due then (a need with no day is left alone)."""
+    found = _NEED_THING_RE.match(text.strip().replace("’", "'"))
+    if found is None:
+        return None
+    what, when = _split_when(found.group("what"), chat)
+    if when is None or not words(what):
+        return None
+    return _add(chat, f"add get {what} {when.phrase}")
 
 
 def _add(chat: Chat, text: str) -> Reply | None:

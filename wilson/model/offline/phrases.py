@@ -199,6 +199,8 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
+    text = _SPOKEN_FILLER_RE.sub(" ", text)  # "okay so um I was thinking I really need to … can you add that"
+    text = " ".join(_ADD_THAT_AFTER_RE.sub("", text).split()) or text
     while (
         (lead := LEAD_RE.match(plain := text.replace("’", "'")))
         and not _ONLY_ADDRESS.match(text, lead.end())
@@ -214,6 +216,19 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     return unframed(text, now, tz) or text
 
 
+# hesitation said as it is typed, and the thinking aloud before a request: none of it is the request
+_SPOKEN_FILLER_RE = lazy_regex(
+    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?|^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)"
+    r"(?:\s+that)?\b[\s,]*",
+    re.I,
+)
+# "… before the 20th can you add that": the request told, then asked to be kept in the same sentence (a sentence of
+# its own, "Can you add that as a task?", names what the sentences before it told: intents._that_as_task)
+_ADD_THAT_AFTER_RE = lazy_regex(
+    r"(?<=\w)[\s,;-]+(?:so\s+)?(?:can|could|would)\s+you\s+(?:please\s+)?(?:add|note|put|save|write)\s+"
+    r"(?:that|it|this)(?:\s+(?:down|on\s+(?:my|the)\s+list|as\s+a\s+task))?(?:\s+please)?[\s?.!]*$",
+    re.I,
+)
 _ONLY_THANKS = lazy_regex(r"(?:thanks|thank you|thx|cheers|ta)\b(?:\s+(?:so much|a lot|mate|wilson))?[\s!.]*$", re.I)
 _BARE_ANSWER = lazy_regex(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 

@@ -122,8 +122,8 @@ def word_answer(word: str) -> str | None:
         return "yes" if word == "y" else "no"
     if word in _ELSEWHERE:
         return _ELSEWHERE[word]
-    if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS:
-        return None
+    if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS or word in ("ok", "okay"):
+        return None  # "ok" itself is the acknowledgement the other rules read; "okk", "okey" are typed yeses
     best: tuple[int, str] | None = None
     for answer, words in (("yes", YES), ("no", NO)):
         for known in words:
