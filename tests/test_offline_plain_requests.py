@@ -297,3 +297,43 @@ def test_a_letters_day_to_pay_by_is_the_one_said_with_by_not_the_first_it_names(
         "number. Kind regards, Buchhandlung Lesezeichen"
     )
     assert read(letter).calls == [("create_task", {"title": "Pay invoice (89.90 EUR)", "due": "2027-01-20"})]
+
+
+def test_them_is_what_someone_said_they_need_in_the_sentence_before():
+    ((name, args),) = read(
+        "Had a long chat with the accountant today. She needs the receipts for the home office. Can you add a task to "
+        "scan them by the 1st of February?"
+    ).calls
+    assert (name, args["title"], args["due"]) == ("create_task", "Scan the receipts for the home office", "2027-02-01")
+
+
+@pytest.mark.parametrize(
+    "letter, title, due",
+    [
+        (
+            "Sehr geehrte Frau Brandt, vielen Dank für die Anmeldung Ihres Sohnes zur Klassenfahrt nach Rügen. Bitte "
+            "senden Sie uns die unterschriebene Einverständniserklärung bis zum 22.01.2027 zurück. Mit freundlichen "
+            "Grüßen, Sekretariat Grundschule am Weinberg",
+            "Unterschriebene Einverständniserklärung zurücksenden",
+            "2027-01-22",
+        ),
+        (
+            "Liebe Eltern, bitte zahlen Sie das Essensgeld bis zum 15. Februar ein. Viele Grüße, Kita Sonnenschein",
+            "Essensgeld einzahlen",
+            "2027-02-15",
+        ),
+    ],
+)
+def test_a_german_letters_request_of_its_reader_is_one_task_titled_as_a_german_writes_it(letter, title, due):
+    assert read(letter).calls == [("create_task", {"title": title, "due": due})]
+
+
+def test_would_you_mind_asks_for_the_act_it_names():
+    ((name, args),) = read("would you mind nudging me friday morning about the invoices").calls
+    assert (name, args["at"]) == ("remind", "2027-01-08T09:00:00+01:00") and "invoices" in args["text"]
+
+
+def test_and_another_one_leads_a_request_it_is_no_part_of():
+    assert read("and another one: book a hotel in Kassel for Sophie's wedding by Thursday 25 March").calls == [
+        ("create_task", {"title": "Book a hotel in Kassel for Sophie's wedding", "due": "2027-03-25"})
+    ]

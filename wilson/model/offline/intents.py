@@ -176,7 +176,7 @@ def answer(chat: Chat) -> Reply:
     help, said in full once in a conversation."""
     body, letter = sentences.letter_body(chat.text)
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
-        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
+        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", _BITTE_SIE_RE.sub(_german_asked, body))
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = (
         _referred(chat)
@@ -228,6 +228,22 @@ def _referred(chat: Chat) -> Reply | None:
 _ASKED_OF_YOU_RE = lazy_regex(
     r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
 )
+
+
+# a German letter's request of its reader: "Bitte senden Sie uns die Erklärung bis zum 22.01. zurück" is the to-do
+# "die Erklärung bis zum 22.01. zurücksenden", as a German writes one (acts.german_todo)
+_BITTE_SIE_RE = lazy_regex(
+    r"\b(?:bitte\s+)(?P<verb>[a-zäöü]+en)\s+sie\s+(?:(?:uns|mir|dem|der|es)\s+)?(?:bitte\s+)?(?P<what>[^!?]+?)"
+    r"(?:\s+(?P<particle>zurück|ab|ein|zu|mit|an|vor|nach|aus|hoch))?(?=\s*(?<!\d)[.!?](?:\s|$)|\s*$)",
+    re.I,
+)
+
+
+def _german_asked(found: re.Match) -> str:
+    verb = f"{(found.group('particle') or '').lower()}{found.group('verb').lower()}"
+    what = found.group("what")
+    # a sentence of its own still ("… nach Rügen. Die Erklärung … zurücksenden."), so it begins with a capital
+    return f"{what[:1].upper()}{what[1:]} {verb}" if acts.german_verb(verb) else found.group(0)
 
 
 # the help said again in the same conversation: its list of requests was said already

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from wilson.model.offline.acts import ACT_VERBS
 from wilson.model.offline.framing import unframed
 from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
@@ -200,6 +201,10 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
     text = _SPOKEN_FILLER_RE.sub(" ", text)  # "okay so um I was thinking I really need to … can you add that"
+    text = _ANOTHER_ONE_RE.sub("", text) or text  # "and another one: book a hotel …"
+    mind = _WOULD_YOU_MIND_RE.match(text)
+    if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
+        text = _verb_of(mind.group("stem")) + text[mind.end() :]
     text = " ".join(_ADD_THAT_AFTER_RE.sub("", text).split()) or text
     while (
         (lead := LEAD_RE.match(plain := text.replace("’", "'")))
@@ -229,6 +234,24 @@ _ADD_THAT_AFTER_RE = lazy_regex(
     r"(?:that|it|this)(?:\s+(?:down|on\s+(?:my|the)\s+list|as\s+a\s+task))?(?:\s+please)?[\s?.!]*$",
     re.I,
 )
+_ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
+# "would you mind nudging me …", "do you mind adding …": the request in its -ing form
+_WOULD_YOU_MIND_RE = lazy_regex(r"^\s*(?:would|do|could)\s+you\s+mind\s+(?P<stem>[a-z]+?)ing\b", re.I)
+_ASKED_VERBS = frozenset(
+    "remind nudge ping add move put set note remember keep give push snooze drop cancel let mark write".split()
+)
+
+
+def _verb_of(stem: str) -> str | None:
+    """ "nudg" → "nudge", "putt" → "put", "add" → "add": the verb whose -ing form was said, when it is one a request
+    begins with; None otherwise."""
+    stem = stem.lower()
+    for verb in (stem, stem + "e", stem[:-1]):
+        if verb in _ASKED_VERBS or verb in ACT_VERBS:
+            return verb
+    return None
+
+
 _ONLY_THANKS = lazy_regex(r"(?:thanks|thank you|thx|cheers|ta)\b(?:\s+(?:so much|a lot|mate|wilson))?[\s!.]*$", re.I)
 _BARE_ANSWER = lazy_regex(r"(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay)\b[\s!.]*$", re.I)
 
