@@ -337,3 +337,48 @@ def test_and_another_one_leads_a_request_it_is_no_part_of():
     assert read("and another one: book a hotel in Kassel for Sophie's wedding by Thursday 25 March").calls == [
         ("create_task", {"title": "Book a hotel in Kassel for Sophie's wedding", "due": "2027-03-25"})
     ]
+
+
+TOPICS = [
+    {"id": 2, "title": "Move to Leipzig", "status": "active"},
+    {"id": 4, "title": "Ruth's wedding in Kraków", "status": "active"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, topic",
+    [
+        ("we're not moving after all, the landlord extended our lease 🎉", 2),
+        ("Ruth and Piotr called the wedding off, so you can drop all of that", 4),
+    ],
+)
+def test_news_that_an_event_is_off_closes_its_topic(text, topic):
+    assert read(text, topics=TOPICS).calls == [("close_topic", {"topic_id": topic})]
+
+
+@pytest.mark.parametrize("text", ["we're not going to the cinema after all", "the move went well"])
+def test_news_of_something_else_off_or_of_the_event_going_well_closes_nothing(text):
+    assert read(text, topics=TOPICS).calls == []
+
+
+def test_a_weekday_with_a_day_of_the_month_is_that_day_not_this_weeks():
+    ((_, topic), *_) = read("Leo's birthday party is on Saturday the 20th").calls
+    assert topic["starts"] == "2027-02-20"  # the 20th that is a Saturday
+
+
+def test_a_reminder_in_hours_counted_in_words():
+    assert read("please remind me in two hours to take the washing out").calls == [
+        ("remind", {"text": "take the washing out", "at": "2027-01-05T12:00:00+01:00"})
+    ]
+
+
+def test_a_german_ask_for_help_preparing_is_a_plan_from_the_first_of_its_days():
+    calls = read("Könntest du mir helfen, die Fachtagung Pflege in Dresden am 22. und 23. Februar vorzubereiten?").calls
+    ((_, topic),) = [(n, a) for n, a in calls if n == "create_topic"]
+    assert topic["starts"] == "2027-02-22" and "Dresden" in topic["title"]
+
+
+@pytest.mark.parametrize("text", ["you're welcome", "no worries"])
+def test_a_courtesy_back_gets_a_word_back(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.text == "🙂"

@@ -411,11 +411,25 @@ def _clause_asked(chat: Chat, text: str) -> Reply | None:
 # news that an open topic's event will not happen: "porto's cancelled, the airline went bust", "Greta called off the
 # wedding 😢", "Lotte has chickenpox, the party's off", "no exam for me"
 _CALLED_OFF_RE = lazy_regex(
-    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+off|cancell?ed|"
+    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+(?:[\w'’]+\s+){0,3}?off|cancell?ed|"
+    # "we're not moving after all", "not going to Porto after all"
+    r"not\s+(?:\w+ing)\b[^.!?]{0,40}\bafter\s+all|"
     r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
     r"decided not to)\b",
     re.I,
 )
+
+
+def _stem(word: str) -> str:
+    """ "moving" (read as "mov") and "move" alike: a verb's -ing or -e off, when three letters stay."""
+    stem = re.sub(r"(?:ing|e)$", "", word)
+    return stem if len(stem) >= 3 else word
+
+
+def _event_word(title: str) -> set[str]:
+    """The word a topic's title begins with, as a stem ("Move to Leipzig" → "mov"), when it names the event."""
+    first = re.match(r"[^\W\d_]{3,}", title.lower())
+    return {_stem(first.group(0))} if first and first.group(0) in ("move", "trip", "wedding", "exam") else set()
 
 
 def _called_off(chat: Chat, text: str) -> Reply | None:
@@ -427,10 +441,14 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
         t
         for t in chat.topics
         if t.get("status") != "closed"
-        and any(
-            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
-            for w in words(str(t.get("title")))
-            for x in said
+        and (
+            any(
+                w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
+                for w in words(str(t.get("title")))
+                for x in said
+            )
+            # "we're not moving after all" of "Move to Leipzig": the event's own word, which names no task
+            or _event_word(str(t.get("title"))) & {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", text.lower())}
         )
     ]
     if len(fitting) > 1:
@@ -611,6 +629,7 @@ _WORD_BACK = [
         ),
         "Thank you!",
     ),
+    (lazy_regex(r"^(?:you'?re welcome|no problem|no worries|np|anytime|any time)(?:\s+(?:wilson|mate))?$"), "🙂"),
     (
         lazy_regex(
             r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"
