@@ -382,3 +382,47 @@ def test_a_german_ask_for_help_preparing_is_a_plan_from_the_first_of_its_days():
 def test_a_courtesy_back_gets_a_word_back(text):
     reply = read(text)
     assert reply.calls == [] and reply.text == "🙂"
+
+
+def test_two_acts_each_with_its_day_in_one_line_are_two_tasks():
+    text = (
+        "Two things: I need to renew the resident parking permit by 12 March, and cancel my gym membership before the "
+        "end of March, they want it in writing."
+    )
+    assert read(text).calls == [
+        ("create_task", {"title": "Renew the resident parking permit", "due": "2027-03-12"}),
+        ("create_task", {"title": "Cancel my gym membership", "due": "2027-03-31"}),
+    ]
+
+
+@pytest.mark.parametrize("text", ["buy bread and milk tomorrow", "remind me to call Tom at 5 and buy milk"])
+def test_one_act_with_and_in_it_stays_one(text):
+    assert len(read(text).calls) == 1
+
+
+PAY = [
+    {"id": 9, "title": "Pay the Klassenfahrt Usedom 4a (145 EUR)", "status": "open", "due": "2027-03-17"},
+    {"id": 10, "title": "Cancel my gym membership", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("I transferred the 145 euros for the class trip this morning", 9),  # the sum names the task
+        ("sent the gym cancellation letter today, registered mail", 10),  # the act named by its noun
+    ],
+)
+def test_a_task_done_said_by_its_sum_or_its_acts_noun_is_completed(text, task):
+    assert read(text, tasks=PAY).calls == [("complete_task", {"task_id": task})]
+
+
+@pytest.mark.parametrize("text", ["I transferred 50 euros to Jana", "sent the letter to Tom"])
+def test_a_payment_or_a_letter_no_task_names_is_news(text):
+    reply = read(text, tasks=PAY)
+    assert reply.calls == [] and reply.text.startswith("Thanks for telling me.")
+
+
+@pytest.mark.parametrize("text", ["sounds good to me", "fine by me"])
+def test_agreeing_with_to_me_approves(text):
+    assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "approve"})]

@@ -23,7 +23,7 @@ from wilson.kernel.lazy_regex import lazy_regex
 _ABOUT = (
     r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
     r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
-    r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
+    r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let(?:'?s| us) (?:do|say|make it)|do|say|"
     r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))"
 )
 FOLLOW_UP_RE = lazy_regex(

@@ -183,6 +183,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
+        or _two_dated_acts(chat, chat.text)
         or _read(chat, chat.text)
     )
     two = reply is not None and reply.rule == TWO_REQUESTS
@@ -214,6 +215,35 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+# "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
+# acts, each with its own day, joined by "and"
+_TWO_THINGS_RE = lazy_regex(r"^\s*(?:two|2|a\s+couple\s+of|some)\s+things?\s*[:,–-]\s*", re.I)
+_AND_ACT_RE = lazy_regex(r"[,;]\s*(?:and\s+)?(?:also\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+)?(?=[a-z]+\b)", re.I)
+
+
+def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
+    """Two acts in one line, each with its own day: both proposed (as two tasks or reminders), not one task whose
+    title holds the second. None unless both halves read as a dated request on their own."""
+    said = _TWO_THINGS_RE.sub("", text.strip())
+    for cut in _AND_ACT_RE.finditer(said):
+        first, second = said[: cut.start()].strip(" ,;"), said[cut.end() :].strip(" ,;.!")
+        # "…, they want it in writing": a reason after the second act is no part of it
+        second = re.split(r"[,;]\s*(?=(?:they|he|she|it|that|which|because|as|since)\b)", second, maxsplit=1)[0]
+        verb = re.match(r"[a-z]+", second, re.I)
+        if not (acts.act(second) or verb and verb.group(0).lower() in ("cancel", "quit", "terminate")):
+            continue
+        if not dates.search(first, chat.now, chat.tz) or not dates.search(second, chat.now, chat.tz):
+            continue
+        need = re.match(r"(?:i|we)\s+(?:\w+\s+)?(?:need|have|must|should|got)\s+to\s+", first, re.I)
+        replies = [_read(chat, request_of(part, chat.now, chat.tz)) for part in (first, second)]
+        if need and (replies[1] is None or not replies[1].calls):  # "I need to A by X, and B by Y": B needed too
+            replies[1] = _read(chat, request_of(need.group(0) + second, chat.now, chat.tz))
+        wanted = ("create_task", "remind")
+        if all(r is not None and r.calls and all(n in wanted for n, _ in r.calls) for r in replies):
+            return _merged(replies)
+    return None
 
 
 def _referred(chat: Chat) -> Reply | None:
@@ -563,6 +593,7 @@ _ASKS_FOR_RE = lazy_regex(
 # a thing that happened, or a day
 _NEWS_SIGN_RE = lazy_regex(
     r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+    r"sent|paid|bought|got|went|made|did|took|gave|told|left|brought|found|lost|won|sold|"
     r"will|was|were|is|are|has|have|had|"
     r"week|morning|evening|night|today|yesterday|tonight|weekend)\b",
     re.I,
@@ -747,7 +778,8 @@ def _done(chat: Chat, text: str) -> Reply | None:
             return reply
     clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
     for clause in reversed(clauses) if len(clauses) > 1 else ():
-        reply = _done_said(chat, _DONE_TAIL_RE.sub("", clause) or clause)
+        clause = _DONE_TAIL_RE.sub("", clause) or clause
+        reply = _done_said(chat, clause) or _done_in_any_verb(chat, clause)
         if reply is not None and reply.calls:
             return reply
     return None
@@ -774,6 +806,34 @@ _HAS_IT_BACK_RE = lazy_regex(
 )
 
 
+_PAID_WORDS = {"paid", "transferred", "settled", "wired", "sent"}
+
+
+def _paid_task(chat: Chat, what: str) -> dict | None:
+    """ "(I transferred) the 145 euros for the class trip": the one open task to pay that sum, or to pay for what is
+    named, whatever verb it was written with."""
+    amount = payments.AMOUNT_RE.search(what)
+    number = (amount.group("n1") or amount.group("n2")).strip() if amount else None
+    open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+    if number:
+        fitting = [
+            t
+            for t in open_tasks
+            if re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d])", f"{t.get('title')} {t.get('notes') or ''}")
+        ]
+        if len(fitting) == 1:
+            return fitting[0]
+    wanted = words(payments.AMOUNT_RE.sub(" ", what))
+    fitting = [
+        t
+        for t in open_tasks
+        if re.match(r"(?:pay|transfer|settle)\b", str(t.get("title") or ""), re.I)
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    return fitting[0] if len(fitting) == 1 else None
+
+
 def _done_in_any_verb(chat: Chat, text: str) -> Reply | None:
     """An open task said done with its own verb, whichever verb it is ("backed up the laptop" is "Back up the
     laptop" done): the task must begin with that verb (and its particle) and the words must name it."""
@@ -796,6 +856,9 @@ def _done_in_any_verb(chat: Chat, text: str) -> Reply | None:
         return None
     part = found.group("part").lower()
     verbs = {acts.base_verb(part), part[:-1], part[:-2]}  # "descaled": "descale", which no list needs to hold
+    paid = _paid_task(chat, found.group("what")) if part in _PAID_WORDS else None
+    if paid is not None:
+        return Reply("", [("complete_task", {"task_id": paid.get("id")})], "a task paid, its sum said")
     particle = f" {found.group('particle').lower()}" if found.group("particle") else ""
     leads = tuple(f"{verb}{particle} " for verb in verbs)
     wanted = words(found.group("what"))
@@ -808,8 +871,40 @@ def _done_in_any_verb(chat: Chat, text: str) -> Reply | None:
         and covers(wanted, words(str(t.get("title"))))
     ]
     if len(fitting) != 1:
+        fitting = _done_by_its_noun(chat, found.group("what"))
+    if len(fitting) != 1:
         return None
     return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "done with a task, in its own verb")
+
+
+# a task's act named by its noun: "sent the gym cancellation letter" is "Cancel my gym membership" done
+_ACT_NOUNS = {
+    "cancellation": "cancel",
+    "cancelation": "cancel",
+    "kündigung": "cancel",
+    "renewal": "renew",
+    "application": "apply",
+    "registration": "register",
+    "payment": "pay",
+    "booking": "book",
+    "reservation": "book",
+    "submission": "submit",
+    "return": "return",
+}
+
+
+def _done_by_its_noun(chat: Chat, what: str) -> list[dict]:
+    said = [w.lower() for w in re.findall(r"[^\W\d_]+", what)]
+    acts_named = {_ACT_NOUNS[w] for w in said if w in _ACT_NOUNS}
+    rest = words(" ".join(w for w in said if w not in _ACT_NOUNS and w not in ("letter", "form", "email", "mail")))
+    return [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and (str(t.get("title") or "").split() or [""])[0].lower() in acts_named
+        and rest
+        and rest & words(str(t.get("title")))
+    ]
 
 
 def _done_said(chat: Chat, text: str) -> Reply | None:
