@@ -426,3 +426,49 @@ def test_a_payment_or_a_letter_no_task_names_is_news(text):
 @pytest.mark.parametrize("text", ["sounds good to me", "fine by me"])
 def test_agreeing_with_to_me_approves(text):
     assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "approve"})]
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("put renew the ID card on my list, due Monday", "Renew the ID card", "2027-01-11"),
+        ("add a task for me to order the birthday cake, by the 12th", "Order the birthday cake", "2027-01-12"),
+        ("set me a task to book the train tickets before the end of next week", "Book the train tickets", "2027-01-15"),
+        ("Reminder to self: renew the bike insurance by 1 March", "Renew the bike insurance", "2027-03-01"),
+    ],
+)
+def test_a_task_asked_for_in_other_framings_is_that_task(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+PLAN = {
+    "id": 5,
+    "just_asked": True,
+    "items": [
+        {"position": 1, "tool": "create_topic", "description": "New topic: Trip to Garda", "args": {"title": "Trip"}},
+        {
+            "position": 2,
+            "tool": "create_task",
+            "description": "New task: Book accommodation",
+            "args": {"title": "Book"},
+        },
+        {"position": 3, "tool": "create_task", "description": "New task: Pack", "args": {"title": "Pack"}},
+    ],
+}
+
+
+@pytest.mark.parametrize("text", ["ok but drop the packing", "fine, but leave out packing"])
+def test_a_yes_that_leaves_out_one_step_approves_the_rest(text):
+    assert read(text, [PLAN]).calls == [
+        ("decide", {"proposal": 5, "action": "reject", "items": [3]}),
+        ("decide", {"proposal": 5, "action": "approve", "items": [1, 2]}),
+    ]
+
+
+def test_hesitation_before_a_request_said_right_after_a_proposal_is_still_the_request():
+    ((name, args),) = read(
+        "okay so um I was thinking I really need to book a table for Mum's dinner um sometime before the 20th can you "
+        "add that",
+        [REMINDER],
+    ).calls
+    assert name == "create_task" and args["title"] == "Book a table for Mum's dinner"

@@ -538,6 +538,11 @@ def _thing_due(chat: Chat, text: str) -> Reply | None:
     found = due_by.thing_due(text, chat.now, chat.tz)
     if found is None or _someone_elses(chat, text):
         return None
+    listed = re.match(
+        r"(?:put|add)\s+(?P<what>.+?)\s+(?:on|to)\s+(?:my|the|our)\s+(?:to-?do\s+)?list$", found.title, re.I
+    )
+    if listed or acts.act(found.title):  # "put renew the ID card on my list, due Monday": the act, due then
+        return _add(chat, f"add {listed.group('what') if listed else found.title} {found.when.phrase}")
     task = _task_named(chat, found.title)
     if task is not None and covers(words(found.title), words(str(task.get("title")))):
         return Reply(
@@ -1844,6 +1849,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
     what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
+    what = re.sub(r"^(?:for\s+)?(?:me|us)\s+to\s+", "", what, flags=re.I) or what  # "add a task for me to order …"
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:

@@ -200,8 +200,14 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
-    text = _SPOKEN_FILLER_RE.sub(" ", text)  # "okay so um I was thinking I really need to … can you add that"
+    # "okay so um I was thinking I really need to … can you add that": the hesitation, then the thinking aloud
+    text = _THINKING_ALOUD_RE.sub("", _SPOKEN_FILLER_RE.sub(" ", text))
     text = _ANOTHER_ONE_RE.sub("", text) or text  # "and another one: book a hotel …"
+    text = _SET_A_TASK_RE.sub("add ", text)  # "set me a task to book the tickets": add book the tickets
+    text = _TO_SELF_RE.sub("", text) or text  # "Reminder to self: renew the bike insurance by 1 March": the act
+    forget = _NOT_FORGET_THING_RE.match(text)
+    if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then
+        text = f"remind me about {forget.group('what')}"
     mind = _WOULD_YOU_MIND_RE.match(text)
     if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
         text = _verb_of(mind.group("stem")) + text[mind.end() :]
@@ -223,15 +229,28 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
 
 # hesitation said as it is typed, and the thinking aloud before a request: none of it is the request
 _SPOKEN_FILLER_RE = lazy_regex(
-    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?|^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)"
-    r"(?:\s+that)?\b[\s,]*",
-    re.I,
+    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?", re.I
+)
+_THINKING_ALOUD_RE = lazy_regex(
+    r"^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)(?:\s+that)?\b[\s,]*", re.I
 )
 # "… before the 20th can you add that": the request told, then asked to be kept in the same sentence (a sentence of
 # its own, "Can you add that as a task?", names what the sentences before it told: intents._that_as_task)
 _ADD_THAT_AFTER_RE = lazy_regex(
     r"(?<=\w)[\s,;-]+(?:so\s+)?(?:can|could|would)\s+you\s+(?:please\s+)?(?:add|note|put|save|write)\s+"
     r"(?:that|it|this)(?:\s+(?:down|on\s+(?:my|the)\s+list|as\s+a\s+task))?(?:\s+please)?[\s?.!]*$",
+    re.I,
+)
+_TO_SELF_RE = lazy_regex(r"^\s*reminder\s+to\s+(?:self|myself)\s*[:\-–]?\s*(?=\S)", re.I)
+_SET_A_TASK_RE = lazy_regex(
+    r"^\s*(?:please\s+)?(?:set|make|create|give)\s+(?:me|us)?\s*(?:a\s+)?(?:new\s+)?(?:task|to-?do)\s*(?:[:\-–]|to\b|for\b)?\s*"
+    r"(?:(?:me|us)\s+to\s+)?",
+    re.I,
+)
+# "don't let me forget Oma's birthday on the 14th", "let me not forget the parents' evening": a thing, not an act
+_NOT_FORGET_THING_RE = lazy_regex(
+    r"^\s*(?:(?:please\s+)?(?:don'?t|do\s+not)\s+let\s+me\s+forget|let\s+me\s+not\s+forget)"
+    r"(?=\s)(?!\s+(?:to|that|about\s+(?:it|that))\b)\s+(?:about\s+)?(?P<what>.+?)\s*[.!]*$",
     re.I,
 )
 _ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
@@ -467,7 +486,10 @@ ADD_RE = lazy_regex(
 EXPLICIT_ADD_RE = lazy_regex(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
 # "note to self: buy milk", "memo - call the bank": what follows is read as said, and kept as a task when no other
 # rule reads it
-NOTE_RE = lazy_regex(r"^\s*(?:note to self\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*", re.I)
+NOTE_RE = lazy_regex(
+    r"^\s*(?:(?:note|reminder|memo)\s+to\s+(?:self|myself)\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*",
+    re.I,
+)
 # "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
 POSSESSIVE_RE = lazy_regex(r"\b(?:my|our|his|her|their)\s+", re.I)
 TOPICISH = lazy_regex(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)
