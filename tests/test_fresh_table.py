@@ -38,7 +38,6 @@ HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, li
 DEV_C_LEFT = {
     34: "calendar: 'Makro II' is a course's name, no exam word",
     36: "calendar: a job interview has its own plan; the batch expects the exam's",
-    163: "'can wait till the 20th' snoozes, as in the first batches (the batch wants the due day moved)",
     206: "'gdansk' in lower case is a city too small to be told from a word",
     254: "'driving licence' (official) is read before 'Theorieprüfung' (exam)",
     258: "a job interview has its own plan; the batch expects the exam's",
@@ -78,7 +77,6 @@ DEV_E_LEFT = {
     47: "calendar: 'Übergabe' (a flat's handover) is no known word",
     # chat rows
     123: "'before the 20th' is due on the 20th, as 'before Friday' is Friday (the batch wants the day before)",
-    180: "'can wait until the 29th' snoozes, as in the first batches (as dev_c line 163; the batch wants it moved)",
     184: "the task is named in German ('Anmeldung zum 10k'), its title is English",
     200: "the wedding's topic is closed, but named by its title, which does not say Kraków",
     204: "a stay said as '26-28 Feb' with a question after it ('what do I need to sort?') is not read as a trip",

@@ -472,3 +472,43 @@ def test_hesitation_before_a_request_said_right_after_a_proposal_is_still_the_re
         [REMINDER],
     ).calls
     assert name == "create_task" and args["title"] == "Book a table for Mum's dinner"
+
+
+WAITING = [
+    {"id": 1, "title": "Send invoice to Kessler GmbH", "due": "2027-01-15", "status": "open"},
+    {"id": 4, "title": "Book the Crete flights", "due": "2027-02-20", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        # a day of the month agreed is the new deadline
+        (
+            "the kessler invoice can wait till the 20th, they said thats fine for them",
+            ("update_task", {"task_id": 1, "due": "2027-01-20"}),
+        ),
+        ("the Crete flights can wait until 3 March", ("update_task", {"task_id": 4, "due": "2027-03-03"})),
+        # a time to come back to it puts it off
+        (
+            "the Crete flights can wait until next Monday",
+            ("snooze_task", {"task_id": 4, "until": "2027-01-11T09:00:00+01:00"}),
+        ),
+    ],
+)
+def test_a_task_that_can_wait_until_a_date_is_moved_and_until_a_time_put_off(text, call):
+    assert read(text, tasks=WAITING).calls == [call]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        (
+            "don't let me forget Oma's birthday on the 14th",
+            ("remind", {"text": "Oma's birthday", "at": "2027-01-14T09:00:00+01:00"}),
+        ),
+        ("don't let me forget to call the bank", ("create_task", {"title": "Call the bank"})),
+    ],
+)
+def test_a_thing_not_to_forget_on_a_day_is_a_reminder_and_an_act_a_task(text, call):
+    assert read(text).calls == [call]

@@ -206,8 +206,9 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     text = _SET_A_TASK_RE.sub("add ", text)  # "set me a task to book the tickets": add book the tickets
     text = _TO_SELF_RE.sub("", text) or text  # "Reminder to self: renew the bike insurance by 1 March": the act
     forget = _NOT_FORGET_THING_RE.match(text)
-    if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then
-        text = f"remind me about {forget.group('what')}"
+    if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then (not a task's snooze)
+        said = "remind me" if _DAY_SAID_RE.search(forget.group("what")) else "add"  # with no day, a task
+        text = f"{said} {forget.group('what')}"
     mind = _WOULD_YOU_MIND_RE.match(text)
     if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
         text = _verb_of(mind.group("stem")) + text[mind.end() :]
@@ -251,6 +252,10 @@ _SET_A_TASK_RE = lazy_regex(
 _NOT_FORGET_THING_RE = lazy_regex(
     r"^\s*(?:(?:please\s+)?(?:don'?t|do\s+not)\s+let\s+me\s+forget|let\s+me\s+not\s+forget)"
     r"(?=\s)(?!\s+(?:to|that|about\s+(?:it|that))\b)\s+(?:about\s+)?(?P<what>.+?)\s*[.!]*$",
+    re.I,
+)
+_DAY_SAID_RE = lazy_regex(
+    r"\b(?:today|tonight|tomorrow|next|this|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|\d{1,2}(?:st|nd|rd|th)?)\b",
     re.I,
 )
 _ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
