@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.offline_support import REMINDER, read
+from tests.offline_support import BERLIN, NOW, REMINDER, read
+from wilson.model.offline import dates
 
 TASKS = [{"id": 21, "title": "Hand in the seminar paper", "due": "2027-01-29", "status": "open"}]
 
@@ -512,3 +513,9 @@ def test_a_task_that_can_wait_until_a_date_is_moved_and_until_a_time_put_off(tex
 )
 def test_a_thing_not_to_forget_on_a_day_is_a_reminder_and_an_act_a_task(text, call):
     assert read(text).calls == [call]
+
+
+@pytest.mark.parametrize("text", ["on 14 and 15 April", "14th and 15th of April", "April 14 and 15"])
+def test_two_days_said_with_and_begin_on_the_first(text):
+    (found,) = dates.search(text, NOW, BERLIN)
+    assert str(found.value) == "2027-04-14"
