@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.offline_support import BERLIN, NOW, REMINDER, read
-from wilson.model.offline import dates
+from wilson.model.offline import answers, dates
 
 TASKS = [{"id": 21, "title": "Hand in the seminar paper", "due": "2027-01-29", "status": "open"}]
 
@@ -519,3 +519,30 @@ def test_a_thing_not_to_forget_on_a_day_is_a_reminder_and_an_act_a_task(text, ca
 def test_two_days_said_with_and_begin_on_the_first(text):
     (found,) = dates.search(text, NOW, BERLIN)
     assert str(found.value) == "2027-04-14"
+
+
+GAS = {
+    "id": 6,
+    "just_asked": True,
+    "items": [
+        {
+            "position": 1,
+            "tool": "create_task",
+            "description": "New task: Pay the gas bill — due Fri 15 Jan 2027",
+            "args": {"title": "Pay the gas bill", "due": "2027-01-15"},
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("text, due", [("push it a week", "2027-01-22"), ("wait, it's due on the 18th", "2027-01-18")])
+def test_a_task_just_proposed_is_put_off_or_given_its_day_in_a_few_words(text, due):
+    ((_, args),) = read(text, [GAS]).calls
+    assert args["action"] == "modify"
+    assert answers.modify(GAS, args["changes"], NOW, BERLIN).calls == [
+        ("create_task", {"title": "Pay the gas bill", "due": due})
+    ]
+
+
+def test_a_question_about_what_is_due_right_after_a_proposal_changes_nothing():
+    assert read("what's due tomorrow?", [GAS]).calls == []

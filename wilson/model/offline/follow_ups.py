@@ -151,6 +151,10 @@ _NOT_YET_RE = lazy_regex(
 _OK_WORDS = {"ok", "okay", "alright", "fine", "good", "great", "perfect"}
 _NOT_THIS = lazy_regex(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {
+    # "wait, it's due on the 18th": the proposal's day said again, as it should be
+    "it's",
+    "its",
+    "due",
     "on",
     "at",
     "by",
