@@ -80,7 +80,6 @@ DEV_E_LEFT = {
     184: "the task is named in German ('Anmeldung zum 10k'), its title is English",
     200: "the wedding's topic is closed, but named by its title, which does not say Kraków",
     204: "a stay said as '26-28 Feb' with a question after it ('what do I need to sort?') is not read as a trip",
-    205: "the conference's plan is made, but 'Amsterdam' after the event's name is not read as where it is",
     206: "a German journey to a fair ('Ich fahre … zur embedded world nach Nürnberg') is not read",
     209: "'appointment' reads as medical; 'Einbürgerung' is no known official word",
     210: "a need said with its act ('register the new car') is one task, as acts are; the batch wants the official plan",
