@@ -546,3 +546,13 @@ def test_a_task_just_proposed_is_put_off_or_given_its_day_in_a_few_words(text, d
 
 def test_a_question_about_what_is_due_right_after_a_proposal_changes_nothing():
     assert read("what's due tomorrow?", [GAS]).calls == []
+
+
+def test_a_persons_name_that_is_also_a_town_going_somewhere_is_their_trip_not_the_users():
+    assert read("Anna's flying to Rome on Friday").calls == []
+    assert "create_topic" in [name for name, _ in read("I'm flying to Vienna on Friday").calls]
+
+
+def test_how_is_your_day_is_asked_of_wilson():
+    reply = read("how's your day?")
+    assert reply.calls == [] and reply.text.startswith("All good here")

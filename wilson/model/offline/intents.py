@@ -698,6 +698,7 @@ _WORD_BACK = [
 ]
 HOW_ARE_YOU_RE = lazy_regex(
     r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"how'?s your day|how is your day|how was your day|"
     r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
     re.I,
 )
@@ -1354,10 +1355,15 @@ def _someone_elses(chat: Chat, text: str) -> bool:
     plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
     on Friday") or a place is no person."""
     # "my sister's flying to Seoul": her "is"
-    found = _SOMEONE_ELSE_RE.match(re.sub(r"(?<=\w)['’]s\s+(?=[a-z]+ing\b)", " is ", text))
+    said = re.sub(r"(?<=\w)['’]s\s+(?=[a-z]+ing\b)", " is ", text)
+    found = _SOMEONE_ELSE_RE.match(said)
     if found is None or _TAKEN_ON_RE.search(text.replace("’", "'")):
         return False
     name = found.group("name")
+    if name is not None and re.match(
+        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting)\b", said
+    ):
+        return not recognise_message(chat.playbook, name)  # "Anna's flying to Rome": someone going, not a town
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
 
 
