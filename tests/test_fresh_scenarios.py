@@ -26,18 +26,8 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_e")  # the fifth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 NOT_YET: dict[str, str] = {
-    "chat_what_is_due_next_week": "chat: “and another one: book a hotel … by Thursday 25 March” is not read as a "
-    "second task, so “what have I got due next week?” names only the first",
-    "chat_would_you_mind_nudging": "chat: “would you mind nudging me friday morning about …” is not read as a "
-    "reminder for Friday morning",
-    "followup_class_trip_paid_then_quiet": "chat: “I transferred the 145 euros for the class trip this morning” is "
-    "not read as the approved task done, so its reminders go on",
     "followup_tax_return_plan": "chat: “collect all the receipts by Feb 19 and then submit it on ELSTER by March 5” "
     "becomes the generic forms plan, not a task for each date said",
-    "followup_two_tasks_done_in_turn": "chat: “Two things: … renew the parking permit by 12 March, and cancel my "
-    "gym membership before the end of March” becomes one task, not two",
-    "chat_adac_before_april": "chat: “could you put on my list: renew the ADAC membership (94 euros) before April” gets "
-    "“I didn't understand”",
     "chat_id_card_declined": "chat: “no need for that, I already picked up my new Ausweis last week” is not read as "
     "turning the renewal proposal down, so the briefing mentions it as waiting",
     "chat_thesis_deadlines_followed": "chat: “I have to hand in my master's thesis on April 30. My supervisor wants the "

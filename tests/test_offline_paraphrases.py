@@ -366,5 +366,5 @@ def test_a_couple_of_days_and_a_day_and_hour_said_apart_are_read():
         "text": "follow up with Tom",
         "at": "2027-01-07T09:00:00+01:00",
     }
-    topic = next(args for name, args in calls_of("Friday: dentist at 10") if name == "create_topic")
-    assert topic["starts"] == "2027-01-08T10:00:00+01:00"
+    # jotted with no verb, the appointment is a reminder at its day and hour (tests/test_offline_plain_requests.py)
+    assert only("Friday: dentist at 10", "remind") == {"text": "dentist", "at": "2027-01-08T10:00:00+01:00"}

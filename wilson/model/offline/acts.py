@@ -121,6 +121,8 @@ def german_todo(text: str) -> str | None:
         # a German verb is written in lower case; "beim Lernen" is a noun
         if verb.group()[0].islower() and german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
             what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", said[: verb.start()].strip(" ,"), flags=re.I)
+            if re.search(r"(?<!\d)[.!?]\s+\S", what):
+                return None  # a sentence before it: the to-do is that sentence alone
             return f"{what} {verb.group()}" if what and not what[0].isdigit() else None
     return None
 

@@ -28,15 +28,18 @@ from wilson.kernel.lazy_regex import lazy_regex
 _YES = (
     r"(?:yes|yep|yeah|yup|ok|okay|sure|approve|approved|go ahead|go for it|do it|please do|sounds good|let'?s do it|"
     # agreeing in other words: "sure thing", "of course", "that works", "fine by me", "ok go"
-    r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|fine by me|that'?s fine|"
+    r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|works|fine by me|that'?s fine|"
     r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
-    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go)"
+    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
-_FILL = r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson)"
+_FILL = (
+    r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
+    r"to me|for me|by me)"  # "sounds good to me"
+)
 YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
 NO_RE = lazy_regex(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
@@ -49,14 +52,16 @@ EXCEPT_RE = lazy_regex(
     r"(?:but|except|apart from|other than|save)\s+(?P<what>.+)$"
 )
 SKIP_RE = lazy_regex(
-    rf"^(?:{_YES}\s+)*(?:but\s+)?(?:skip|drop|leave out|without)\s+(?P<what>.+?)"
+    rf"^(?:(?:{_YES}|{_PLEASED}|fine|alright)\s+)*(?:but\s+)?(?:skip|drop|leave out|take out|without)\s+(?P<what>.+?)"
     r"(?:\s+(?:and\s+)?(?:approve|do|go ahead with|keep)?\s*"
     r"(?:the rest|everything else|the others))?$"
 )
 REJECT_ITEMS_RE = lazy_regex(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
 CHANGE_RE = lazy_regex(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
 PROPOSAL_REF_RE = lazy_regex(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
-REMOVE_RE = lazy_regex(r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed)\b|\bno\s+(?=[a-z])", re.I)
+REMOVE_RE = lazy_regex(
+    r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed|leave out|take out)\b|\bno\s+(?=[a-z])", re.I
+)
 
 
 def spoken_decision(chat: Chat, text: str) -> Reply | None:

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wilson.kernel.timeparse import date_or_datetime
 from wilson.model.offline.date_words import could_hold_date
+from wilson.model.offline.words import NUMBER_WORDS
 from wilson.kernel.lazy_regex import lazy_regex
 
 UTC = timezone.utc
@@ -614,16 +615,41 @@ def _with_hours(text: str, found: list[Found], hours: list[Clock], now: datetime
 # not a verb's "in" ("check in 2 hours before the flight", "log in 5 minutes early")
 _IN_A_WHILE_RE = lazy_regex(
     r"(?<!\bcheck )(?<!\blog )(?<!\bsign )(?<!\bplug )(?<!\bfill )(?<!\bhand )(?<!\bturn )(?<!\bcall )(?<!\bdrop )"
-    r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|an?|one|half an)\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b"
+    r"\bin\s+(?P<n>\d{1,3}(?:[.,]\d)?|half an|"
+    # "in two hours", "in a couple of hours", "in forty-five minutes": counted in words
+    + "|".join(sorted((w for w in NUMBER_WORDS if re.fullmatch(r"[a-z -]+", w)), key=len, reverse=True))
+    + r")\s*(?P<unit>minutes?|mins?|hours?|hrs?|h)\b"
     r"(?:\s*(?:and\s+)?(?P<n2>\d{1,2})\s*(?:minutes?|mins?)\b)?"
     r"(?!\s+(?:before|after|early|earlier|late|later|ahead|prior|beforehand)\b)",
     re.I,
 )
 
 
+_WEEKDAY_NTH_RE = lazy_regex(
+    r"\b(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s*,?\s+(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)(?![:.]\d)",
+    re.I,
+)
+
+
+def _weekday_nth(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    """The next day of the month said that falls on the weekday said (within a year); else the next such day."""
+    today = now.astimezone(tz).date()
+    n, weekday = int(match.group("n")), WEEKDAYS.index(match.group("day").lower())
+    first = None
+    for ahead in range(13):
+        year, month = today.year + (today.month - 1 + ahead) // 12, (today.month - 1 + ahead) % 12 + 1
+        if n > calendar.monthrange(year, month)[1] or date(year, month, n) < today:
+            continue
+        first = first or date(year, month, n)
+        if date(year, month, n).weekday() == weekday:
+            return date(year, month, n)
+    return first
+
+
 def _in_a_while(match: re.Match, now: datetime, tz: ZoneInfo) -> datetime:
     n = match.group("n").lower()
-    amount = 0.5 if n == "half an" else 1.0 if n in ("a", "an", "one") else float(n.replace(",", "."))
+    amount = 0.5 if n == "half an" else float(NUMBER_WORDS[n]) if n in NUMBER_WORDS else float(n.replace(",", "."))
     minutes = amount * (1 if match.group("unit").lower().startswith("m") else 60) + int(match.group("n2") or 0)
     return (now + timedelta(minutes=minutes)).astimezone(tz).replace(second=0, microsecond=0)
 
@@ -710,8 +736,10 @@ _FEAST_RE = lazy_regex(
 # the first
 _MONTH_ALTERNATIVES = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _DAY_RANGE_RE = lazy_regex(
-    rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*"
-    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to\b|until\b|till\b)\s*"
+    # "April 14 and 15", "14 and 15 April": two days, from the first
+    rf"\b(?:(?P<month>{_MONTH_ALTERNATIVES})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|to|until|till|and|&)\s*"
+    rf"(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\s*(?:[:.]\d|am|pm|h\b|uhr))|(?P<e1>\d{{1,2}})(?:st|nd|rd|th)?\s*"
+    rf"(?:-|–|to\b|until\b|till\b|and\b|&)\s*"
     rf"(?P<e2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_ALTERNATIVES}))\b",
     re.I,
 )
@@ -801,7 +829,7 @@ def _slash_day(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
 # "am 7. April", "13.-20. Feb": a day written with its stop before the month's name, as in German (a stretch of
 # days starts on its first)
 _DAY_STOP_MONTH_RE = lazy_regex(
-    r"\b(?P<day>\d{1,2})\.(?:\s*[-–]\s*\d{1,2}\.)?\s*(?P<month>"
+    r"\b(?P<day>\d{1,2})\.(?:\s*(?:[-–]|und|bis)\s*\d{1,2}\.)?\s*(?P<month>"
     + _MONTH_ALTERNATIVES
     + "|"
     + "|".join(_GERMAN_MONTHS)
@@ -1069,6 +1097,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
 
     for m in ISO_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), parse_moment(m.group(0), tz))
+    for m in _WEEKDAY_NTH_RE.finditer(text):  # "Saturday the 20th": the 20th that is a Saturday, not this Saturday
+        add(m.start("day"), m.end(), None, _weekday_nth(m, now, tz))
     for m in _IN_A_WHILE_RE.finditer(text):  # "in 2 hours": the parser keeps the day and drops the hours
         add(m.start(), m.end(), m.group(0), _in_a_while(m, now, tz))
     for m in _EDGE_RE.finditer(text):

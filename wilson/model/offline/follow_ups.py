@@ -23,7 +23,7 @@ from wilson.kernel.lazy_regex import lazy_regex
 _ABOUT = (
     r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
     r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
-    r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let'?s (?:do|say|make it)|do|say|"
+    r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let(?:'?s| us) (?:do|say|make it)|do|say|"
     r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))"
 )
 FOLLOW_UP_RE = lazy_regex(
@@ -32,7 +32,7 @@ FOLLOW_UP_RE = lazy_regex(
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = lazy_regex(
-    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|"
+    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
     r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
     re.I,
 )
@@ -151,6 +151,10 @@ _NOT_YET_RE = lazy_regex(
 _OK_WORDS = {"ok", "okay", "alright", "fine", "good", "great", "perfect"}
 _NOT_THIS = lazy_regex(r"[,\s]*\b(?:and\s+|but\s+)?not\s+(?:on\s+|at\s+|the\s+)*[\w:.]+(?:\s+but\b)?", re.I)
 _AROUND_A_TIME = {
+    # "wait, it's due on the 18th": the proposal's day said again, as it should be
+    "it's",
+    "its",
+    "due",
     "on",
     "at",
     "by",

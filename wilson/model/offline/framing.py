@@ -59,6 +59,8 @@ _MOVING = lazy_regex(
 )
 # "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
 _CAN_WAIT = lazy_regex(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
+_DAY_OF_MONTH = lazy_regex(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}\s+[A-Z][a-z]{2,}", re.I)
+_REASON_AFTER = lazy_regex(r"\s*[,;]\s*(?:(?:he|she|they|it|that|which|as|because|since)\b).*$", re.I | re.S)
 _NO_NEED = lazy_regex(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = lazy_regex(
@@ -337,7 +339,12 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = f"move {moving.group('what')}" if moving else text
         text = _reworded(text)
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
-        text = f"snooze {waits.group('what')} until {waits.group('when')}" if waits else text
+        if waits:
+            # "the Kessler invoice can wait till the 20th, they said that's fine": a day of the month agreed is the new
+            # deadline; "can wait until next Monday" puts it off until then
+            when = _REASON_AFTER.sub("", waits.group("when"))
+            dated = _DAY_OF_MONTH.search(when)
+            text = f"move {waits.group('what')} to {when}" if dated else f"snooze {waits.group('what')} until {when}"
         text = f"drop {no_need.group('what')}" if no_need else text
     return text
 

@@ -20,6 +20,8 @@ from wilson.model.offline import (
     acts,
     anchored,
     dates,
+    done_in_words,
+    due_by,
     finished,
     going,
     looks,
@@ -100,13 +102,15 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,
         )
         what = head + " " + what[at + len(cut.phrase) :]
-    what = re.sub(r"\s+(?:on|at|by|before|until|in|the|for|is|are|was|will be|between|from)\s*$", "", what.strip())
+    what = re.sub(
+        r"\s+(?:on|at|by|before|until|in|within|the|for|is|are|was|will be|between|from)\s*$", "", what.strip()
+    )
     what = re.sub(r"^(?:later|sometime|some time|about)\s+", "", what.strip())  # "later today": today
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
@@ -115,7 +119,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     # "renew the parking permit, it expires": why it is due then is no part of what to do
     what = re.sub(
         r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
-        r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)$",
+        r"(?:expires?|runs? out|is due|are due|ends?|closes?|lapses?)(?:\s+(?:in|on|at|by)\b.*)?$",
         "",
         what,
         flags=re.I,
@@ -173,13 +177,14 @@ def answer(chat: Chat) -> Reply:
     help, said in full once in a conversation."""
     body, letter = sentences.letter_body(chat.text)
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
-        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", body)
+        asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", _BITTE_SIE_RE.sub(_german_asked, body))
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = (
         _referred(chat)
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
+        or _two_dated_acts(chat, chat.text)
         or _read(chat, chat.text)
     )
     two = reply is not None and reply.rule == TWO_REQUESTS
@@ -195,8 +200,10 @@ def answer(chat: Chat) -> Reply:
             _clause_asked(chat, chat.text)
             or _called_off(chat, chat.text)
             or _deadline_said(chat, chat.text)
+            or _thing_due(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
+            or _musing(chat.text)
             or _statement(" ".join(parts) or chat.text)
             or questions.answered(chat, chat.text)
             or Reply(
@@ -211,6 +218,35 @@ def answer(chat: Chat) -> Reply:
     return reply
 
 
+# "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
+# acts, each with its own day, joined by "and"
+_TWO_THINGS_RE = lazy_regex(r"^\s*(?:two|2|a\s+couple\s+of|some)\s+things?\s*[:,–-]\s*", re.I)
+_AND_ACT_RE = lazy_regex(r"[,;]\s*(?:and\s+)?(?:also\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+)?(?=[a-z]+\b)", re.I)
+
+
+def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
+    """Two acts in one line, each with its own day: both proposed (as two tasks or reminders), not one task whose
+    title holds the second. None unless both halves read as a dated request on their own."""
+    said = _TWO_THINGS_RE.sub("", text.strip())
+    for cut in _AND_ACT_RE.finditer(said):
+        first, second = said[: cut.start()].strip(" ,;"), said[cut.end() :].strip(" ,;.!")
+        # "…, they want it in writing": a reason after the second act is no part of it
+        second = re.split(r"[,;]\s*(?=(?:they|he|she|it|that|which|because|as|since)\b)", second, maxsplit=1)[0]
+        verb = re.match(r"[a-z]+", second, re.I)
+        if not (acts.act(second) or verb and verb.group(0).lower() in ("cancel", "quit", "terminate")):
+            continue
+        if not dates.search(first, chat.now, chat.tz) or not dates.search(second, chat.now, chat.tz):
+            continue
+        need = re.match(r"(?:i|we)\s+(?:\w+\s+)?(?:need|have|must|should|got)\s+to\s+", first, re.I)
+        replies = [_read(chat, request_of(part, chat.now, chat.tz)) for part in (first, second)]
+        if need and (replies[1] is None or not replies[1].calls):  # "I need to A by X, and B by Y": B needed too
+            replies[1] = _read(chat, request_of(need.group(0) + second, chat.now, chat.tz))
+        wanted = ("create_task", "remind")
+        if all(r is not None and r.calls and all(n in wanted for n, _ in r.calls) for r in replies):
+            return _merged(replies)
+    return None
+
+
 def _referred(chat: Chat) -> Reply | None:
     """ "My residence permit runs out on April 30. Put getting it extended on my list": the request read with the
     thing told for its "it", and the thing's day (wilson/model/offline/referents.py)."""
@@ -223,6 +259,22 @@ def _referred(chat: Chat) -> Reply | None:
 _ASKED_OF_YOU_RE = lazy_regex(
     r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
 )
+
+
+# a German letter's request of its reader: "Bitte senden Sie uns die Erklärung bis zum 22.01. zurück" is the to-do
+# "die Erklärung bis zum 22.01. zurücksenden", as a German writes one (acts.german_todo)
+_BITTE_SIE_RE = lazy_regex(
+    r"\b(?:bitte\s+)(?P<verb>[a-zäöü]+en)\s+sie\s+(?:(?:uns|mir|dem|der|es)\s+)?(?:bitte\s+)?(?P<what>[^!?]+?)"
+    r"(?:\s+(?P<particle>zurück|ab|ein|zu|mit|an|vor|nach|aus|hoch))?(?=\s*(?<!\d)[.!?](?:\s|$)|\s*$)",
+    re.I,
+)
+
+
+def _german_asked(found: re.Match) -> str:
+    verb = f"{(found.group('particle') or '').lower()}{found.group('verb').lower()}"
+    what = found.group("what")
+    # a sentence of its own still ("… nach Rügen. Die Erklärung … zurücksenden."), so it begins with a capital
+    return f"{what[:1].upper()}{what[1:]} {verb}" if acts.german_verb(verb) else found.group(0)
 
 
 # the help said again in the same conversation: its list of requests was said already
@@ -270,6 +322,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or _remind(chat, text)
         or redated.shifted(chat, text)
         or _move(chat, text)
+        or _named_then_changed(chat, text)
         or _drop(chat, text)
         or _close(chat, text)
         or _rename(chat, text)
@@ -282,9 +335,11 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or redated.redated(chat, text)
         or _plan_asked(chat, text)
         or _payment(chat, text)
+        or _jotted(chat, text)
         or _life_event(chat, text)
         or _wanted_by(chat, text)
         or _add(chat, text)
+        or _thing_needed(chat, text)
         or (_add(chat, f"add {text}") if noted else None)
         or _small_talk(chat, text)
         or _command(chat, text)
@@ -387,11 +442,25 @@ def _clause_asked(chat: Chat, text: str) -> Reply | None:
 # news that an open topic's event will not happen: "porto's cancelled, the airline went bust", "Greta called off the
 # wedding 😢", "Lotte has chickenpox, the party's off", "no exam for me"
 _CALLED_OFF_RE = lazy_regex(
-    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+off|cancell?ed|"
+    r"\b(?:(?:is|was|got|been|'s|has been)\s+(?:cancell?ed|called off|off)|called\s+(?:[\w'’]+\s+){0,3}?off|cancell?ed|"
+    # "we're not moving after all", "not going to Porto after all"
+    r"not\s+(?:\w+ing)\b[^.!?]{0,40}\bafter\s+all|"
     r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
     r"decided not to)\b",
     re.I,
 )
+
+
+def _stem(word: str) -> str:
+    """ "moving" (read as "mov") and "move" alike: a verb's -ing or -e off, when three letters stay."""
+    stem = re.sub(r"(?:ing|e)$", "", word)
+    return stem if len(stem) >= 3 else word
+
+
+def _event_word(title: str) -> set[str]:
+    """The word a topic's title begins with, as a stem ("Move to Leipzig" → "mov"), when it names the event."""
+    first = re.match(r"[^\W\d_]{3,}", title.lower())
+    return {_stem(first.group(0))} if first and first.group(0) in ("move", "trip", "wedding", "exam") else set()
 
 
 def _called_off(chat: Chat, text: str) -> Reply | None:
@@ -403,10 +472,14 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
         t
         for t in chat.topics
         if t.get("status") != "closed"
-        and any(
-            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
-            for w in words(str(t.get("title")))
-            for x in said
+        and (
+            any(
+                w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
+                for w in words(str(t.get("title")))
+                for x in said
+            )
+            # "we're not moving after all" of "Move to Leipzig": the event's own word, which names no task
+            or _event_word(str(t.get("title"))) & {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", text.lower())}
         )
     ]
     if len(fitting) > 1:
@@ -460,6 +533,31 @@ def _deadline_said(chat: Chat, text: str) -> Reply | None:
     )
 
 
+def _thing_due(chat: Chat, text: str) -> Reply | None:
+    """ "expense report by friday", "Wohngeldantrag bis zum 15.": a thing and its day, no verb, is a task due then
+    (wilson/model/offline/due_by.py); a task it names already gets the day instead."""
+    found = due_by.thing_due(text, chat.now, chat.tz)
+    if found is None or _someone_elses(chat, text):
+        return None
+    listed = re.match(
+        r"(?:put|add)\s+(?P<what>.+?)\s+(?:on|to)\s+(?:my|the|our)\s+(?:to-?do\s+)?list$", found.title, re.I
+    )
+    if listed or acts.act(found.title):  # "put renew the ID card on my list, due Monday": the act, due then
+        return _add(chat, f"add {listed.group('what') if listed else found.title} {found.when.phrase}")
+    task = _task_named(chat, found.title)
+    if task is not None and covers(words(found.title), words(str(task.get("title")))):
+        return Reply(
+            "",
+            [("update_task", {"task_id": task.get("id"), "due": dates.iso(found.when.value)})],
+            f"a task's day told ({found.when.stated(chat.tz)})",
+        )
+    return Reply(
+        "",
+        [("create_task", {"title": found.title, "due": dates.iso(found.when.value)})],
+        f"a thing to do by a day ({found.when.stated(chat.tz)})",
+    )
+
+
 def _once(text: str) -> str:
     """No paragraph said twice in one message."""
     return "\n\n".join(dict.fromkeys(text.split("\n\n"))) if text else text
@@ -501,10 +599,34 @@ _ASKS_FOR_RE = lazy_regex(
 # a thing that happened, or a day
 _NEWS_SIGN_RE = lazy_regex(
     r"\b(?:i|i'm|i've|my|we|we're|our|he|she|they|his|her|their|[a-z]{3,}ed|[a-z]{3,}ing|day|"
+    r"sent|paid|bought|got|went|made|did|took|gave|told|left|brought|found|lost|won|sold|"
     r"will|was|were|is|are|has|have|had|"
     r"week|morning|evening|night|today|yesterday|tonight|weekend)\b",
     re.I,
 )
+
+
+_THANKED_RE = lazy_regex(
+    r"\b(?:thank you|thanks|appreciate it|a big help|you'?ve been (?:great|brilliant|so helpful))\b", re.I
+)
+
+
+def _musing(text: str) -> Reply | None:
+    """What asks for nothing, in the shapes `_statement` does not take: "what if I moved to Lisbon, would that be
+    crazy?" (a thought, not a question Wilson could answer), "went to the dentist before Christmas, all fine" (the
+    past), and thanks said at length ("you've been a big help this morning, thank you so much …")."""
+    said = text.strip().replace("’", "'")
+    if _THANKED_RE.search(said) and not _ASKS_FOR_RE.search(said) and not _BURIED_RE.search(said):
+        return Reply("You're welcome! Nothing was changed.", [], "thanks")
+    what_if = re.match(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", said, re.I)
+    if what_if or _PAST_OR_NOT_RE.match(said) and not _ASKING_RE.search(said):
+        return Reply(
+            "Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
+            "…”. Nothing was changed.",
+            [],
+            "news, no request",
+        )
+    return None
 
 
 def _statement(text: str) -> Reply | None:
@@ -544,6 +666,7 @@ _WORD_BACK = [
         ),
         "Thank you!",
     ),
+    (lazy_regex(r"^(?:you'?re welcome|no problem|no worries|np|anytime|any time)(?:\s+(?:wilson|mate))?$"), "🙂"),
     (
         lazy_regex(
             r"^(?:sorry|my bad|my mistake|oops|whoops)(?:\s+(?:my bad|my mistake|about that|wilson|that was me))*$"
@@ -575,11 +698,14 @@ _WORD_BACK = [
 ]
 HOW_ARE_YOU_RE = lazy_regex(
     r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"how'?s your day|how is your day|how was your day|"
     r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
     re.I,
 )
 APPROVE_RE = lazy_regex(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
 
+
+_LAUGH_RE = lazy_regex(r"^\s*(?:(?:ha(?:ha)+|he(?:he)+|lol|lmao|aww+|omg)\b[\s,!.]*)+", re.I)
 
 TWO_REQUESTS = "two requests in one message"
 
@@ -649,7 +775,7 @@ _CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but
 
 def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
-    reply = _done_said(chat, text)
+    reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
     tail = _DONE_TAIL_RE.sub("", text)
@@ -659,7 +785,8 @@ def _done(chat: Chat, text: str) -> Reply | None:
             return reply
     clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
     for clause in reversed(clauses) if len(clauses) > 1 else ():
-        reply = _done_said(chat, _DONE_TAIL_RE.sub("", clause) or clause)
+        clause = _DONE_TAIL_RE.sub("", clause) or clause
+        reply = _done_said(chat, clause) or done_in_words.done_in_any_verb(chat, clause)
         if reply is not None and reply.calls:
             return reply
     return None
@@ -733,9 +860,23 @@ _SAME_DONE = {
 }
 
 
+# the schedule said first: "on the first of every month remind me to …", "every sunday evening at 9pm nudge me to …"
+_SCHEDULE_FIRST_RE = lazy_regex(
+    r"^\s*(?P<when>(?:on\s+|at\s+)?(?:the\s+\w+\s+of\s+)?(?:every|each)\b.+?)[\s,]+(?:please\s+)?"
+    r"(?:remind|nudge|ping)\s+me\s+(?P<what>.+?)\s*[.!]*$",
+    re.I,
+)
+
+
 def _recurring(chat: Chat, text: str) -> Reply | None:
     found = REMIND_RE.match(text)
-    reading = repeats.read(found.group("rest"), chat.now, chat.tz) if found else None
+    rest = found.group("rest") if found else None
+    # the schedule first, as the user said it (the request read from it may have made "every month" a day)
+    first = _SCHEDULE_FIRST_RE.match(text) or _SCHEDULE_FIRST_RE.match(chat.text.strip())
+    if first is not None:
+        rest = f"{first.group('what')} {first.group('when')}"
+    rest = repeats.german(rest or text) or rest  # "(erinner mich) jeden Donnerstag um 18 Uhr an die Biotonne"
+    reading = repeats.read(rest, chat.now, chat.tz) if rest else None
     if reading is None:
         return None
     if reading.question:  # never set once, nor as a schedule it is not
@@ -743,7 +884,65 @@ def _recurring(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("create_reminder", {"text": reading.what, "cron": reading.cron})], "recurring reminder")
 
 
+# a task named, then when to bring it up again: "coffee machine descaling: later, bug me about it in 3 days", "Kita
+# survey not today, ask me again tomorrow", "remind me again in 3 days about the Kita survey"
+_ASK_AGAIN_RE = lazy_regex(
+    r"^(?P<what>[^:,;]+?)\s*(?:[:,;–-]\s*)?(?:(?:later|not\s+(?:today|now|yet|this\s+week)|maybe\s+later)[\s,]*)?"
+    r"(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+(?:about\s+(?:it|that|this)\s+)?(?:again\s+)?"
+    r"(?P<when>(?:in|on|at|next|tomorrow|tonight|after|this)\b.*?)[\s.!]*$"
+    r"|^(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+again\s+(?P<when2>.+?)\s+(?:about|of)\s+"
+    r"(?:the\s+)?(?P<what2>.+?)[\s.!]*$",
+    re.I,
+)
+
+
+def _asked_again(chat: Chat, text: str) -> Reply | None:
+    """A task to be brought up again later, said with the task first or last: its snooze until then."""
+    found = _ASK_AGAIN_RE.match(text.strip())
+    if found is None:
+        return None
+    what = found.group("what") or found.group("what2")
+    task = _task_named(chat, what)
+    if task is None or not covers(words(what), words(str(task.get("title")))):
+        return None
+    when = dates.search(found.group("when") or found.group("when2"), chat.now, chat.tz, parts=True)
+    at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
+    if at is None:
+        return None
+    return Reply(
+        "",
+        [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+        f"a task to bring up again ({when[0].stated(chat.tz)})",
+    )
+
+
+# a task named, then its new day: "Pixel's vet booking: make that due Friday", "the Kessler invoice - move it to the 18th"
+_NAMED_THEN_CHANGED_RE = lazy_regex(
+    r"^(?P<what>[^:;–-]{3,50}?)\s*[:;–-]\s*(?:(?:ok|so|please|pls)\s+)?(?:make|set|change|move|push|put)\s+"
+    r"(?:that|it|this|the\s+(?:deadline|due\s+date))\s+(?:due\s+|to\s+|for\s+)*(?P<when>.+?)[\s.!]*$",
+    re.I,
+)
+
+
+def _named_then_changed(chat: Chat, text: str) -> Reply | None:
+    found = _NAMED_THEN_CHANGED_RE.match(text.strip())
+    if found is None:
+        return None
+    task = _task_named(chat, found.group("what"))
+    when = dates.search(found.group("when"), chat.now, chat.tz)
+    if task is None or not when or not covers(words(found.group("what")), words(str(task.get("title")))):
+        return None
+    return Reply(
+        "",
+        [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+        f"a task named, then its new day ({when[0].stated(chat.tz)})",
+    )
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
+    again = _asked_again(chat, text)
+    if again is not None:
+        return again
     about = ABOUT_RE.match(text)
     if about:
         task = _task_named(chat, about.group("what"))
@@ -924,6 +1123,9 @@ def _rename(chat: Chat, text: str) -> Reply | None:
 
 def _small_talk(chat: Chat, text: str) -> Reply | None:
     """A greeting, thanks or goodbye gets a word back, not "I didn't understand that"."""
+    laughed = _LAUGH_RE.match(text)
+    if laughed and text[laughed.end() :].strip() and not any(pattern.match(normal(text)) for pattern, _ in _WORD_BACK):
+        text = text[laughed.end() :].strip()  # "haha you're the best": the words after the laugh
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     said = set(normal(text).split() or ["-"])
@@ -1048,6 +1250,70 @@ def _payment(chat: Chat, text: str) -> Reply | None:
     )
 
 
+# the words a jotted appointment may have besides its thing and its moment ("dentist @ 3pm on fri", "Zahnarzt am
+# Freitag um 3"); a word of the user's, or of someone else's, makes it a sentence, read by the other rules
+_JOTTED_FILLER = {"at", "on", "the", "am", "um", "next", "this", "appt", "appointment", "termin", "uhr", "@", "-"}
+_JOTTED_SENTENCE_RE = lazy_regex(
+    r"\b(?:comes?|goes|arrives?|i|i'm|we|my|our|me|us|you|he|she|they|his|her|their|ich|wir|mein|meine|is|are|has|have|was|"
+    r"need|needs|must|should|help|plan|prepare|ready|surgery|operation|op|exam|test|interview|flight|"
+    r"check-?up|vaccinations?|jabs?|booster|scan|mri|ultrasound|x-?ray|prep|birthday|wedding|trip|party)\b",
+    re.I,
+)
+
+
+_GERMAN_DAY_RE = lazy_regex(
+    r"\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|morgen|heute|übermorgen)\b|\d\.", re.I
+)
+
+
+def _jotted(chat: Chat, text: str) -> Reply | None:
+    """ "dentist fri 3pm", "Zahnarzt am Freitag um 3", "hairdresser saturday 11am": a thing jotted down with its day
+    and hour, no verb and nothing to prepare, is a note to be reminded of it then, not a plan (a
+    sentence, "I have a dentist appointment next Tuesday at 10", or a surgery, is read as the event it tells)."""
+    said = text.strip()
+    if said.endswith("?") or len(said.split()) > 8 or _JOTTED_SENTENCE_RE.search(said.replace("’", "'")):
+        return None
+    if len(sentences.split(chat.text)) > 1 or ADD_RE.match(said) or EXPLICIT_ADD_RE.match(said):
+        return None  # "The boiler guy comes on Thursday at 8." among others tells why, it asks nothing
+    if not re.search(r"\d", said) or not (_NAMES_A_DAY.search(said) or _GERMAN_DAY_RE.search(said)):
+        return None  # no day and hour to read: the date reader is not asked
+    found = dates.search(said, chat.now, chat.tz, parts=True)
+    if not found:
+        return None
+    both = _day_and_hour(found, chat.tz)
+    when = both[0] if both else found[0] if len(found) == 1 else None
+    if (
+        when is None
+        or not isinstance(when.value, datetime)
+        or not _NAMES_A_DAY.search(when.phrase)
+        and not (_GERMAN_DAY_RE.search(when.phrase))
+    ):
+        return None
+    rest = said
+    for one in both[1] if both else [when]:
+        rest = rest.replace(one.phrase, " ")
+    thing = [w for w in re.findall(r"[^\W\d_][\w'’-]*|@", rest) if w.lower() not in _JOTTED_FILLER]
+    if (
+        not thing
+        or len(thing) > 3
+        or any(w.lower() in acts.ACT_VERBS or acts.german_verb(w) for w in thing)  # "call mum fri 3pm": a task
+    ):
+        return None
+    matched = recognise_message(chat.playbook, said)
+    if matched is not None and matched[0].name != "medical" or places.find_place(None, said) is not None:
+        return None  # "exam mon 9am", "flight to Rome fri 6am": the event's own plan
+    at = when.value
+    if at <= chat.now:
+        return None
+    label = " ".join(re.findall(r"[^\W\d_][\w'’-]*", re.sub(r"\s+", " ", rest))).strip()
+    label = " ".join(w for w in label.split() if w.lower() not in ("at", "on", "the", "am", "um", "uhr"))
+    return Reply(
+        "",
+        [("remind", {"text": label, "at": at.isoformat()})],
+        f"an appointment jotted down, a reminder then ({when.stated(chat.tz)})",
+    )
+
+
 # who else a message is about, before what they do: "my colleague Tom has", "my sister is flying", "Anna is"
 _PEOPLE = (
     r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
@@ -1055,7 +1321,7 @@ _PEOPLE = (
     r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
 )
 _SOMEONE_ELSE_RE = lazy_regex(
-    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?:\s+[A-Z][\w-]+){{0,2}}"
+    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+[A-Z][\w-]+){{0,2}}"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
@@ -1088,10 +1354,16 @@ def _someone_elses(chat: Chat, text: str) -> bool:
     """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
     plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
     on Friday") or a place is no person."""
-    found = _SOMEONE_ELSE_RE.match(text)
+    # "my sister's flying to Seoul": her "is"
+    said = re.sub(r"(?<=\w)['’]s\s+(?=[a-z]+ing\b)", " is ", text)
+    found = _SOMEONE_ELSE_RE.match(said)
     if found is None or _TAKEN_ON_RE.search(text.replace("’", "'")):
         return False
     name = found.group("name")
+    if name is not None and re.match(
+        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting)\b", said
+    ):
+        return not recognise_message(chat.playbook, name)  # "Anna's flying to Rome": someone going, not a town
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
 
 
@@ -1166,6 +1438,11 @@ _BEFORE_CLAUSE_RE = lazy_regex(
     re.I,
 )
 # a wish or a maybe, no event decided: "if I ever do the IELTS", "maybe we'll move", "thinking about moving"
+_PAST_OR_NOT_RE = lazy_regex(
+    r"^\s*(?:(?:and|but|so|well)\s+)?(?:(?:i|we)\s+)?(?:went|was|were|had|did|came\s+back|got\s+back|visited|"
+    r"(?:i'?d|we'?d)\s+rather\s+not|(?:i|we)\s+(?:don'?t|do\s+not)\s+want\s+to\s+think)\b",
+    re.I,
+)
 _HYPOTHETICAL_RE = lazy_regex(
     r"^\s*(?:(?:and|but|so)\s+)?(?:if|in\s+case|suppose|supposing|what\s+if|maybe|perhaps|someday|one\s+day|"
     r"i\s+might|we\s+might|i'?m\s+thinking\s+(?:about|of)|we'?re\s+thinking\s+(?:about|of)|"
@@ -1190,18 +1467,25 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
-    if _HYPOTHETICAL_RE.match(text):
-        return None  # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for
+    if _HYPOTHETICAL_RE.match(text) or _PAST_OR_NOT_RE.match(text.replace("’", "'")):
+        # "if I ever do the IELTS …", "maybe we'll move next year": nothing decided to plan for; "went to the dentist
+        # before Christmas, all fine", "I'd rather not think about taxes today": nothing ahead to plan for
+        return None
     read = _WEDDING_DISTRICT_RE.sub(" ", text)
     matched = None if EXPLICIT_ADD_RE.match(text) else recognise_message(chat.playbook, read)
     main = _BEFORE_CLAUSE_RE.sub("", read)
     if matched and main != read and not matched[0].find(main):
         # "a new passport before we fly in April": the trip only dates what the message is about
         matched = recognise_message(chat.playbook, main) or matched
-    sum_to_pay = asked and payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
-    if sum_to_pay and (matched is None or matched[0].name == "official"):
+    sum_to_pay = payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
+    if asked and sum_to_pay and (matched is None or matched[0].name == "official"):
         # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
         matched = (chat.playbook.of_kind("bill"), None)
+    elif sum_to_pay and (matched is None or matched[0].name in ("official", "trip")) and _owed(chat, text):
+        # "annual membership for the rowing club, 260 €, due end of January", "the kids' school trip money, 35 euros,
+        # by Monday": a sum and its day with no bill word is still a bill, whatever the money is for
+        bill = _billed(chat, text)
+        return bill
     if matched:
         event, trigger = matched
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
@@ -1268,6 +1552,56 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
+def _owed(chat: Chat, text: str) -> bool:
+    """A sum the user has to find by a day: not one paid already, not someone else's, not a trip to a place."""
+    return not (
+        EXPLICIT_ADD_RE.match(text)  # "add: pay for the school trip, 185 €, by 29 January" names its own task
+        or ADD_RE.match(text)
+        or payments.NOT_TO_PAY_RE.search(text)
+        or _someone_elses(chat, text)
+        or re.search(r"\bowes?\s+(?:me|us)\b", text, re.I)  # money coming in is no bill
+        or places.find_place(None, text) is not None
+        or _ASKS_RE.search(text.strip())
+    )
+
+
+def _billed(chat: Chat, text: str) -> Reply | None:
+    """The bill's plan for a sum and its day: titled by what the money is for, said before the sum."""
+    event = chat.playbook.of_kind("bill")
+    amount = payments.AMOUNT_RE.search(text)
+    found = [
+        f
+        for f in dates.search(text, chat.now, chat.tz)
+        # "for four months, 196 euros": the sum is no day, and how long is no day either
+        if not (f.start < amount.end() and f.start + len(f.phrase) > amount.start())
+        and not going.HOW_LONG_RE.match(f.phrase)
+    ]
+    if not found:
+        return None
+    head = text[: min(amount.start(), found[0].start)]
+    head = re.sub(r"^(?:(?:heads[- ]up|fyi|btw|note|reminder|ok|so)\b[\s,:!-]*)+", "", head.strip(), flags=re.I)
+    head = re.sub(r"(?:[\s,:–-]|\b(?:of|is|are|for|costs?|comes to)\b)+$", "", head, flags=re.I)
+    head = re.sub(r"^(?:the|my|our)\s+", "", head, flags=re.I)
+    title = _title(head) if words(head) else event.label
+    title = f"{title} ({payments.amount_of(text)})"
+    start = found[0]
+    start_day = dates.local_date(start.value, chat.tz)
+    calls = plan_calls(
+        event,
+        title,
+        dates.iso(start.value),
+        None,
+        start_day,
+        chat.today,
+        f"From your message: {text}",
+        chat.topics,
+        chat.tasks,
+    )
+    if not calls:
+        return None
+    return Reply("", calls, f"a sum to pay by a day (playbook: bill), {start.stated(chat.tz)}")
+
+
 # what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord
 # needs the signed contract back before the 15th", "the car needs its MOT by the end of next month"
 _WANTED_BY_RE = lazy_regex(
@@ -1300,6 +1634,14 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     what = re.sub(r"\s+back$", "", what, flags=re.I)
     lead = re.match(r"(?:my|our|the)\s+", text.strip(), re.I)
     whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
+    task = _task_named(chat, what)
+    if task is not None and covers(words(what), words(str(task.get("title")))):
+        # "the school wants the reply about the outing by the 15th now": the task there gets the new day
+        return Reply(
+            "",
+            [("update_task", {"task_id": task.get("id"), "due": dates.iso(when[0].value)})],
+            f"a task wanted by a new day ({when[0].stated(chat.tz)})",
+        )
     sent = _SENT_TO_RE.search(who) and not re.search(r"\b(?:kids?|children|son|daughter|baby|dog|cat)\b", who, re.I)
     title = f"Send {what}{back} to {whom}" if sent else f"Get {what} for {whom}"
     return Reply(
@@ -1363,6 +1705,26 @@ def _in_topic(chat: Chat, what: str) -> tuple[str, dict | None]:
     return (found.group("what") if as_topic else what), topic
 
 
+# a thing needed by a day: "i need new passport photos for the Personalausweis in the next fortnight"
+_NEED_THING_RE = lazy_regex(
+    r"^\s*(?:i|we)\s+(?:still\s+|also\s+|really\s+|urgently\s+)*need\s+(?!to\b)"
+    r"(?P<what>(?:a|an|new|the|some|more|my|our|\d+)\s+(?!(?:break|rest|holiday|vacation|nap|drink|coffee|hug|"
+    r"day off|minute|moment|sleep|word)\b).+)$",
+    re.I,
+)
+
+
+def _thing_needed(chat: Chat, text: str) -> Reply | None:
+    """A thing the user needs by a day is a task to get it, due then (a need with no day is left alone)."""
+    found = _NEED_THING_RE.match(text.strip().replace("’", "'"))
+    if found is None:
+        return None
+    what, when = _split_when(found.group("what"), chat)
+    if when is None or not words(what):
+        return None
+    return _add(chat, f"add get {what} {when.phrase}")
+
+
 def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
@@ -1372,6 +1734,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
     what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
+    what = re.sub(r"^(?:for\s+)?(?:me|us)\s+to\s+", "", what, flags=re.I) or what  # "add a task for me to order …"
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:

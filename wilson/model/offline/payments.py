@@ -158,6 +158,8 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if amount is None and not re.search(_PAY_VERB, text, re.I):
         return None  # "the rent is due on Friday" without a sum is a deadline the other rules read
     thing = _thing(text)
+    if thing and re.fullmatch(r"(?:the\s+)?(?:amount|sum|total)", thing.strip(), re.I):
+        thing = None  # "transfer the amount by 20 January": what the amount is for is named elsewhere
     if not thing and amount:
         noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit|back[- ]payment|payment)\b", text, re.I)
         thing = f"the {noun.group(1).lower()}" if noun else None  # "Invoice 2027-0113, amount due: 89.90 EUR"
@@ -178,6 +180,7 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
         if re.search(
             r"\b(?:due|by|before|until|till|on|paid|pay|deadline|bis|fällig)\b[^.!?\n]{0,25}$", text[: f.start], re.I
         )
+        or re.match(r"(?:by|before|until|till|bis|due)\b", f.phrase, re.I)  # the cue read with the day
     ]
     due = (cued or found)[0]
     for phrase in (f.phrase for f in found):  # "pay rent a week from Friday": the day is no part of what is paid

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from wilson.model.offline.acts import ACT_VERBS
 from wilson.model.offline.framing import unframed
 from wilson.model.offline.texting import plain as spelled_out
 from wilson.model.offline.recognition import Playbook
@@ -69,7 +70,10 @@ GREETING_RE = lazy_regex(
     re.I,
 )
 # thanks, with praise after it or not ("thanks, you're a star", "thank you, that was quick")
-_PRAISE = r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a)\b[\w\s']{0,30})?"
+_PRAISE = (
+    r"(?:[\s,!.]*(?:you'?re|you are|that'?s|that was|that is|what a|(?:echt|sehr|super|voll)\s+(?:hilfreich|nett|lieb))"
+    r"\b[\w\s']{0,30})?"
+)
 THANKS_RE = lazy_regex(
     rf"^(?:thanks|thank you|thank u|thx|ty|cheers|ta|danke(?:\s+(?:dir|schön|sehr|euch))?|"
     rf"vielen dank|merci(?: beaucoup)?|gracias)\b{_AROUND}{_PRAISE}{_AROUND}$",
@@ -196,6 +200,19 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
+    # "okay so um I was thinking I really need to … can you add that": the hesitation, then the thinking aloud
+    text = _THINKING_ALOUD_RE.sub("", _SPOKEN_FILLER_RE.sub(" ", text))
+    text = _ANOTHER_ONE_RE.sub("", text) or text  # "and another one: book a hotel …"
+    text = _SET_A_TASK_RE.sub("add ", text)  # "set me a task to book the tickets": add book the tickets
+    text = _TO_SELF_RE.sub("", text) or text  # "Reminder to self: renew the bike insurance by 1 March": the act
+    forget = _NOT_FORGET_THING_RE.match(text)
+    if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then (not a task's snooze)
+        said = "remind me" if _DAY_SAID_RE.search(forget.group("what")) else "add"  # with no day, a task
+        text = f"{said} {forget.group('what')}"
+    mind = _WOULD_YOU_MIND_RE.match(text)
+    if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
+        text = _verb_of(mind.group("stem")) + text[mind.end() :]
+    text = " ".join(_ADD_THAT_AFTER_RE.sub("", text).split()) or text
     while (
         (lead := LEAD_RE.match(plain := text.replace("’", "'")))
         and not _ONLY_ADDRESS.match(text, lead.end())
@@ -209,6 +226,54 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     text = asked.group("ask") if asked else text
     text = COURTESY_RE.sub("", text) or text  # "when is the dentist? thanks!" asks when the dentist is
     return unframed(text, now, tz) or text
+
+
+# hesitation said as it is typed, and the thinking aloud before a request: none of it is the request
+_SPOKEN_FILLER_RE = lazy_regex(
+    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?", re.I
+)
+_THINKING_ALOUD_RE = lazy_regex(
+    r"^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)(?:\s+that)?\b[\s,]*", re.I
+)
+# "… before the 20th can you add that": the request told, then asked to be kept in the same sentence (a sentence of
+# its own, "Can you add that as a task?", names what the sentences before it told: intents._that_as_task)
+_ADD_THAT_AFTER_RE = lazy_regex(
+    r"(?<=\w)[\s,;-]+(?:so\s+)?(?:can|could|would)\s+you\s+(?:please\s+)?(?:add|note|put|save|write)\s+"
+    r"(?:that|it|this)(?:\s+(?:down|on\s+(?:my|the)\s+list|as\s+a\s+task))?(?:\s+please)?[\s?.!]*$",
+    re.I,
+)
+_TO_SELF_RE = lazy_regex(r"^\s*reminder\s+to\s+(?:self|myself)\s*[:\-–]?\s*(?=\S)", re.I)
+_SET_A_TASK_RE = lazy_regex(
+    r"^\s*(?:please\s+)?(?:set|make|create|give)\s+(?:me|us)?\s*(?:a\s+)?(?:new\s+)?(?:task|to-?do)\s*(?:[:\-–]|to\b|for\b)?\s*"
+    r"(?:(?:me|us)\s+to\s+)?",
+    re.I,
+)
+# "don't let me forget Oma's birthday on the 14th", "let me not forget the parents' evening": a thing, not an act
+_NOT_FORGET_THING_RE = lazy_regex(
+    r"^\s*(?:(?:please\s+)?(?:don'?t|do\s+not)\s+let\s+me\s+forget|let\s+me\s+not\s+forget)"
+    r"(?=\s)(?!\s+(?:to|that|about\s+(?:it|that))\b)\s+(?:about\s+)?(?P<what>.+?)\s*[.!]*$",
+    re.I,
+)
+_DAY_SAID_RE = lazy_regex(
+    r"\b(?:today|tonight|tomorrow|next|this|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|\d{1,2}(?:st|nd|rd|th)?)\b",
+    re.I,
+)
+_ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
+# "would you mind nudging me …", "do you mind adding …": the request in its -ing form
+_WOULD_YOU_MIND_RE = lazy_regex(r"^\s*(?:would|do|could)\s+you\s+mind\s+(?P<stem>[a-z]+?)ing\b", re.I)
+_ASKED_VERBS = frozenset(
+    "remind nudge ping add move put set note remember keep give push snooze drop cancel let mark write".split()
+)
+
+
+def _verb_of(stem: str) -> str | None:
+    """ "nudg" → "nudge", "putt" → "put", "add" → "add": the verb whose -ing form was said, when it is one a request
+    begins with; None otherwise."""
+    stem = stem.lower()
+    for verb in (stem, stem + "e", stem[:-1]):
+        if verb in _ASKED_VERBS or verb in ACT_VERBS:
+            return verb
+    return None
 
 
 _ONLY_THANKS = lazy_regex(r"(?:thanks|thank you|thx|cheers|ta)\b(?:\s+(?:so much|a lot|mate|wilson))?[\s!.]*$", re.I)
@@ -426,7 +491,10 @@ ADD_RE = lazy_regex(
 EXPLICIT_ADD_RE = lazy_regex(r"^\s*(?:please\s+)?(?:add\b|new task\b|todo\b|to-do\b|task:|" + _PUT_ON_LIST + ")", re.I)
 # "note to self: buy milk", "memo - call the bank": what follows is read as said, and kept as a task when no other
 # rule reads it
-NOTE_RE = lazy_regex(r"^\s*(?:note to self\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*", re.I)
+NOTE_RE = lazy_regex(
+    r"^\s*(?:(?:note|reminder|memo)\s+to\s+(?:self|myself)\b\s*[:\-\u2013\u2014]?|(?:note|memo)\s*[:\-\u2013\u2014])\s*",
+    re.I,
+)
 # "file my taxes" → "File taxes": a topic is named after the thing, not whose it is
 POSSESSIVE_RE = lazy_regex(r"\b(?:my|our|his|her|their)\s+", re.I)
 TOPICISH = lazy_regex(r"\b(topic|trip|project|plan|wedding|move|conference|holiday|vacation)\b", re.I)

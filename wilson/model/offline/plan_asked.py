@@ -23,6 +23,9 @@ PLAN_ASKED_RE = lazy_regex(
     r"|work\s+out\s+what\s+(?:i|we)\s+(?:need|have)\s+to\s+do|(?:no\s+idea|don'?t\s+know)\s+where\s+to\s+start"
     r"|(?:i|we)\s+want\s+to\s+be\s+(?:well\s+|fully\s+)?prepared|(?:i|we)\s+(?:need|have|want)\s+to\s+prepare\s+for\s+it"
     r"|get\s+everything\s+ready|need\s+to\s+sort\s+out\s+everything|sort\s+out\s+everything"
+    # German: "hilf mir beim Vorbereiten", "Könntest du mir helfen, … vorzubereiten?"
+    r"|(?:(?:kannst|könntest|würdest)\s+du\s+mir\s+)?helfen\s*,?(?=.*\b(?:vorzubereiten|vorbereiten|zu\s+planen|planen)\b)"
+    r"|\b(?:vorzubereiten|vorbereiten|zu\s+planen)(?=\s*[?.!]*\s*$)"
     r")\b(?:\s+(?:how\s+to\s+pay\s+it|for\s+(?:it|this|that|me|us)|my\s+revision|(?:for\s+)?the\s+rest))?[.!?]*",
     re.I,
 )
@@ -34,7 +37,7 @@ def plan_asked(text: str) -> str | None:
     found = PLAN_ASKED_RE.search(text or "")
     if found is None:
         return None
-    rest = (text[: found.start()] + " " + text[found.end() :]).strip()
+    rest = PLAN_ASKED_RE.sub(" ", text).strip()  # each of its words ("helfen, … vorzubereiten")
     rest = re.sub(r"\s*[,;:–—-]+\s*$|^\s*[,;:–—-]+\s*", "", re.sub(r"\s+", " ", rest)).strip()
     rest = re.sub(r"^(?:for|with|on)\s+", "", rest, flags=re.I)
     return rest if re.search(r"\w{3,}", rest) else None

@@ -23,6 +23,13 @@ _NAMED_RE = lazy_regex(
     r"ends?|lapses?|broke|stopped\s+working|needs?\s+\w+ing)\b(?P<rest>[^.;!?]*)",
     re.I,
 )
+# the thing someone needs of the user, in a sentence of its own: "She needs the receipts for the home office. Can you
+# add a task to scan them by the 1st of February?"
+_NEEDED_RE = lazy_regex(
+    r"\b(?:needs?|wants?|asked\s+(?:me\s+)?for|requires?|is\s+waiting\s+for)\s+"
+    r"(?P<thing>(?:the|my|our|his|her|their|some)\s+[^.;!?,]{2,50}?)(?=\s*[.;!?])",
+    re.I,
+)
 # where the telling ends and the request begins: a sentence's end, a comma, or "so" / "and" / "can you" after it
 _REQUEST_START_RE = lazy_regex(
     r"\s*(?:[.;!?]+|,|\s-\s|\s(?=so\s|and\s|(?:can|could|would|will)\s+you\s|please\s))\s*(?:(?:so|and)\s+)?", re.I
@@ -33,7 +40,7 @@ _NOT_IT_RE = lazy_regex(r"\b(?:it'?s|it\s+is|it\s+was|make\s+it\b|is\s+it)\b", r
 
 def with_referent(text: str, now: datetime, tz) -> str | None:
     """The request after a thing told, with the thing for its "it"; None when there is no such pair."""
-    named = _NAMED_RE.match((text or "").strip())
+    named = _NAMED_RE.match((text or "").strip()) or _NEEDED_RE.search((text or "").strip())
     if named is None:
         return None
     start = _REQUEST_START_RE.search(named.string, named.end("thing") + 1)

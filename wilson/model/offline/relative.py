@@ -54,6 +54,12 @@ _BY = lazy_regex(
     r"(?P<way>earlier|later|before|after|sooner|forward|back|früher|später|eher|danach|vorher)$",
     re.I,
 )
+_PUT_OFF = lazy_regex(
+    r"^(?:(?:actually|ok|okay|well|then|maybe|please|can you|could you)\s+)*(?:push|postpone|delay|put off|shift)\s+"
+    r"(?:it|that|this)\s+(?:back\s+)?(?:off\s+)?(?P<by>by\s+)?(?=(?:\d{1,3}|half an?|an?|one|two|three|four|five|six|"
+    r"seven)\s+(?:min|hour|hr|day|week))",
+    re.I,
+)
 # "the day after", "the next day", "the following week", "the day before that", "am Tag danach", "einen Tag später"
 _NEXT = lazy_regex(
     r"^(?:on\s+)?(?:the\s+)?(?:(?P<after>day|week)\s+(?:after|later)|(?:next|following)\s+(?P<next>day|week)|"
@@ -114,6 +120,8 @@ class Change:
 def relative_change(text: str) -> Change | None:
     """The change the words say relative to a proposed time; None when they say something else."""
     said = " ".join(re.sub(r"[!?,;]|\.(?!\d)", " ", text.lower().replace("’", "'")).split())
+    # "push it a week", "postpone it by two days": put off, so later
+    said = _PUT_OFF.sub(lambda m: f"back {m.group('by') or ''}", said)
     said = _AFTER.sub("", _AROUND.sub("", said)).strip()
     found = _BY.match(said)
     n_said = found.group("n") if found else ""

@@ -72,6 +72,8 @@ _MORE_RE = lazy_regex(
     rf"(?:{_WEEKDAY}|weekend)s?\b",
     re.I,
 )
+# more weekdays said with the first: "every Wednesday and Saturday", "every Monday, Wednesday and Friday"
+_MORE_DAYS_RE = lazy_regex(rf"^(?:\s*(?:,|and|&)\s*(?:on\s+)?(?:{_WEEKDAY})s?\b)+", re.I)
 _PLURAL_DAYS_RE = lazy_regex(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
 _BOUND_RE = lazy_regex(
     r"\b(?:until|till|through|during|for\s+(?:a|one|two|three|\d+)\s+(?:day|week|month)s?|"
@@ -94,6 +96,9 @@ class Reading:
 def read(rest: str, now: datetime, tz) -> Reading | None:
     """What follows "remind me" → a Reading; None when it is no repeating reminder (a one-off, or none).
     'to call Mum every Sunday at 6pm' → Reading('0 18 * * 0', 'call Mum')."""
+    yearly = _yearly(rest, now, tz)
+    if yearly is not None:
+        return yearly
     found, unread = _SCHEDULE_RE.search(rest), _UNREAD_RE.search(rest)
     said = unread or found
     if said is None:
@@ -106,6 +111,15 @@ def read(rest: str, now: datetime, tz) -> Reading | None:
     left = _without(rest, spans)
     if _dated(left, now, tz) and said.start() > 0 and not _BOUND_RE.search(left):
         return None  # "on Friday … every Tuesday": a one-off, and the schedule is part of what to say
+    more = _MORE_DAYS_RE.match(rest[said.end() :]) if found and found.group("unit") else None
+    if more and (found.group("unit") or "").lower() in WEEKDAYS and not unread and not _BOUND_RE.search(left):
+        # "every Wednesday and Saturday": one schedule on those days
+        days = [found.group("unit").lower(), *(d.lower() for d in re.findall(_WEEKDAY, more.group(0), re.I))]
+        reading = _reading(rest[: said.end()] + rest[said.end() + more.end() :], found)
+        if reading.question or "," in reading.cron:
+            return reading
+        numbers = ",".join(sorted({str((WEEKDAYS.index(d) + 1) % 7) for d in days}, key=int))
+        return Reading(reading.cron.rsplit(" ", 1)[0] + " " + numbers, reading.what)
     if unread or _BOUND_RE.search(left) or _MORE_RE.match(rest[said.end() :]):
         return Reading(
             question=f"I can repeat a reminder {CAN_DO}, at one time of day and with no end date. "
@@ -175,6 +189,45 @@ def _reading(rest: str, found: re.Match) -> Reading:
     return Reading(f"{minute} {hour} {days} * {weekday}", what)
 
 
+# "every year on 2 March", "on 2 March every year", "each year on the 2nd of March"
+_YEARLY_RE = lazy_regex(r"\b(?:every|each)\s+year\b|\b(?:yearly|annually)\b|\bjedes\s+jahr\b", re.I)
+
+
+def _yearly(rest: str, now: datetime, tz) -> Reading | None:
+    """A reminder every year on one day ("every year on 2 March remind me it's Paula's birthday"); None when the
+    words say no year's day."""
+    every = _YEARLY_RE.search(rest)
+    if every is None:
+        return None
+    left = rest[: every.start()] + " " + rest[every.end() :]
+    found = [f for f in dates.search(left, now, tz) if not _JUST_A_TIME_RE.match(f.phrase.strip())]
+    if (
+        len(found) != 1
+        or not re.search(r"[^\W\d_]{3,}", found[0].phrase)
+        or re.search(
+            r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|next|this)\b", found[0].phrase, re.I
+        )
+    ):
+        return None  # a month's day is the year's; a weekday or "tomorrow" is no day of the year
+    day = dates.local_date(found[0].value, tz)
+    hour, minute = 9, 0
+    at = _AT_RE.search(left)
+    if at and at.group("hour"):
+        hour, minute = _clock(
+            int(at.group("hour")),
+            int(at.group("minute") or 0),
+            (at.group("half") or "").lower(),
+            "day",
+            left,
+            as_written=bool(at.group("minute")),
+        )
+    what = _without(left, [(found[0].start, found[0].start + len(found[0].phrase)), *([at.span()] if at else [])])
+    what = re.sub(r"^(?:on|the)\s+", "", what, flags=re.I).strip()
+    if not what:
+        return None
+    return Reading(f"{minute} {hour} {day.day} {day.month} *", what)
+
+
 def _dated(text: str, now: datetime, tz) -> bool:
     """A day named in what the schedule left: "tomorrow", "on Friday" (a time alone, "the 7pm class", is none)."""
     return any(
@@ -216,3 +269,45 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
     text = re.sub(r"^(?:[:,\-–]\s*)?(?:to\s+|about\s+)?", "", text, flags=re.I)
     text = re.sub(r"\s+(?:on|at|and|,)$", "", text, flags=re.I)
     return re.sub(r"\s+([:,])", r"\1", text).strip(" ,:;.!-–")
+
+
+_GERMAN_DAYS = {
+    "montag": "monday",
+    "dienstag": "tuesday",
+    "mittwoch": "wednesday",
+    "donnerstag": "thursday",
+    "freitag": "friday",
+    "samstag": "saturday",
+    "sonnabend": "saturday",
+    "sonntag": "sunday",
+}
+_GERMAN_NTH = {"ersten": "first", "zweiten": "second", "dritten": "third", "1.": "first", "15.": "15th"}
+# "Erinner mich bitte jeden Donnerstag um 18 Uhr an die Biotonne", "jeden Ersten des Monats um 8 an die Miete
+# erinnern", "jeden Morgen um 7 an die Tabletten erinnern"
+_GERMAN_RE = lazy_regex(
+    r"^\s*(?:(?:bitte\s+)?erinnere?\s+mich\s+(?:bitte\s+)?)?"
+    r"(?:jeden|jede|jedes)\s+(?P<day>montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|"
+    r"morgen|abend|tag|werktag|(?P<nth>ersten|zweiten|dritten|\d{1,2}\.)\s+(?:des\s+)?monats?)"
+    r"(?:\s+um\s+(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?:\s*uhr)?)?"
+    r"\s+an\s+(?P<what>.+?)(?:\s+erinnern)?(?:\s+bitte)?\s*[.!]*$",
+    re.I,
+)
+
+
+def german(text: str) -> str | None:
+    """A German repeating reminder said in English words for `read` ("jeden Donnerstag um 18 Uhr an die Biotonne" →
+    "die Biotonne every thursday at 18:00"); None when the text is none."""
+    found = _GERMAN_RE.match(text or "")
+    if found is None:
+        return None
+    day = found.group("day").lower()
+    nth = (found.group("nth") or "").lower()
+    if nth:
+        when = f"on the {_GERMAN_NTH.get(nth, nth.rstrip('.') + 'th')} of every month"
+    else:
+        when = "every " + {"morgen": "morning", "abend": "evening", "tag": "day", "werktag": "weekday"}.get(
+            day, _GERMAN_DAYS.get(day, day)
+        )
+    if found.group("hour"):
+        when += f" at {int(found.group('hour'))}:{found.group('minute') or '00'}"
+    return f"{found.group('what')} {when}"

@@ -29,6 +29,11 @@ _CLOSING = lazy_regex(
 )
 
 
+_MONTH_NEXT_RE = lazy_regex(
+    r"(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)\b", re.I
+)
+
+
 def split(text: str) -> list[str]:
     """The sentences of `text`, in order, stripped; a salutation and a closing left out."""
     sentences: list[str] = []
@@ -43,6 +48,8 @@ def split(text: str) -> list[str]:
                 and last.group(1).isalpha()
             ):
                 continue  # "Mr. Schulz", "J. Smith": the stop belongs to the word
+            if last and last.group(1).isdigit() and _MONTH_NEXT_RE.match(line, end.end()):
+                continue  # "bis zum 15. Februar": a German day of the month
             sentences.append(line[start : end.start()])
             start = end.end()
         sentences.append(line[start:])
@@ -52,12 +59,19 @@ def split(text: str) -> list[str]:
 
 # "Dear parents, please return …", "Hi Sam, could you …": a letter's salutation before its first sentence;
 # "… Thank you, Ms Becker", "… Regards, City Library": its closing after the last
-_OPENING = lazy_regex(r"^\s*(?:dear|hi|hello|hey|to whom it may concern)\b[^,.!?\n]{0,40},\s*(?=\S)", re.I)
+_OPENING = lazy_regex(
+    r"^\s*(?:dear|hi|hello|hey|to whom it may concern|sehr geehrte[rs]?|liebe[rs]?|hallo|guten tag)\b[^,.!?\n]{0,40},"
+    r"\s*(?=\S)",
+    re.I,
+)
 # (a closing is signed: "add pay rent by Friday, thanks" is no letter)
 _SIGNED = lazy_regex(
     r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
-    r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen)"
-    r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+[A-Z][\w.'-]*){0,5}[\s.,!]*$"
+    r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
+    r"(?:viele|liebe|beste|herzliche|freundliche)\s+grüße)"
+    # the signature's names, with the small words of a German one ("Sekretariat Grundschule am Weinberg")
+    r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+(?:(?:am|an|der|die|des|von|und|für|im|zum|of|the|and)\s+)?[A-Z][\w.'-]*){0,5}"
+    r"[\s.,!]*$"
 )
 
 
@@ -70,5 +84,5 @@ def letter_body(text: str) -> tuple[str, bool]:
     if signed and body[: signed.start()].strip():
         body = body[: signed.start()] + (body[signed.start()] if body[signed.start()] in ".!?" else "")
     body = body.strip()
-    letter = bool(signed) or bool(opened and re.match(r"\s*(?:dear|to whom)\b", opened.group(0), re.I))
+    letter = bool(signed) or bool(opened and re.match(r"\s*(?:dear|to whom|sehr geehrte)", opened.group(0), re.I))
     return (body, True) if letter and body else (text, False)

@@ -12,7 +12,7 @@ import re
 
 from wilson.model.offline.edit_distance import distance
 
-YES = ("yes", "yeah", "yep", "yup", "sure")
+YES = ("yes", "yeah", "yep", "yup", "sure", "ok", "okay")  # "okk", "okey" too
 NO = ("no", "nope", "nah")
 # the yes and no of the other languages dates are read in, exactly as written (one edit from "si" is "so")
 _ELSEWHERE = {
@@ -57,6 +57,17 @@ _OTHER_WORDS = frozenset(
         "nice",
         "nat",
         "nap",
+        # one edit from "ok"
+        "oh",
+        "on",
+        "of",
+        "or",
+        "ow",
+        "ox",
+        "oi",
+        "om",
+        "op",
+        "oak",
     }
 )
 _FILL = frozenset(
@@ -111,8 +122,8 @@ def word_answer(word: str) -> str | None:
         return "yes" if word == "y" else "no"
     if word in _ELSEWHERE:
         return _ELSEWHERE[word]
-    if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS:
-        return None
+    if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS or word in ("ok", "okay"):
+        return None  # "ok" itself is the acknowledgement the other rules read; "okk", "okey" are typed yeses
     best: tuple[int, str] | None = None
     for answer, words in (("yes", YES), ("no", NO)):
         for known in words:

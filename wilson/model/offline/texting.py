@@ -169,7 +169,9 @@ def plain(text: str) -> str:
     text = _HOUR_H.sub(lambda m: f"at {m.group('hour')}:{m.group('minute') or '00'}", text)
     text = _FIRST_THING.sub("", text)
     text = _FIRST_OF_MONTH.sub(
-        lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + " of the month", text
+        # "every" stays: "on the first of every month" repeats
+        lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + f" of {m.group(2)} month",
+        text,
     )
     text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
@@ -188,7 +190,7 @@ _FIRST_THING = lazy_regex(
     r"in the morning\b|next\b)",
     re.I,
 )
-_FIRST_OF_MONTH = lazy_regex(r"\b(first|last)\s+of\s+(?:the|every|each)\s+month\b", re.I)
+_FIRST_OF_MONTH = lazy_regex(r"\b(first|last)\s+of\s+(the|every|each)\s+month\b", re.I)
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
 _GERMAN_REMIND = lazy_regex(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)

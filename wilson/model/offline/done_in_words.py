@@ -1,0 +1,138 @@
+"""A task said done in words the older rules did not list: its own verb in any past form ("finally backed up the
+laptop last night" is "Back up the laptop" done, "suit's picked up", "descaled the coffee machine"), a thing back with
+its owner ("Kemal has his drill back"), a sum said paid ("I transferred the 145 euros for the class trip") and the
+act named by its noun ("sent the gym cancellation letter" is "Cancel my gym membership" done).
+
+A task must begin with the verb said and be named by the words; someone else doing it ("Tom backed up the laptop")
+or a question names no task done.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wilson.model.offline import acts, payments
+from wilson.model.offline.phrases import Chat, Reply
+from wilson.model.offline.words import covers, words
+from wilson.kernel.lazy_regex import lazy_regex
+
+# a task's verb said done in any tense a participle has, not only the listed ones: "finally backed up the laptop last
+# night", "suit's picked up 👔", "descaled the coffee machine"; and a thing back with its owner: "Kemal has his drill
+# back" (Return the drill to Kemal)
+_ANY_PAST_RE = lazy_regex(
+    r"^\s*(?:(?:ok|so|yay|phew)[\s,!]+)?(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
+    r"(?P<part>[a-z]{3,}ed|sent|paid|bought|got|made|done|put|sold|told|kept|left|brought|taken|given|written)"
+    r"(?:\s+(?P<particle>up|off|back|in|out|down))?\s+(?P<what>[^,.!?]+?)"
+    r"(?:\s+(?:last night|yesterday|this morning|earlier|today|just now|at last))?[\s.!]*$",
+    re.I,
+)
+_ANY_PARTICIPLE_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)(?:'s|\s+is|\s+are|\s+has been|\s+have been)\s+"
+    r"(?:all\s+|now\s+|finally\s+)*(?P<part>[a-z]{3,}ed|sent|paid|bought|done|sold|written)"
+    r"(?:\s+(?P<particle>up|off|back|in|out|down))?[\s.!]*$",
+    re.I,
+)
+_HAS_IT_BACK_RE = lazy_regex(
+    r"^\s*(?P<who>[A-Z][\w-]+)\s+(?:has|got)\s+(?:his|her|their|its)\s+(?P<what>[\w' -]{2,30}?)\s+back[\s.!]*$"
+)
+
+
+_PAID_WORDS = {"paid", "transferred", "settled", "wired", "sent"}
+
+
+def _paid_task(chat: Chat, what: str) -> dict | None:
+    """ "(I transferred) the 145 euros for the class trip": the one open task to pay that sum, or to pay for what is
+    named, whatever verb it was written with."""
+    amount = payments.AMOUNT_RE.search(what)
+    number = (amount.group("n1") or amount.group("n2")).strip() if amount else None
+    open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+    if number:
+        fitting = [
+            t
+            for t in open_tasks
+            if re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d])", f"{t.get('title')} {t.get('notes') or ''}")
+        ]
+        if len(fitting) == 1:
+            return fitting[0]
+    wanted = words(payments.AMOUNT_RE.sub(" ", what))
+    fitting = [
+        t
+        for t in open_tasks
+        if re.match(r"(?:pay|transfer|settle)\b", str(t.get("title") or ""), re.I)
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
+    """An open task said done with its own verb, whichever verb it is ("backed up the laptop" is "Back up the
+    laptop" done): the task must begin with that verb (and its particle) and the words must name it."""
+    said = re.sub(r"[^\w\s'’.,!?-]", " ", text).replace("’", "'").strip()
+    back = _HAS_IT_BACK_RE.match(said)
+    if back:
+        wanted = words(f"{back.group('what')} {back.group('who')}")
+        fitting = [
+            t
+            for t in chat.tasks
+            if t.get("status", "open") == "open"
+            and str(t.get("title") or "").lower().startswith(("return", "give back", "bring back"))
+            and covers(wanted, words(str(t.get("title"))))
+        ]
+        if len(fitting) == 1:
+            return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back with its owner")
+        return None
+    found = None if said.endswith("?") else _ANY_PAST_RE.match(said) or _ANY_PARTICIPLE_RE.match(said)
+    if found is None:
+        return None
+    part = found.group("part").lower()
+    verbs = {acts.base_verb(part), part[:-1], part[:-2]}  # "descaled": "descale", which no list needs to hold
+    paid = _paid_task(chat, found.group("what")) if part in _PAID_WORDS else None
+    if paid is not None:
+        return Reply("", [("complete_task", {"task_id": paid.get("id")})], "a task paid, its sum said")
+    particle = f" {found.group('particle').lower()}" if found.group("particle") else ""
+    leads = tuple(f"{verb}{particle} " for verb in verbs)
+    wanted = words(found.group("what"))
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and (str(t.get("title") or "").lower() + " ").startswith(leads)
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    if len(fitting) != 1:
+        fitting = _done_by_its_noun(chat, found.group("what"))
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "done with a task, in its own verb")
+
+
+# a task's act named by its noun: "sent the gym cancellation letter" is "Cancel my gym membership" done
+_ACT_NOUNS = {
+    "cancellation": "cancel",
+    "cancelation": "cancel",
+    "kündigung": "cancel",
+    "renewal": "renew",
+    "application": "apply",
+    "registration": "register",
+    "payment": "pay",
+    "booking": "book",
+    "reservation": "book",
+    "submission": "submit",
+    "return": "return",
+}
+
+
+def _done_by_its_noun(chat: Chat, what: str) -> list[dict]:
+    said = [w.lower() for w in re.findall(r"[^\W\d_]+", what)]
+    acts_named = {_ACT_NOUNS[w] for w in said if w in _ACT_NOUNS}
+    rest = words(" ".join(w for w in said if w not in _ACT_NOUNS and w not in ("letter", "form", "email", "mail")))
+    return [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and (str(t.get("title") or "").split() or [""])[0].lower() in acts_named
+        and rest
+        and rest & words(str(t.get("title")))
+    ]
