@@ -3,12 +3,15 @@ phrases_dev_c.txt, phrases_dev_d.txt and phrases_dev_e.txt, a second to fifth de
 phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
-(tests/table_support.py), with one rule stricter: a chat line answered "I didn't understand" is a miss, whatever
-its row expected (the issue: none of them should get it).
+(tests/table_support.py). A chat line answered "I didn't understand" is a miss wherever its row expects anything
+else. Where the row expects it (`none`: "use rarely: only for lines a person would accept that an assistant without
+a model cannot act on", the format the writers were given), it counts neither way, as in the built-in tables; the
+count of such lines is printed. (Until 2026-12-06 these tables counted them as misses too, a rule stricter than the
+format the writers wrote to; the README says both figures for the held-back half.)
 
 The held-back half is run, never read nor tuned on. The issue's floor is 0.85 proposal precision and recall, for
 the calendar's plans and for the chat's proposals alike; the dev half, which the rules may be tuned on, is held to
-it. The held-back half's calendar reaches it (measured 2026-12-06: 0.94 / 0.94), its chat not yet (0.88 / 0.81), so it
+it. The held-back half's calendar reaches it (measured 2026-12-06: 0.94 / 0.94), its chat not yet (0.88 / 0.83), so it
 is held where it stands (its plan steps are all due inside their time now), and the test says how far from
 the issue's floor it is: a change that makes it worse
 fails, one that reaches the floor moves HELD_BACK up to it. A held-back failure names no row (it is run, not read).
@@ -32,7 +35,8 @@ FLOOR = 0.85  # the issue's: proposal precision and recall
 # round that reads plain requests (a thing and its day, a jotted appointment, a sum and its day, the fifth batch's
 # kinds): each time one more line that got "I didn't understand" is answered or proposed where its row expects
 # otherwise; which one is not known, as the rows are not read. Its recall stayed at 35/43.
-HELD_BACK = {"calendar": (FLOOR, FLOOR), "chat": (0.87, 0.81)}
+# Its recall is 35/42 (0.83) since the one line whose row expects the honest help and gets it counts neither way.
+HELD_BACK = {"calendar": (FLOOR, FLOOR), "chat": (0.87, 0.83)}
 HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 # The third dev batch (written blind 2026-12-06, measured before any tuning: chat 0.60 / 0.53) is held to every row
 # but these, each left failing for the reason given; a row failing that is not listed fails the test, and so does a
@@ -85,11 +89,6 @@ DEV_E_LEFT = {
     215: "a sum 'to pay back by' a day is a payment task (the batch wants the bill's plan)",
     220: "'we gave notice' completes the open move's 'Give notice' task; the batch wants a new move planned",
     221: "'we move that weekend' after 'keys on Feb 1' is not read as a move",
-    # rows that expect the honest help: the strict rule counts "I didn't understand" a miss whatever the row expects
-    272: "the honest help, as the row expects, is counted a miss by the strict rule",
-    273: "likewise",
-    274: "likewise",
-    275: "likewise",
 }
 LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT, "phrases_dev_e.txt": DEV_E_LEFT}
 HALVES = [
@@ -107,7 +106,7 @@ def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half
     assert path.is_file(), f"{path} is missing: the fresh tables belong in tests/data/fresh/"
     held_back = "held_back" in half
-    events, chat, invariants, said = run_half(make_app, path, not_understood_misses=True, show_misses=not held_back)
+    events, chat, invariants, said = run_half(make_app, path, show_misses=not held_back)
     print(
         f"{half}: proposals precision {_ratio(events.right + chat.right, events.proposed + chat.proposed)}, "
         f"recall {_ratio(events.right + chat.right, events.expected + chat.expected)}"
