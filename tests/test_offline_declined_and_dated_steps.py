@@ -83,3 +83,41 @@ def test_a_plan_with_its_one_day_stays_a_plan(text, topic):
     reply = read(text)
     assert reply.calls[0][0] == "create_topic" and reply.calls[0][1]["title"] == topic
     assert len(reply.calls) > 3  # the plan's steps, not one task per sentence
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("booked a long weekend in Edinburgh 26-28 Feb, what do I need to sort?", "Trip to Edinburgh"),
+        ("we're off to Porto from 3 to 6 June - what should we book?", "Trip to Porto"),
+        ("Ich fahre vom 3. bis 5. März zur embedded world nach Nürnberg", "Conference in Nuremberg"),
+        ("Wir fahren zum Kirchentag nach Hannover vom 1. bis 4. Juni", "Conference in Hannover"),
+        ("ich fahre zur Oma nach Köln am Samstag", "Trip to Köln"),  # a visit to family is no fair
+        ("I got the flat in Neukölln!! keys on Feb 1 and we move that weekend", "Move to Neukölln"),
+        ("I'm applying for German citizenship, the Einbürgerung appointment is on 24 February", "Einbürgerung"),
+        ("dentist appointment on 24 February", "Dentist appointment"),
+        (
+            "i gotta pass the B2 German exam in March for my citizenship",
+            "Pass the B2 German exam in March for citizenship",
+        ),
+    ],
+)
+def test_a_stay_a_fair_a_move_or_an_office_visit_told_is_planned_as_such(text, title):
+    reply = read(text)
+    assert reply.calls[0] == ("create_topic", reply.calls[0][1]) and reply.calls[0][1]["title"] == title
+
+
+def test_the_office_appointment_gets_the_official_plan_not_the_doctors():
+    notes = " ".join(args.get("notes", "") for _, args in read("the Einbürgerung appointment is on 24 February").calls)
+    assert "Insurance card" not in notes and "referrals" not in notes
+
+
+@pytest.mark.parametrize(
+    "text, reply_text",
+    [("what do I need to do today?", "Nothing due today."), ("we move this meeting to Friday", None)],
+)
+def test_a_question_or_a_meeting_moved_plans_nothing(text, reply_text):
+    reply = read(text)
+    assert not any(name == "create_topic" for name, _ in reply.calls)
+    if reply_text is not None:
+        assert reply.text == reply_text
