@@ -75,7 +75,6 @@ DEV_E_LEFT = {
     47: "calendar: 'Übergabe' (a flat's handover) is no known word",
     # chat rows
     123: "'before the 20th' is due on the 20th, as 'before Friday' is Friday (the batch wants the day before)",
-    184: "the task is named in German ('Anmeldung zum 10k'), its title is English",
     200: "the wedding's topic is closed, but named by its title, which does not say Kraków",
     210: "a need said with its act ('register the new car') is one task, as acts are; the batch wants the official plan",
     213: "a premium with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_d line 312)",

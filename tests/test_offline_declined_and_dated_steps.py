@@ -121,3 +121,24 @@ def test_a_question_or_a_meeting_moved_plans_nothing(text, reply_text):
     assert not any(name == "create_topic" for name, _ in reply.calls)
     if reply_text is not None:
         assert reply.text == reply_text
+
+
+TEN_K = [
+    {"id": 5, "title": "Register for the 10k run", "due": "2027-01-31", "status": "open"},
+    {"id": 6, "title": "Pay the dentist bill", "due": "2027-01-20", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task, due",
+    [
+        ("Anmeldung zum 10k geht noch bis 8.2., bitte Frist ändern", 5, "2027-02-08"),
+        ("Zahlung an den Zahnarzt geht noch bis 25.1., bitte Frist ändern", 6, "2027-01-25"),
+    ],
+)
+def test_a_german_update_names_the_english_task_by_its_noun(text, task, due):
+    assert read(text, tasks=TEN_K).calls == [("update_task", {"task_id": task, "due": due})]
+
+
+def test_a_german_update_naming_no_open_task_changes_none():
+    assert read("Anmeldung zum Yoga geht noch bis 8.2., bitte Frist ändern", tasks=TEN_K).calls == []
