@@ -26,12 +26,6 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_e")  # the fifth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 NOT_YET: dict[str, str] = {
-    "followup_tax_return_plan": "chat: “collect all the receipts by Feb 19 and then submit it on ELSTER by March 5” "
-    "becomes the generic forms plan, not a task for each date said",
-    "chat_id_card_declined": "chat: “no need for that, I already picked up my new Ausweis last week” is not read as "
-    "turning the renewal proposal down, so the briefing mentions it as waiting",
-    "chat_thesis_deadlines_followed": "chat: “I have to hand in my master's thesis on April 30. My supervisor wants the "
-    "full draft by April 9.” becomes one task, not one for each date said",
     "weekend_bulk_mail": "bulk mail that comes after Sunday's sync waits, pending, for Monday's at 07:00; the story "
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
 }

@@ -77,3 +77,23 @@ def test_a_named_topics_tasks_are_kept_before_a_busy_week_fills_the_context():
     topics, tasks = relevant(row, [japan], busy + trip, NOW, [])
     assert {"Book flights", "Check visa"} <= {t.title for t in tasks} and japan in topics
     assert [t.title for t in tasks][2:5] == ["Errand 0", "Errand 1", "Errand 2"]  # then what is due, in order
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("Anmeldung zum 10k geht noch bis 8.2., bitte Frist ändern", "Register for the 10k run"),
+        ("B2 exam moved", "Book the B2 exam"),
+    ],
+)
+def test_a_word_of_letters_and_digits_brings_its_task_into_context(text, title):
+    row = SimpleNamespace(text=text, payload={})
+    extra = [task(106, "Register for the 10k run"), task(107, "Book the B2 exam")]
+    _, tasks = relevant(row, [], FAR + SHORT + extra, NOW, [])
+    assert title in {t.title for t in tasks}
+
+
+def test_a_bare_number_or_time_brings_no_task_into_context():
+    row = SimpleNamespace(text="at 10:30 on 8.2.", payload={})
+    _, tasks = relevant(row, [], FAR + SHORT + [task(106, "Register for the 10k run")], NOW, [])
+    assert "Register for the 10k run" not in {t.title for t in tasks}

@@ -230,7 +230,8 @@ def _event_line(event: dict, tz) -> dict:
 
 PENDING_SHOWN = 10
 ITEM_LINE = 140
-_WORD = re.compile(r"[^\W\d_]{3,}")  # three letters: "gym", "tax", "car" and "vet" name tasks too
+# three letters: "gym", "tax", "car" and "vet" name tasks too; so do letters with digits ("the 10k", "B2")
+_WORD = re.compile(r"[^\W\d_]{3,}|\b(?=\w*\d)(?=\w*[^\W\d_])\w{2,}\b")
 
 
 _COMMON = frozenset(

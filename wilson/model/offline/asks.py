@@ -674,7 +674,7 @@ _GERMAN_RE = lazy_regex(
 
 # what is asked for by its noun ("wir bitten um Rückmeldung bis …") or in the passive of "zu" ("ist bis zum 31. Juli
 # abzugeben"): the noun's or the verb's ask
-_GERMAN_NOUNS = {
+GERMAN_NOUNS = {
     "rückmeldung": "Reply",
     "antwort": "Reply",
     "mitteilung": "Reply",
@@ -694,13 +694,13 @@ _GERMAN_NOUNS = {
     "einreichung": "Submit",
     "terminvereinbarung": "Book",
 }
-_GERMAN_ASKS = sorted({**_GERMAN_NOUNS, **GERMAN}.items(), key=lambda kv: len(kv[0]), reverse=True)
+_GERMAN_ASKS = sorted({**GERMAN_NOUNS, **GERMAN}.items(), key=lambda kv: len(kv[0]), reverse=True)
 _GERMAN_BY_ONLY = r"(?:bis(?:\s+(?:zum|spätestens))?|spätestens(?:\s+(?:am|bis))?)\s+"
 _ZU_VERB = r"(?:zu\s+\w+|widerspruch\s+einzuleg\w*|\w+zu(?:geb|send|schick|reich|leg|hol|meld|zahl|füll|lad)\w*)"
 _GERMAN_NOUN_RE = lazy_regex(
     r"\b(?:bitten?|ersuchen|erwarten|benötigen)\b[^.!?\n]{0,30}?\b(?:um|auf|die|eine|ihre|ihr|den|deine)?\s*"
     r"(?P<noun>"
-    + "|".join(sorted(_GERMAN_NOUNS, key=len, reverse=True))
+    + "|".join(sorted(GERMAN_NOUNS, key=len, reverse=True))
     + r")\w*\b[^.!?\n]{0,60}?\b"
     + _GERMAN_BY.replace("(?P<within>innerhalb)", "innerhalb")
     + r"(?P<when>"

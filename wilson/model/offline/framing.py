@@ -61,7 +61,11 @@ _MOVING = lazy_regex(
 _CAN_WAIT = lazy_regex(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
 _DAY_OF_MONTH = lazy_regex(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}\s+[A-Z][a-z]{2,}", re.I)
 _REASON_AFTER = lazy_regex(r"\s*[,;]\s*(?:(?:he|she|they|it|that|which|as|because|since)\b).*$", re.I | re.S)
-_NO_NEED = lazy_regex(r"^no (?:more )?need (?:for|to)\s+(?P<what>.+?)(?:\s+any\s?more)?[.!]*$", re.I | re.S)
+# "no need for that, I already did it" names nothing: a no to what was just proposed (follow_ups.py reads it)
+_NO_NEED = lazy_regex(
+    r"^no (?:more )?need (?:for|to)\s+(?!(?:that|it|this|them)\b\s*(?:[,;.!]|$))(?P<what>.+?)(?:\s+any\s?more)?[.!]*$",
+    re.I | re.S,
+)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = lazy_regex(
     r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"

@@ -29,7 +29,8 @@ _GOING_RE = lazy_regex(
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
 # where, after the verb: "to Japan", "in Lisbon", "two weeks in Portugal", "Christmas in Rome", or a name alone
 _WHERE_RE = lazy_regex(
-    rf"\s+(?:(?:[\w'’.-]+\s+){{0,7}}?(?i:to|in|nach)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
+    # up to nine words between: "vom 3. bis 5. März zur embedded world nach Nürnberg"
+    rf"\s+(?:(?:[\w'’.-]+\s+){{0,9}}?(?i:to|in|nach)\s+(?P<at>{_NAME}|[a-z]+(?:\s+[a-z]+)?)"
     rf"|(?P<alone>{_NAME}))(?P<possessive>['’]s\b)?"
 )
 # countries whose names are also words ("turkey for dinner", "chad's place"): never read in lower case
@@ -78,9 +79,7 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _LAST_DAY = {"day": lambda n: n - 1, "night": lambda n: n, "week": lambda n: 7 * n, "month": lambda n: 30 * n}
 
 
-def sent_to_event(text: str) -> bool:
-    """Work sends the user to a named thing in a place ("the company is sending me to Embedded World in
-    Nuremberg"): a fair or a conference there, not a holiday."""
+def _sent_to_event(text: str) -> bool:
     sent = SENT_RE.search(text)
     if sent is None:
         return False
@@ -90,6 +89,28 @@ def sent_to_event(text: str) -> bool:
         and _named(where.group("name")) is None
         and _EVENT_THERE_RE.match(text, sent.end() + where.end()) is not None
     )
+
+
+# in German, going "zur embedded world nach Nürnberg": a named thing, then the place it is in
+_ZUR_EVENT_RE = lazy_regex(r"\b(?i:zur|zum)\s+(?P<name>(?:[\w'’.-]+\s+){1,4}?)(?i:nach|in)\s+(?P<at>[A-Z][\w'’.-]*)")
+
+
+# "zur Oma nach Köln", "zur Hochzeit nach Lyon": a person or a private occasion, no fair
+_PRIVATE_RE = lazy_regex(
+    r"(?i:(?:meine[rm]?\s+|unsere[rm]?\s+)?(?:oma|opa|mama|papa|mutter|vater|eltern|familie|schwester|bruder|tante|"
+    r"onkel|freund\w*|cousin\w*|kindern?|tochter|sohn|schwieger\w*|hochzeit|trauung|beerdigung|geburtstag\w*|party|"
+    r"feier\w*|taufe|arzt|ärztin|zahnarzt|kur|reha|arbeit|schule|uni)\b)"
+)
+
+
+def sent_to_event(text: str) -> bool:
+    """Work sends the user to a named thing in a place ("the company is sending me to Embedded World in
+    Nuremberg"), or the user goes to one ("Ich fahre … zur embedded world nach Nürnberg"): a fair or a
+    conference there, not a holiday."""
+    said = _ZUR_EVENT_RE.search(text)
+    if said is not None and not _PRIVATE_RE.match(said.group("name")) and _named(said.group("name").strip()) is None:
+        return _named(said.group("at")) is not None
+    return _sent_to_event(text)
 
 
 def place_gone_to(text: str, home: places.Place | None) -> places.Place | None:

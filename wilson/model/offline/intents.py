@@ -185,6 +185,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _two_dated_acts(chat, chat.text)
+        or _dated_steps(chat, chat.text)
         or _read(chat, chat.text)
     )
     two = reply is not None and reply.rule == TWO_REQUESTS
@@ -221,7 +222,11 @@ def answer(chat: Chat) -> Reply:
 # "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
 # acts, each with its own day, joined by "and"
 _TWO_THINGS_RE = lazy_regex(r"^\s*(?:two|2|a\s+couple\s+of|some)\s+things?\s*[:,–-]\s*", re.I)
-_AND_ACT_RE = lazy_regex(r"[,;]\s*(?:and\s+)?(?:also\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+)?(?=[a-z]+\b)", re.I)
+_AND_ACT_RE = lazy_regex(
+    r"[,;]\s*(?:and\s+)?(?:also\s+|then\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+|then\s+)?(?=[a-z]+\b)", re.I
+)
+# "… and then submit it on ELSTER": the second act's "it" is the goal the first serves, an object all the same
+_ACT_ON_IT_RE = lazy_regex(r"^(?P<verb>[a-z]+)\s+(?:it|them)\b", re.I)
 
 
 def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
@@ -233,17 +238,43 @@ def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
         # "…, they want it in writing": a reason after the second act is no part of it
         second = re.split(r"[,;]\s*(?=(?:they|he|she|it|that|which|because|as|since)\b)", second, maxsplit=1)[0]
         verb = re.match(r"[a-z]+", second, re.I)
-        if not (acts.act(second) or verb and verb.group(0).lower() in ("cancel", "quit", "terminate")):
+        if not (
+            acts.act(_ACT_ON_IT_RE.sub(r"\g<verb> the thing", second))
+            or verb
+            and verb.group(0).lower() in ("cancel", "quit", "terminate")
+        ):
             continue
         if not dates.search(first, chat.now, chat.tz) or not dates.search(second, chat.now, chat.tz):
             continue
         need = re.match(r"(?:i|we)\s+(?:\w+\s+)?(?:need|have|must|should|got)\s+to\s+", first, re.I)
         replies = [_read(chat, request_of(part, chat.now, chat.tz)) for part in (first, second)]
-        if need and (replies[1] is None or not replies[1].calls):  # "I need to A by X, and B by Y": B needed too
-            replies[1] = _read(chat, request_of(need.group(0) + second, chat.now, chat.tz))
+        if replies[1] is None or not replies[1].calls:  # "I need to A by X, and B by Y": B needed too
+            said = need.group(0) if need else "I need to "  # "A by X and then B it by Y": B is the next step
+            replies[1] = _read(chat, request_of(said + second, chat.now, chat.tz))
         wanted = ("create_task", "remind")
         if all(r is not None and r.calls and all(n in wanted for n, _ in r.calls) for r in replies):
             return _merged(replies)
+    return None
+
+
+def _dated_steps(chat: Chat, text: str) -> Reply | None:
+    """ "I have to hand in my thesis on April 30. My supervisor wants the full draft by April 9.": sentences each
+    with its own day, each read alone as a dated task or reminder, are one task per day, not one task whose title
+    holds the rest; "Can you help with my tax return? I need to collect the receipts by Feb 19 and then submit it
+    by March 5": the sentence that says two dated acts is those two. None unless every dated sentence reads so."""
+    parts = sentences.split(text)
+    if len(parts) < 2:
+        return None
+    dated = [part for part in parts if dates.search(part, chat.now, chat.tz)]
+    if len(dated) == 1:  # the other sentences say the goal: the steps are in the one with the days
+        return _two_dated_acts(chat, dated[0])
+    days = [dates.search(part, chat.now, chat.tz) for part in dated]
+    if len(dated) != 2 or any(len(found) != 1 for found in days) or days[0][0].value == days[1][0].value:
+        return None
+    replies = [_read(chat, request_of(part, chat.now, chat.tz)) for part in dated]
+    wanted = ("create_task", "remind")
+    if all(r is not None and len(r.calls) == 1 and r.calls[0][0] in wanted for r in replies):
+        return _merged([r for r in replies if r is not None])
     return None
 
 

@@ -23,6 +23,10 @@ PLAN_ASKED_RE = lazy_regex(
     r"|work\s+out\s+what\s+(?:i|we)\s+(?:need|have)\s+to\s+do|(?:no\s+idea|don'?t\s+know)\s+where\s+to\s+start"
     r"|(?:i|we)\s+want\s+to\s+be\s+(?:well\s+|fully\s+)?prepared|(?:i|we)\s+(?:need|have|want)\s+to\s+prepare\s+for\s+it"
     r"|get\s+everything\s+ready|need\s+to\s+sort\s+out\s+everything|sort\s+out\s+everything"
+    # "booked a long weekend in Edinburgh 26-28 Feb, what do I need to sort?": asked after what is told, never alone
+    # ("what do I need to do today?" is a look at the list)
+    r"|[,;:–—-]\s*(?:so\s+)?what\s+(?:do|should|shall|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
+    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|think\s+(?:of|about)|book|arrange|do)(?:\s+(?:for\s+it|first))?(?=\s*\?*\s*$)"
     # German: "hilf mir beim Vorbereiten", "Könntest du mir helfen, … vorzubereiten?"
     r"|(?:(?:kannst|könntest|würdest)\s+du\s+mir\s+)?helfen\s*,?(?=.*\b(?:vorzubereiten|vorbereiten|zu\s+planen|planen)\b)"
     r"|\b(?:vorzubereiten|vorbereiten|zu\s+planen)(?=\s*[?.!]*\s*$)"

@@ -11,6 +11,7 @@ import re
 from datetime import timedelta
 
 from wilson.model.offline import dates
+from wilson.model.offline.asks import GERMAN_NOUNS
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import NUMBER_WORDS, best, words
 from wilson.kernel.lazy_regex import lazy_regex
@@ -55,7 +56,10 @@ def shifted(chat: Chat, text: str) -> Reply | None:
 _NEW_DAY_RE = lazy_regex(
     r"\b(?:now|moved|extended|pushed|postponed|instead|agreed|allowed|only\s+(?:has|have|needs?)\s+to|"
     r"new\s+deadline|deadline\s+is|got\s+(?:moved|extended|pushed)|can\s+(?:now\s+)?(?:hand|send|submit|"
-    r"do|pay|file|return))\b",
+    r"do|pay|file|return)|"
+    # "please change the deadline", "still open until 8.2.", in German "geht noch bis 8.2., bitte Frist ändern"
+    r"(?:change|update|adjust|fix)\s+the\s+(?:deadline|due\s+date)|(?:still\s+)?open\s+until|"
+    r"(?:geht|läuft)\s+noch\s+bis|frist\s+(?:ändern|anpassen|verlängern|verschieben)|neue\s+frist)\b",
     re.I,
 )
 
@@ -69,12 +73,19 @@ def redated(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     said = words(text)
+    # a task named in German by its noun ("Anmeldung zum 10k") is the English task of its verb ("Register for …")
+    said |= {verb.lower() for noun, verb in GERMAN_NOUNS.items() if noun in said}
     task = best(_open(chat), said)
     if task is None:
         return None
     title = str(task.get("title"))
-    own = words(title) - words(title.split()[0])  # its verb may be said another way ("renewed" the books to return)
-    named = {w for w in own if w in said or any(w.startswith(x) or x.startswith(w) for x in said if len(x) >= 3)}
+    # its verb may be said another way ("renewed" the books to return); a number-word ("10k", "B2") names it too
+    numbered = {w for w in re.findall(r"\w+", title.lower()) if re.search(r"\d", w) and re.search(r"[a-z]", w)}
+    own = words(title) - words(title.split()[0]) | numbered
+    raw = set(re.findall(r"\w+", text.lower()))
+    named = {
+        w for w in own if w in said or w in raw or any(w.startswith(x) or x.startswith(w) for x in said if len(x) >= 3)
+    }
     if len(named) < max(1, (len(own) + 1) // 2):
         return None  # one shared word is no name for "Prepare the pitch deck for Nordlicht"
     due = found[-1].value
