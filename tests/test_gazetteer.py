@@ -34,6 +34,14 @@ def test_cities_are_found_by_their_names_in_any_language_of_a_big_city():
     assert places.home_place(None, "Asia/Tokyo").name == "Tokyo"  # without core.home: the timezone's largest city
 
 
+def test_a_city_named_by_its_own_name_is_that_city_not_a_bigger_one_with_the_name_among_its_others():
+    # Bordeaux has "Porto" among its other names and more people than Porto
+    assert places.find_place("Porto") == places.Place("Porto", "PT", 41.1485, -8.61097)
+    assert places.find_place(None, "Long weekend in Porto").name == "Porto"
+    assert places.find_place("Bordeaux").name == "Bordeaux"
+    assert places.find_place("Wien").name == "Vienna"  # other names still find their city
+
+
 def test_reading_the_gazetteer_costs_this_process_its_table_not_the_json():
     done = subprocess.run(
         [sys.executable, "-c", PROBE],

@@ -417,7 +417,11 @@ def _country_of(text: str) -> str | None:
 
 
 def _city(text: str) -> Place | None:
-    return _cities().get(text.strip().lower())
+    # a big city by its own name before the most populous city that has the name among its others ("Porto" is
+    # Porto, not Bordeaux, one of whose other names it is)
+    key = text.strip().lower()
+    found = _big_city(key)
+    return found[0] if found is not None else _cities().get(key)
 
 
 def country(name: str) -> Place | None:
