@@ -74,6 +74,7 @@ LEFT = {"phrases_dev_c.txt": DEV_C_LEFT, "phrases_dev_d.txt": DEV_D_LEFT}
 HALVES = ["phrases_dev.txt", "phrases_dev_b.txt", "phrases_dev_c.txt", "phrases_dev_d.txt", "phrases_held_back.txt"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("half", HALVES)
 def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half
