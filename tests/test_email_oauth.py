@@ -40,7 +40,7 @@ def smtp(idp):
 
 
 def test_the_device_flow_shows_the_code_and_stores_the_grant_readable_only_by_the_user(tmp_path, idp):
-    result = add_account(tmp_path, idp)
+    result = add_account(tmp_path, idp, pending_polls=2)
     lines = result.stdout.splitlines()
     assert lines[0] == (
         f"Open {idp.base_url}/device on any device, sign in to your Google account and enter the code {USER_CODE}"
