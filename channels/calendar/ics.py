@@ -431,6 +431,8 @@ def parse_calendar(
     # lazy: recurring_ical_events only once a calendar with something in it is read (with _readers)
     import recurring_ical_events
 
+    from channels.calendar.occurrence import occurrence_fields
+
     timer = _Budget(name, budget)
     _, tolerant = _readers()
     series_errors = tuple(tolerant.suppressed_errors)
@@ -472,7 +474,7 @@ def parse_calendar(
                         timer.check()
                     try:
                         event = _event_from(
-                            occurrence.as_component(False),
+                            occurrence_fields(occurrence),
                             recurring=recurring,
                             cancelled_by_method=cancelled_by_method,
                             tz=tz,
