@@ -30,6 +30,7 @@ from channels.calendar.event import (
     raw_uid,
     uid_of,
 )
+from channels.calendar.occurrence import occurrence_fields
 from channels.calendar.rules import REJECTED, bound_series, guard_rules
 from wilson.kernel import clock as clockmod
 
@@ -430,8 +431,6 @@ def parse_calendar(
         return []
     # lazy: recurring_ical_events only once a calendar with something in it is read (with _readers)
     import recurring_ical_events
-
-    from channels.calendar.occurrence import occurrence_fields
 
     timer = _Budget(name, budget)
     _, tolerant = _readers()

@@ -3,12 +3,10 @@
 recurring_ical_events' `as_component` copies the series' whole component for every occurrence (every
 property, every parameter) only to set its start, end and recurrence id: about a fifth of the CPU of reading a
 large calendar. `OccurrenceView` answers `get` and `[]` as that copy would, from the series' own component
-and the occurrence's times. Imported with the parsers, at the first calendar read (icalendar loads then).
+and the occurrence's times.
 """
 
 from __future__ import annotations
-
-from icalendar.prop import vDDDTypes
 
 # what as_component(keep_recurrence_attributes=False) leaves out of its copy
 _DROPPED = frozenset(("DURATION", "RRULE", "RDATE", "EXDATE"))
@@ -19,6 +17,9 @@ class OccurrenceView:
     __slots__ = ("_component", "_own")
 
     def __init__(self, component, start, end, end_property: str | None, sequence: int):
+        # lazy: icalendar (with the parsers) only once a calendar is read, not when Wilson starts
+        from icalendar.prop import vDDDTypes
+
         own = {"DTSTART": vDDDTypes(start)}
         if end_property is not None:
             own[end_property] = vDDDTypes(end)
