@@ -13,6 +13,7 @@ PIP_COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --str
 # a test file stays on one worker, so its module fixtures (a Dovecot, a browser) start once. One worker more
 # than cores: the tests wait on servers and child processes a good part of the time (on 2 loaded cores, three
 # workers took 16 min 53 s where two took 18 min 11 s; four hit the tests' time limits)
+# Files are handed out in the order tests/conftest.py gives them: those with a `slow` test first.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 
 .PHONY: run test lint format lock demo bench bench-quick chaos clean docs screenshots eval
@@ -28,7 +29,7 @@ run: $(STAMP)
 	$(BIN)/python bin/wilson run
 
 test: lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=10
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -67,6 +67,18 @@ if POSTGRES_URL:
     os.environ["WILSON_TEST_DATABASE_URL"] = POSTGRES_URL
 
 
+def pytest_collection_modifyitems(items):
+    """Files with a test marked `slow` first, then the rest, each group largest file first. `make test` hands
+    whole files to its workers in this order (--dist loadfile --no-loadscope-reorder): a long file handed out
+    last would keep one worker busy for a minute or two while the others have finished."""
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = {name for name, tests in files.items() if any(t.get_closest_marker("slow") for t in tests)}
+    ordered = sorted(files, key=lambda name: (name not in slow, -len(files[name])))
+    items[:] = [item for name in ordered for item in files[name]]
+
+
 def corpus_dir() -> Path:
     return Path(os.environ.get("WILSON_CORPUS_DIR") or ROOT.parent / "shared" / "corpus")
 

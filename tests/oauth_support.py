@@ -21,8 +21,10 @@ def account_env(idp) -> dict:
     }
 
 
-def add_account(home, idp):
-    idp.polls = 0
+def add_account(home, idp, *, pending_polls: int = 0):
+    """`pending_polls`: how many of Wilson's polls (a second apart, as the provider asks) come before the user has
+    signed in; none, unless the test is about that wait."""
+    idp.polls, idp.sign_in_after = 0, pending_polls
     result = cli(home, "account", "add", "google", "--email", USER, **account_env(idp))
     no_traceback(result)
     assert result.returncode == 0, result.stderr

@@ -83,6 +83,7 @@ def test_every_file_yields_events_or_one_clear_error():
     assert len(with_events) > len(FILES) // 2  # the corpus is mostly valid calendars
 
 
+@pytest.mark.slow
 def test_corpus_through_the_running_actor(tmp_path):
     db = open_database(None, tmp_path)
     migrate()

@@ -88,6 +88,7 @@ def test_compose_passes_every_setting_in_dot_env_and_the_timezone_and_sets_no_se
     """The .env file reaches Wilson whole (WILSON_EMAIL_PASSWORD, WILSON_LLM_DEEP_MODEL, any setting), and
     compose starts without one; what compose.yaml sets itself are settings Wilson knows, none of them a secret."""
     wilson = compose()["services"]["wilson"]
+    assert configmod.add_skill_sections() == {}  # the channels' sections too, as `wilson run` has them
     assert wilson["env_file"] == [{"path": ".env", "required": False}]
     environment = wilson["environment"]
     assert environment["TZ"] == "${TZ:-UTC}"

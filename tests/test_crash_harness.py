@@ -52,6 +52,7 @@ def write_summary(figures, tmp_path: Path) -> str:
 
 # A life takes about 2 s and the final settling up to a minute; the suite's 120 s limit is for
 # tests of a fixed size, this one grows with WILSON_CHAOS_KILLS.
+@pytest.mark.slow
 @pytest.mark.timeout(120 + 6 * KILLS)
 def test_kill_9_at_hand_offs_and_random_moments_loses_and_repeats_nothing(tmp_path):
     figures = run_harness(tmp_path / "home", seed=SEED, kills=KILLS)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 DEPARTURE = "2027-05-08"
 
@@ -46,6 +48,7 @@ def demo_output(home: Path) -> list[dict]:
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.slow
 def test_the_japan_demo_raises_every_task_left_open_at_departure_at_the_trips_windows(tmp_path):
     shown = demo_output(tmp_path / "home")
     deliveries = [d for d in shown if d.get("type") == "delivery"]

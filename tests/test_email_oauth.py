@@ -40,7 +40,7 @@ def smtp(idp):
 
 
 def test_the_device_flow_shows_the_code_and_stores_the_grant_readable_only_by_the_user(tmp_path, idp):
-    result = add_account(tmp_path, idp)
+    result = add_account(tmp_path, idp, pending_polls=2)
     lines = result.stdout.splitlines()
     assert lines[0] == (
         f"Open {idp.base_url}/device on any device, sign in to your Google account and enter the code {USER_CODE}"
@@ -90,6 +90,7 @@ def test_declining_on_the_sign_in_page_is_told_and_nothing_is_stored(tmp_path, i
     assert not (tmp_path / "accounts").exists()
 
 
+@pytest.mark.slow
 def test_mail_is_read_and_sent_with_xoauth2_and_a_revoked_grant_is_told_once(
     tmp_path, idp, oauth_dovecot, smtp, make_app
 ):

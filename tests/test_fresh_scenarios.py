@@ -43,6 +43,7 @@ def test_the_dev_scenarios_are_there():
     assert len(PATHS) >= 40
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_a_dev_scenario_is_told_and_proposed_in_full_without_a_violation(path):
     scenario = load(path)

@@ -96,6 +96,7 @@ HALVES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("half", HALVES)
 def test_fresh_table_meets_the_issues_floors(make_app, half):
     path = FRESH / half

@@ -127,6 +127,7 @@ def live_quiet_days(app, days: int) -> list[date]:
 
 
 # The story --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_trip_to_japan_end_to_end(wilson):
     app = wilson
     add_event(app.calendar_file(), TRIP, date(2027, 4, 10), date(2027, 4, 24), "Tokyo", tz=app.config.timezone)

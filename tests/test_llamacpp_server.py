@@ -141,6 +141,7 @@ def test_doctor_exits_non_zero_naming_the_missing_tool_calling(llama, tmp_path, 
     assert "context 8,192 tokens fits" in out or "context size unknown" in out
 
 
+@pytest.mark.slow
 def test_a_weak_model_tells_what_the_rules_would_and_never_a_template_token(llama, make_app, tmp_path, capsys):
     # what the offline rules alone tell of the same stimuli
     rules = make_app(start=START, home=tmp_path / "rules")

@@ -264,6 +264,7 @@ def weak(body: dict) -> dict:
     return {"text": "ok"}
 
 
+@pytest.mark.slow
 def test_against_a_model_that_only_says_ok_every_urgent_item_of_the_suite_is_told(tmp_path):
     script = tmp_path / "ok.json"
     script.write_text(json.dumps({"rules": [{"reply": {"text": "ok"}}]}))

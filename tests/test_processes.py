@@ -137,6 +137,7 @@ def answers(fake: RecordingTelegram) -> Counter:
     )
 
 
+@pytest.mark.slow
 def test_three_workers_and_an_ingress_answer_each_message_once_even_when_a_worker_dies(cluster):
     cluster.start("ingress", "ingress")
     for n in range(3):

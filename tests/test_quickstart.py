@@ -67,6 +67,7 @@ def test_the_quick_start_is_two_commands():
     ]
 
 
+@pytest.mark.slow
 def test_make_run_then_wilson_doctor_and_repl_help_from_a_plain_shell(clone, tmp_path):
     home = tmp_path / "home"
     home.mkdir()

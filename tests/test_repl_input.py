@@ -11,6 +11,7 @@ import io
 import re
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -163,6 +164,7 @@ def test_parse_answers_every_line_with_a_command_or_a_clear_error(line):
     assert all(not CONTROL.search(a) for a in command.args if isinstance(a, str))
 
 
+@pytest.mark.slow
 def test_random_lines_leave_the_app_alive_and_its_stimuli_clean(make_app):
     app = make_app()
     repl = Repl(app)

@@ -5,11 +5,14 @@ measure how the rules generalise (the fresh held-back half does)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.table_support import DATA, assert_honest, run_half
 
 FLOOR = 0.85
 
 
+@pytest.mark.slow
 def test_calendar_variants_meet_the_floor(make_app):
     events, _, invariants, said = run_half(make_app, DATA / "variants" / "calendar.txt", show_misses=True)
     assert_honest(invariants, said)

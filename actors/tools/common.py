@@ -350,7 +350,9 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
     for task in (
-        Task.select()
+        # each task's topic read with it, not one query per task (hundreds on a long list)
+        Task.select(Task, Topic)
+        .join(Topic, peewee.JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
         .where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
         .order_by(Task.id)
         .limit(500)

@@ -30,6 +30,7 @@ from channels.calendar.event import (
     raw_uid,
     uid_of,
 )
+from channels.calendar.occurrence import occurrence_fields
 from channels.calendar.rules import REJECTED, bound_series, guard_rules
 from wilson.kernel import clock as clockmod
 
@@ -472,7 +473,7 @@ def parse_calendar(
                         timer.check()
                     try:
                         event = _event_from(
-                            occurrence.as_component(False),
+                            occurrence_fields(occurrence),
                             recurring=recurring,
                             cancelled_by_method=cancelled_by_method,
                             tz=tz,
