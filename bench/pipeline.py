@@ -121,6 +121,13 @@ class Deliveries:
         return self.last
 
 
+def _wilson(home, deliveries: Deliveries, llm: str = "offline", **settings: str):
+    """A Wilson on `home`, not started, whose deliveries to the user `deliveries` records, as every loop here runs it."""
+    return make_wilson(
+        bench_config(home, **settings), RealClock(), llm=llm, printer=deliveries, replace=_timed_repl(deliveries)
+    )
+
+
 def _timed_repl(deliveries: Deliveries):
     """The REPL channel, telling `deliveries` when a delivery is recorded, not only printed."""
     from channels.repl import ReplChannel
@@ -299,13 +306,7 @@ def measure_wilson(llm_kind: str, samples: int, burst: int, background: bool) ->
     try:
         with TempHome("pipeline") as home:
             deliveries = Deliveries()
-            app = make_wilson(
-                bench_config(home, WILSON_LLM_MODEL="scripted"),
-                RealClock(),
-                llm=llm,
-                printer=deliveries,
-                replace=_timed_repl(deliveries),
-            ).start()
+            app = _wilson(home, deliveries, llm, WILSON_LLM_MODEL="scripted").start()
             try:
                 timer = ModelTimer(app.synapse)
                 _warm(app, deliveries, timer)
@@ -358,9 +359,7 @@ def measure_sql(burst: int, samples: int) -> dict:
     each replayed without actors on a copy of the database as it was before them."""
     with TempHome("pipeline-sql") as home:
         deliveries = Deliveries()
-        app = make_wilson(
-            bench_config(home), RealClock(), llm="offline", printer=deliveries, replace=_timed_repl(deliveries)
-        )
+        app = _wilson(home, deliveries)
         recorder = SqlRecorder(app.db)
         app.start()
         try:
@@ -576,13 +575,7 @@ def profile(samples: int, top: int = PROFILE_TOP) -> str:
         return "--profile needs yappi (pip install yappi; the bench extra has it)"
     with TempHome("pipeline-profile") as home:
         deliveries = Deliveries()
-        app = make_wilson(
-            bench_config(home, WILSON_LLM_MODEL="scripted"),
-            RealClock(),
-            llm="offline",
-            printer=deliveries,
-            replace=_timed_repl(deliveries),
-        ).start()
+        app = _wilson(home, deliveries, WILSON_LLM_MODEL="scripted").start()
         try:
             timer = ModelTimer(app.synapse)
             _warm(app, deliveries, timer)
