@@ -163,6 +163,11 @@ def test_a_stretch_of_days_said_with_to_starts_on_its_first_day_and_a_day_moved_
     assert "2027-04-12" in starts
     moved = dates.search("move the dentist from 3 to 5 May", NOW, BERLIN, months=True)
     assert [f.value.isoformat()[:10] for f in moved] == ["2027-05-05"]
+    for said in ("we're off to Porto from 3 to 6 June", "flying to Rome from 3 to 6 June"):
+        trip = read(said).calls[0]
+        assert trip[0] == "create_topic" and trip[1]["starts"][:10] == "2027-06-03", said
+    rescheduled = dates.search("can you reschedule the vet from 3 to 5 May", NOW, BERLIN, months=True)
+    assert [f.value.isoformat()[:10] for f in rescheduled] == ["2027-05-05"]
 
 
 @pytest.mark.parametrize(

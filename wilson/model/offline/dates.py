@@ -1077,6 +1077,14 @@ def _rest_of_weekend(found: Found, now: datetime, tz: ZoneInfo) -> Found:
     return Found(found.phrase, found.value + timedelta(days=1), found.start, found.reading)
 
 
+# a day changed from one to another ("move the dentist from 3 to 5 May"), not a stretch of days
+_DAY_CHANGED_RE = lazy_regex(
+    r"\b(?:move|moved|moving|push|pushed|shift|shifted|change|changed|reschedul\w*|postpon\w*|verschieb\w*|"
+    r"verschob\w*|verleg\w*)\b",
+    re.I,
+)
+
+
 def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
     the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day). `parts`: a part
@@ -1106,8 +1114,14 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     for m in _WEEK_SAID_RE.finditer(text):  # "Friday next week", "the end of next week": the parser drops the week
         add(m.start(), m.end(), m.group(0), _week_said(m, now, tz))
     for m in _DAY_RANGE_RE.finditer(text):  # "March 10-12": from its first day
-        if m.group("e1") and not re.search(r"[-–]", m.group(0)) and re.search(r"\bfrom\s*$", text[: m.start()], re.I):
-            continue  # "move it from 3 to 5 May" goes to the 5th: a day changed, no stretch of days
+        before = text[: m.start()]
+        if (
+            m.group("e1")
+            and not re.search(r"[-–]", m.group(0))
+            and re.search(r"\bfrom\s*$", before, re.I)
+            and _DAY_CHANGED_RE.search(before)
+        ):
+            continue  # "move it from 3 to 5 May" goes to the 5th: a day changed; "off to Porto from 3 to 6 June" is a stay
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
