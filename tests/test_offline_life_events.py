@@ -166,6 +166,8 @@ def test_a_stretch_of_days_said_with_to_starts_on_its_first_day_and_a_day_moved_
     for said in ("we're off to Porto from 3 to 6 June", "flying to Rome from 3 to 6 June"):
         trip = read(said).calls[0]
         assert trip[0] == "create_topic" and trip[1]["starts"][:10] == "2027-06-03", said
+    stretch = dates.search("from 6 to 9 January next year", NOW, BERLIN)
+    assert [f.value.isoformat()[:10] for f in stretch] == ["2028-01-06"]
     rescheduled = dates.search("can you reschedule the vet from 3 to 5 May", NOW, BERLIN, months=True)
     assert [f.value.isoformat()[:10] for f in rescheduled] == ["2027-05-05"]
 

@@ -937,7 +937,12 @@ def _day_range(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     first, last = int(match.group("d1") or match.group("e1")), int(match.group("d2") or match.group("e2"))
     if not 1 <= first < last <= 31:
         return None
-    for year in (today.year, today.year + 1):
+    # a year said after the days ("6 to 9 January next year", "6 to 9 January 2028") is that year's
+    said = re.match(r"\s*,?\s*(?:(?P<next>next\s+year)|(?P<year>20\d\d))\b", match.string[match.end() :], re.I)
+    years = (today.year, today.year + 1)
+    if said:
+        years = (today.year + 1,) if said.group("next") else (int(said.group("year")),)
+    for year in years:
         try:
             start = date(year, month, first)
         except ValueError:
