@@ -20,14 +20,9 @@ import httpx
 from tests.poll import wait_for
 
 from channels.calendar.editor import add_event, cancel_event, move_event
+from tests.ports import free_port
 
 __all__ = ["Meanwhile", "add_event", "cancel_event", "free_port", "move_event", "radicale_server"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _listening(port: int, process: subprocess.Popen) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wilson.kernel import clock as clockmod
+from tests.ports import free_port
 
 USER = "wilson"
 PASSWORD = "mail-test-secret"
@@ -79,12 +80,6 @@ service pop3-login {{
 }}
 {extra}
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_dovecot(**options) -> "Dovecot":

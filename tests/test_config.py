@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import ROOT
 from wilson.kernel import config as configmod
 from tests.config_support import cli, no_traceback
+from tests.ports import free_port
 
 PLAIN_PYTHON = "/usr/bin/python3"
 
@@ -95,7 +96,8 @@ def test_unknown_key_is_warned_with_a_suggestion(tmp_path):
 
 def test_doctor_exits_zero_when_nothing_needs_fixing(tmp_path):
     (tmp_path / "wilson.toml").write_text('[core]\ntimezone = "Europe/Berlin"\n')
-    doctor = cli(tmp_path, "doctor")
+    # a free port: the default one may be held by another Wilson on this machine, which the doctor rightly reports
+    doctor = cli(tmp_path, "doctor", WILSON_WEB_PORT=str(free_port()))
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "FIX" not in doctor.stdout
 

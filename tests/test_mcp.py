@@ -28,6 +28,7 @@ from tests.poll import wait_for
 pytest.importorskip("mcp.server.mcpserver", reason="the mcp extra is not installed")  # the SDK, not our code
 
 from tests.mcp_support import SERVER, servers  # noqa: E402,F401
+from tests.ports import free_port
 
 
 def connected(app) -> bool:
@@ -38,12 +39,6 @@ def connected(app) -> bool:
         return "notes__read_notes" in box.tools and not box.why_not(box.get("notes__read_notes"))
 
     return wait_for(offered, 60, "the MCP server's tools on offer")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def listening(port: int) -> bool:
