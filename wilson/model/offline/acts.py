@@ -11,6 +11,7 @@ command: none of them is a task.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from wilson.kernel.lazy_regex import lazy_regex
 
@@ -56,6 +57,7 @@ _WITH_PARTICLE = {"look", "deal", "follow", "figure"}
 _WITH_PARTICLE_RE = lazy_regex(r"^\s+(?:into|up|after|for|with|out)\b", re.I)
 
 
+@lru_cache(maxsize=64)  # several rules ask it of the same message
 def commanded(text: str) -> bool:
     """The message is a bare command: its verb first, no "I need to" before it; or a German to-do, its verb last."""
     verb = act(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import date, datetime
 
 from wilson.model.offline.acts import ACT_VERBS
@@ -531,5 +532,6 @@ class Chat:
         return self.now.astimezone(self.tz).date()
 
 
+@lru_cache(maxsize=64)  # several rules read the same message so
 def normal(text: str) -> str:
     return " ".join(re.sub(r"[^\w'#\s-]", " ", text.lower().replace("’", "'")).split())

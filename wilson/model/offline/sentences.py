@@ -7,6 +7,7 @@ are no sentences of what it says.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from wilson.kernel.lazy_regex import lazy_regex
 
@@ -36,6 +37,11 @@ _MONTH_NEXT_RE = lazy_regex(
 
 def split(text: str) -> list[str]:
     """The sentences of `text`, in order, stripped; a salutation and a closing left out."""
+    return list(_split(text))  # a list of its own: a caller may change it
+
+
+@lru_cache(maxsize=64)  # the rules split the same message several times
+def _split(text: str) -> tuple[str, ...]:
     sentences: list[str] = []
     for line in (text or "").splitlines():
         start = 0
@@ -54,7 +60,7 @@ def split(text: str) -> list[str]:
             start = end.end()
         sentences.append(line[start:])
     kept = [s.strip() for s in sentences if s.strip()]
-    return [s for s in kept if not _SALUTATION.match(s) and not _CLOSING.match(s)] or kept
+    return tuple([s for s in kept if not _SALUTATION.match(s) and not _CLOSING.match(s)] or kept)
 
 
 # "Dear parents, please return …", "Hi Sam, could you …": a letter's salutation before its first sentence;
