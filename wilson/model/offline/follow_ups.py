@@ -32,8 +32,10 @@ FOLLOW_UP_RE = lazy_regex(
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = lazy_regex(
-    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
-    r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
+    r"^\s*(?P<no>[^\W\d_]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
+    r"thanks|thank|wait|sorry|actually|not|that'?s|thats|"
+    # and in German: "nein danke, hab schon alles geklärt", "nö brauch ich nicht"
+    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch)\b)\s*(?P<why>.*)$",
     re.I,
 )
 
@@ -77,6 +79,13 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     no = NO_BECAUSE_RE.match(text.strip())
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
+        told_then = _when_said_last(chat, why)
+        if told_then:  # "no wait, the garage is closed next week. by friday pls": the reason, then the new day
+            return Reply(
+                "",
+                [("decide", {"proposal": newest["id"], "action": "modify", "changes": told_then})],
+                "a change to a proposal, its reason first",
+            )
         # "no, that's too early, I'd rather do it in May": a month alone is its first day, as for a reminder
         found = dates.search(why, chat.now, chat.tz, parts=True, months=bool(_RATHER_RE.search(why)))
         rest = normal(why)
@@ -138,6 +147,22 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     )
 
 
+def _when_said_last(chat: Chat, why: str) -> str | None:
+    """The last sentence after a no's reason when it is a day or an hour said alone ("… closed next week. by friday
+    pls"); None when there is one sentence, or the last says more than a time."""
+    said = [part.strip(" ,;:.!-") for part in re.split(r"(?<=[.!?;])\s+", why.strip()) if part.strip(" ,;:.!-")]
+    if len(said) < 2:
+        return None
+    last = said[-1]
+    found = dates.search(last, chat.now, chat.tz, parts=True)
+    if not found:
+        return None
+    rest = normal(last)
+    for one in found:
+        rest = rest.replace(one.phrase.lower(), " ")
+    return last if not set(rest.split()) - _AROUND_A_TIME - {"pls", "plz", "please", "then", "ok"} else None
+
+
 # a polite no with its reason: "thank you, but the clinic sends me all the instructions", "thanks but I've got it"
 _THANKS_BUT_RE = lazy_regex(r"^(?:thanks|thank you|thx|cheers)(?:\s+(?:so much|a lot))?[\s,!.]*but\b\s*\S", re.I)
 _RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", re.I)
@@ -176,6 +201,9 @@ _AROUND_A_TIME = {
     "it",
     "this",
     "next",
+    # "actually the 13th, same time": the hour kept
+    "same",
+    "time",
 }
 # a change said after a no: it names the new time as the one wanted
 CHANGE_TO_RE = lazy_regex(

@@ -127,7 +127,10 @@ _QUOTED_TASK = lazy_regex(
     re.I | re.S,
 )
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
-_TODO_NOTE = lazy_regex(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
+_TODO_NOTE = lazy_regex(
+    r"^(?:bitte\s+)?(?:to\s+do|todo|to-do|task|(?:als\s+|neue\s+|eine\s+)?aufgabe(?:\s+bitte)?)\s*[:\-–]\s*(?P<what>.+)$",
+    re.I | re.S,
+)
 # a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
 # "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
 _NEED = lazy_regex(

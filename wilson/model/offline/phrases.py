@@ -107,6 +107,11 @@ PLEASED_WORDS = frozenset(
         "you",
         "that's",
         "very",
+        # and in German: "perfekt danke", "super, danke"
+        "perfekt",
+        "prima",
+        "toll",
+        "danke",
     }
 )
 ABILITIES_RE = lazy_regex(
@@ -153,14 +158,18 @@ _NOW_WORDS = (
     r"back (?:soon|later)|again|finally|[!.]+))*\s*$"
 )
 _UNWELL = (
-    r"(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
+    r"(?:(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
     r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
     r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
     r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
+    # and in German: "ich bin heute so müde", "bin total kaputt", "mir geht's nicht gut"
+    r"|(?:ich bin|bin)\s+(?:heute\s+|gerade\s+|echt\s+)?(?:so |sehr |total |echt |voll |ganz |richtig |etwas |ein bisschen )?"
+    r"(?:müde|krank|erschöpft|kaputt|fertig|gestresst|platt|erkältet)\b|mir geht'?s (?:heute )?(?:nicht gut|schlecht))"
 )
 UNWELL_RE = lazy_regex("^" + _UNWELL + _NOW_WORDS, re.I)
 _WHERE = (
-    r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
+    r"(?:(?:ok|okay|right|alright|anyway|so)[\s,]+)?(?:(?:i'm|im|i am|just)\s+)?"
+    r"(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|back to (?:work|it|my desk|the office)|"
     r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
     r"at the office|in the office|working from home|out)\b"
 )
@@ -207,7 +216,12 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     text = _TO_SELF_RE.sub("", text) or text  # "Reminder to self: renew the bike insurance by 1 March": the act
     forget = _NOT_FORGET_THING_RE.match(text)
     if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then (not a task's snooze)
-        said = "remind me" if _DAY_SAID_RE.search(forget.group("what")) else "add"  # with no day, a task
+        # with no day, a task; with a deadline ("has to be bought by friday"), a task due then
+        said = (
+            "remind me"
+            if _DAY_SAID_RE.search(forget.group("what")) and not _DEADLINE_RE.search(forget.group("what"))
+            else "add"
+        )
         text = f"{said} {forget.group('what')}"
     mind = _WOULD_YOU_MIND_RE.match(text)
     if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
@@ -254,6 +268,7 @@ _NOT_FORGET_THING_RE = lazy_regex(
     r"(?=\s)(?!\s+(?:to|that|about\s+(?:it|that))\b)\s+(?:about\s+)?(?P<what>.+?)\s*[.!]*$",
     re.I,
 )
+_DEADLINE_RE = lazy_regex(r"\b(?:by|before|until|till|no later than|due|deadline)\s+(?=\S)", re.I)
 _DAY_SAID_RE = lazy_regex(
     r"\b(?:today|tonight|tomorrow|next|this|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|\d{1,2}(?:st|nd|rd|th)?)\b",
     re.I,
