@@ -431,3 +431,54 @@ def test_a_german_letter_asking_for_a_form_and_a_sum_is_a_task_due_by_its_day():
 def test_a_reminder_asked_after_a_pasted_text_counts_from_its_moment(text, at):
     ((name, args),) = _read(text).calls
     assert name == "remind" and args["at"] == at
+
+
+# the first batch's kinds in other words (variants written while tuning, not blind) -----------------------------------
+
+
+MORE_TASKS = [
+    {"id": 30, "title": "Call the landlord", "status": "open"},
+    {"id": 31, "title": "Buy a birthday card for Oma", "due": "2027-01-15", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("within 10 days I must return the rental car", "Return the rental car", "2027-01-15"),
+        ("within two weeks I have to send the documents", "Send the documents", "2027-01-19"),
+        ("in the next 10 days I need to renew my bahncard", "Renew my bahncard", "2027-01-15"),
+    ],
+)
+def test_a_while_said_first_is_the_tasks_due_day(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+def test_the_first_as_a_day_of_the_month_is_read_where_a_day_is_announced():
+    ((name, args),) = read("The rent of 950 EUR needs to go out on the first").calls
+    assert name == "create_task" and args["due"] == "2027-02-01"
+    assert dates.search(texting.plain("the first time we met"), NOW, BERLIN) == []
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [("I phoned the landlord earlier", 30), ("birthday card for Oma bought", 31), ("skip the birthday card", 31)],
+)
+def test_a_task_done_or_dropped_in_other_words(text, task):
+    assert [name for name, args in read(text, tasks=MORE_TASKS).calls if args.get("task_id") == task]
+
+
+def test_someone_who_bought_marks_nothing_done():
+    assert read("Tom bought", tasks=MORE_TASKS).calls == []
+
+
+def test_a_stay_for_days_at_an_unknown_place_is_a_trip_but_not_someone_elses():
+    assert "create_topic" in [name for name, _ in read("We're off to Crete on May 10 for ten days").calls]
+    assert read("Anna is off to Crete on May 10 for ten days").calls == []
+    assert read("Anna is heading to Rome on Friday").calls == []
+
+
+@pytest.mark.parametrize("text", ["do I have something on the 20th?", "anything due by the 3rd?"])
+def test_a_day_of_the_month_asked_about_is_answered_from_the_list(text):
+    reply = read(text)
+    assert reply.calls == [] and "didn't understand" not in reply.text

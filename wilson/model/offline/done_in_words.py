@@ -56,7 +56,8 @@ _GERMAN_DONE = {
 _THING_DONE_RE = lazy_regex(
     r"^\s*(?:the\s+|my\s+|our\s+|die\s+|der\s+|das\s+|mein\s+|meine\s+)?(?P<what>[\w' +-]{2,40}?)"
     r"(?P<is>\s+(?:ist|sind|wurde|wurden|is|are|has been|have been))?\s+(?:jetzt\s+|schon\s+|endlich\s+|now\s+)?"
-    r"(?P<part>cancell?ed|booked|paid|signed|renewed|submitted|ordered|" + "|".join(_GERMAN_DONE) + r")[\s.!]*$",
+    r"(?P<part>cancell?ed|booked|paid|signed|renewed|submitted|ordered|bought|sent|returned|posted|collected|"
+    r"printed|scanned|filed|" + "|".join(_GERMAN_DONE) + r")[\s.!]*$",
     re.I,
 )
 _HAS_IT_BACK_RE = lazy_regex(

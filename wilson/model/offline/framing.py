@@ -513,7 +513,8 @@ def _has_hour(text: str) -> bool:
 
 def _date_last(text: str, now: datetime, tz) -> str:
     found = dates.search(text, now, tz, parts=True)
-    if not found or text[: found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
+    lead_word = text[: found[0].start].strip(" ,").lower() if found else ""
+    if not found or lead_word not in ("", "on", "by", "in", "every", "each", "within", "in the next"):
         return text
     lead = text[: found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead) :])

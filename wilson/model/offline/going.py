@@ -214,12 +214,21 @@ _DAYS_SPAN_RE = lazy_regex(
 )
 
 
+_STAY_WORDS_RE = lazy_regex(
+    r"\bfor\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|\d{1,2})\s+"
+    r"(?:days?|nights?|weeks?)\b",
+    re.I,
+)
+
+
 def unknown_place_stayed(text: str) -> places.Place | None:
     """A place the gazetteer does not know, stayed at for a span of days the text gives ("we're going to Rhodes,
     30 march to 8 april"); its country unknown. None for a known place (place_gone_to reads those), a question, or
     no span of days."""
-    if text.rstrip().endswith("?") or _QUESTION_RE.match(text) or not _DAYS_SPAN_RE.search(text):
+    if text.rstrip().endswith("?") or _QUESTION_RE.match(text):
         return None
+    if not (_DAYS_SPAN_RE.search(text) or _STAY_RE.search(text) or _STAY_WORDS_RE.search(text)):
+        return None  # "for ten days", "1-6 feb": a stay; a place alone may be a shop ("going to IKEA")
     found = _STAY_AT_RE.search(text)
     if found is None:
         return None

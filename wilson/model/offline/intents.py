@@ -1530,7 +1530,7 @@ def _someone_elses(chat: Chat, text: str) -> bool:
         return False
     name = found.group("name")
     if name is not None and re.match(
-        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting)\b", said
+        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting|off|heading)\b", said
     ):
         return not recognise_message(chat.playbook, name)  # "Anna's flying to Rome": someone going, not a town
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))

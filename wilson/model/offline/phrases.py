@@ -353,6 +353,9 @@ LIST_RE = lazy_regex(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+    # "do I have something on the 20th?", "anything due by the 3rd?": a day of the month asked about
+    r"(?:anything|something)\s+(?:on|for|due(?:\s+on|\s+by)?)\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"something (?:(?:for|on|due)\s+)?(?:today|tomorrow|tonight|this|next|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
     # asked about what is due, said other ways: "anything for tomorrow?", "what's left this week?", "any deadlines
     # next week?", "what was I supposed to do today", "is there anything I need to do today?", "was steht morgen an?"
     r"anything (?:(?:for|left|else|open|due)\s+(?:for\s+|on\s+)?)?(?:today|tomorrow|tonight|this|next|the weekend|"
@@ -403,6 +406,8 @@ DONE_VERBS = {
     "renewed": "renew",
     "called": "call",
     "rang": "call",
+    "phoned": "call",
+    "rung": "call",
     "sent": "send",
     "bought": "buy",
     "filed": "file",
@@ -479,7 +484,7 @@ MOVE_RE = lazy_regex(
     re.I,
 )
 DROP_RE = lazy_regex(
-    r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
+    r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|skip|"
     r"never ?mind)\s+"
     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
     r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"

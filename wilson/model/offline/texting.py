@@ -178,6 +178,7 @@ def plain(text: str) -> str:
         lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + f" of {m.group(2)} month",
         text,
     )
+    text = _THE_FIRST.sub(lambda m: f"{m.group('lead')} the 1st", text)
     text = _SCHEDULE_WORDS.sub(_schedule_said, text)
     text = _DAYS_FIRST.sub(_days_first, text)
     text = _GERMAN_CLOCK.sub(_german_clock, text)
@@ -228,6 +229,10 @@ _GERMAN_CLOCK = lazy_regex(
 )
 
 
+# "due on the first", "by the first": the 1st of the month, where a day is announced ("the first time" is none)
+_THE_FIRST = lazy_regex(
+    r"\b(?P<lead>on|by|until|till|before|from|due)\s+the\s+first\b(?!\s+(?:of\b|time|thing|day|week|one))", re.I
+)
 # a schedule in other words than the reminders read: "every school day" / "every workday" (Monday to Friday, holidays
 # not counted), "monthly on the 25th", "once a year on 3 March", "weekly on Fridays"
 _SCHEDULE_WORDS = lazy_regex(
