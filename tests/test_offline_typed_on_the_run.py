@@ -482,3 +482,32 @@ def test_a_stay_for_days_at_an_unknown_place_is_a_trip_but_not_someone_elses():
 def test_a_day_of_the_month_asked_about_is_answered_from_the_list(text):
     reply = read(text)
     assert reply.calls == [] and "didn't understand" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        ("please set a reminder: dentist on Friday 9am", "dentist", "2027-01-08T09:00:00+01:00"),
+        ("remind me: call mum at 6", "call mum", "2027-01-05T18:00:00+01:00"),
+        ("I'd appreciate a reminder on Thursday to call the school", "call the school", "2027-01-07T09:00:00+01:00"),
+    ],
+)
+def test_a_reminder_asked_for_in_other_words_is_set(text, what, at):
+    assert read(text).calls == [("remind", {"text": what, "at": at})]
+
+
+def test_a_thing_put_on_the_list_is_a_task():
+    assert read("put call grandma on my list for Sunday").calls == [
+        ("create_task", {"title": "Call grandma", "due": "2027-01-10"})
+    ]
+
+
+@pytest.mark.parametrize("text", ["yea", "yeh"])
+def test_yea_is_a_yes(text):
+    assert read(text, [REMINDER]).calls == APPROVE
+
+
+def test_a_thing_back_where_it_belongs_is_its_return_done():
+    tasks = [{"id": 24, "title": "Return the library books", "status": "open"}]
+    assert read("the library books are back", tasks=tasks).calls == [("complete_task", {"task_id": 24})]
+    assert read("my kids are back", tasks=tasks).calls == []

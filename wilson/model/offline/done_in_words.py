@@ -60,6 +60,12 @@ _THING_DONE_RE = lazy_regex(
     r"printed|scanned|filed|" + "|".join(_GERMAN_DONE) + r")[\s.!]*$",
     re.I,
 )
+# "the library books are back", "the drill went back to Kemal": a thing taken back, its task to return it done
+_IS_BACK_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)\s+(?:is|are|went|'s|'re|got\s+taken|were\s+taken)\s+back"
+    r"(?:\s+(?:to|at|in)\s+[\w' -]{2,30})?(?:\s+(?:now|today|already|finally))?[\s.!]*$",
+    re.I,
+)
 _HAS_IT_BACK_RE = lazy_regex(
     r"^\s*(?P<who>[A-Z][\w-]+)\s+(?:has|got)\s+(?:his|her|their|its)\s+(?P<what>[\w' -]{2,30}?)\s+back[\s.!]*$"
 )
@@ -110,6 +116,19 @@ def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
         if len(fitting) == 1:
             return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back with its owner")
         return None
+    is_back = None if said.endswith("?") else _IS_BACK_RE.match(said)
+    if is_back:
+        wanted = words(is_back.group("what"))
+        fitting = [
+            t
+            for t in chat.tasks
+            if t.get("status", "open") == "open"
+            and str(t.get("title") or "").lower().startswith(("return", "bring back", "take back", "give back"))
+            and wanted
+            and covers(wanted, words(str(t.get("title"))))
+        ]
+        if len(fitting) == 1:
+            return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back where it belongs")
     found = None if said.endswith("?") else _ANY_PAST_RE.match(said) or _ANY_PARTICIPLE_RE.match(said)
     thing_done = None if found is not None or said.endswith("?") else _THING_DONE_RE.match(said)
     if thing_done is not None:

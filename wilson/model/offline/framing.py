@@ -102,7 +102,7 @@ _IN_CALENDAR = lazy_regex(
 )
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
 _WANT_REMINDER = lazy_regex(
-    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
+    r"^(?:i'?d\s+(?:love|like|appreciate)|i\s+(?:would\s+(?:love|like|appreciate)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
     # "it'd be really helpful to get a ping every morning at 8 to …"
     r"(?:it'?d|it\s+would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:helpful|great|nice|good|useful)\s+to\s+(?:get|have))"
     r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
@@ -127,6 +127,12 @@ _QUOTED_TASK = lazy_regex(
     re.I | re.S,
 )
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
+# "put call grandma on my list for Sunday", "stick 'renew the ID' on the to-do list": the thing, then where it goes
+_PUT_ON_LIST = lazy_regex(
+    r"^(?:put|stick|pop|jot|write|note)\s+(?!(?:it|that|this|them)\b)(?P<what>.+?)\s+(?:on|onto|in|to)\s+(?:my|the)\s+"
+    r"(?:list|to-?do(?:\s+list)?|tasks|task\s+list)\b(?P<rest>.*)$",
+    re.I | re.S,
+)
 _TODO_NOTE = lazy_regex(
     r"^(?:bitte\s+)?(?:to\s+do|todo|to-do|task|(?:als\s+|neue\s+|eine\s+)?aufgabe(?:\s+bitte)?)\s*[:\-–]\s*(?P<what>.+)$",
     re.I | re.S,
@@ -488,6 +494,9 @@ def _remembered(text: str) -> str:
     found = _DAY_THEN_TASK.match(text)
     if found:
         return f"add {found.group('what').strip()} {found.group('when').strip()}"
+    found = _PUT_ON_LIST.match(text)
+    if found:  # "put call grandma on my list for Sunday"
+        return f"add {found.group('what').strip()}{found.group('rest')}"
     found = _TODO_NOTE.match(text)
     if found:
         return f"add {found.group('what').strip()}"
@@ -514,7 +523,18 @@ def _has_hour(text: str) -> bool:
 def _date_last(text: str, now: datetime, tz) -> str:
     found = dates.search(text, now, tz, parts=True)
     lead_word = text[: found[0].start].strip(" ,").lower() if found else ""
-    if not found or lead_word not in ("", "on", "by", "in", "every", "each", "within", "in the next"):
+    if not found or lead_word not in (
+        "",
+        "on",
+        "by",
+        "in",
+        "every",
+        "each",
+        "within",
+        "in the next",
+        "before",
+        "until",
+    ):
         return text
     lead = text[: found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead) :])

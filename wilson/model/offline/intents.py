@@ -108,7 +108,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|due|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,

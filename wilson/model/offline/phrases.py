@@ -472,7 +472,7 @@ QUESTION_RE = lazy_regex(
     re.I,
 )
 CALENDAR_RE = lazy_regex(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
-REMIND_RE = lazy_regex(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
+REMIND_RE = lazy_regex(r"^\s*(?:please\s+)?remind me(?:\s*:\s*|\s+)(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
 ABOUT_RE = lazy_regex(
     r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
     r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$",
