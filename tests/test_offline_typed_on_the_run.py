@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.offline_support import BERLIN, NOW, REMINDER, read
-from wilson.model.offline import dates, texting
+from wilson.model.offline import answers, dates, texting
 
 APPROVE = [("decide", {"proposal": 4, "action": "approve"})]
 REJECT = [("decide", {"proposal": 4, "action": "reject"})]
@@ -511,3 +511,44 @@ def test_a_thing_back_where_it_belongs_is_its_return_done():
     tasks = [{"id": 24, "title": "Return the library books", "status": "open"}]
     assert read("the library books are back", tasks=tasks).calls == [("complete_task", {"task_id": 24})]
     assert read("my kids are back", tasks=tasks).calls == []
+
+
+@pytest.mark.parametrize(
+    "change, at",
+    [
+        ("half past 7", "2027-01-05T19:30:00+01:00"),  # of a reminder at 18:00: the evening's, as "make it 7" is
+        ("quarter to 8", "2027-01-05T19:45:00+01:00"),
+        ("noon", "2027-01-05T12:00:00+01:00"),
+    ],
+)
+def test_a_spoken_hour_or_noon_said_as_a_change_keeps_the_day(change, at):
+    proposal = {
+        "items": [
+            {"position": 1, "tool": "remind", "args": {"text": "call the bank", "at": "2027-01-05T18:00:00+01:00"}}
+        ]
+    }
+    assert answers.modify(proposal, change, NOW, BERLIN).calls == [("remind", {"text": "call the bank", "at": at})]
+
+
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("Could you possibly remind me to call the garage on Monday morning?", "call the garage"),
+        ("Would you be so kind as to remind me to call the garage on Monday morning?", "call the garage"),
+        ("would you be able to remind me on Monday morning to call the garage?", "call the garage"),
+    ],
+)
+def test_a_reminder_asked_very_politely_keeps_only_what_to_do(text, what):
+    assert read(text).calls == [("remind", {"text": what, "at": "2027-01-11T09:00:00+01:00"})]
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("I need to remember to return the parcel by Thursday", "Return the parcel"),
+        ("add this too - book the car wash for Saturday", "Book the car wash"),
+        ("could you be a star and add buy milk", "Buy milk"),
+    ],
+)
+def test_the_words_around_a_task_are_no_part_of_its_title(text, title):
+    assert read(text).calls[0][1]["title"] == title

@@ -365,6 +365,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
             clause = HOUR_SAID_RE.sub(r"\g<lead>at \g<hour>", clause)  # "make it 9 instead": at 9
+            clause = re.sub(r"^(\W*)(?:noon|midday)\b", r"\1at 12:00", clause.strip(), flags=re.I)  # "noon": at 12
         clause_words = words(clause)
         if not clause_words and not dates.search(clause, now, tz):
             continue
@@ -408,8 +409,8 @@ FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "
 FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
-    r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
-    r"midnight)$",
+    r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"
+    r"o'?clock)?|noon|midday|midnight)$",
     re.I,
 )
 SIMPLE_CRON = lazy_regex(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")

@@ -27,7 +27,8 @@ _VERBS = (
     r"(?:sort out|organi[sz]e|arrange|put in|get|add|set) (?:me |up )?an? (?:reminder|task|to-?do))\b"
 )
 _POLITE = lazy_regex(
-    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+|possibly\s+|perhaps\s+|maybe\s+|also\s+)*"
+    r"|(?:can|could|shall)\s+we\s+"
     # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
     r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
     r"good|lovely|awesome|helpful|amazing|cool|brilliant|perfect|super)\s+|i'?d\s+(?:really\s+)?"
@@ -178,6 +179,12 @@ _REMIND_LAST = lazy_regex(
     r"daily|weekly|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$",
     re.I | re.S,
+)
+# "would you be so kind as to …", "could you be a star and …", "would you be able to …": "would you …"
+_BE_KIND = lazy_regex(
+    r"^\s*(?P<ask>can|could|would|will)\s+you\s+(?:please\s+|possibly\s+)?be\s+(?:so\s+kind\s+as\s+to|kind\s+enough\s+to|"
+    r"able\s+to|a\s+(?:star|dear|love|darling)\s+and)\s+",
+    re.I,
 )
 _SAID_FIRST = lazy_regex(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
 _NEED_SAID = lazy_regex(
@@ -416,6 +423,7 @@ def _in_own_words(text: str) -> str:
     """A request put in other words, in the words the rules read: "would you mind reminding me" is "remind me",
     "gotta call the landlord" is "I need to call the landlord", "I need to bring the contract, so remind me at 8"
     is "remind me at 8 to bring the contract"."""
+    text = _BE_KIND.sub(lambda m: f"{m.group('ask')} you ", text)
     last = _REMIND_LAST.match(text)
     if last and not re.match(r"\s*(?:please\s+)?remind me\b", text, re.I):
         what = _NEED_SAID.sub("", _SAID_FIRST.sub("", last.group("before"))).strip(" ,.;")

@@ -273,7 +273,10 @@ _DAY_SAID_RE = lazy_regex(
     r"\b(?:today|tonight|tomorrow|next|this|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|\d{1,2}(?:st|nd|rd|th)?)\b",
     re.I,
 )
-_ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
+_ANOTHER_ONE_RE = lazy_regex(
+    r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also|(?:add\s+)?(?:this|these)\s+too)\s*[:,–-]\s*",
+    re.I,
+)
 # "would you mind nudging me …", "do you mind adding …": the request in its -ing form
 _WOULD_YOU_MIND_RE = lazy_regex(r"^\s*(?:would|do|could)\s+you\s+mind\s+(?P<stem>[a-z]+?)ing\b", re.I)
 _ASKED_VERBS = frozenset(
