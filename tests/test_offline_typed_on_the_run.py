@@ -552,3 +552,75 @@ def test_a_reminder_asked_very_politely_keeps_only_what_to_do(text, what):
 )
 def test_the_words_around_a_task_are_no_part_of_its_title(text, title):
     assert read(text).calls[0][1]["title"] == title
+
+
+# said in German ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        (
+            "Kannst du mich bitte morgen um 8 daran erinnern, den Arzt anzurufen?",
+            "den Arzt anrufen",
+            "2027-01-06T08:00:00+01:00",
+        ),
+        (
+            "Könntest du mich am Freitag um 14 Uhr erinnern, dass ich die Miete überweisen muss?",
+            "die Miete überweisen",
+            "2027-01-08T14:00:00+01:00",
+        ),
+    ],
+)
+def test_a_reminder_asked_as_a_german_question_is_set(text, what, at):
+    assert read(text).calls == [("remind", {"text": what, "at": at})]
+
+
+def test_a_german_sum_that_must_be_paid_by_a_day_is_a_payment_task():
+    assert read("Die Kfz-Steuer von 94 € muss bis 15. Februar bezahlt werden").calls == [
+        ("create_task", {"title": "Pay Kfz-Steuer (94 EUR)", "due": "2027-02-15"})
+    ]
+    assert read("Ich habe die Rechnung über 120 EUR schon bezahlt").calls == []
+
+
+def test_a_german_letter_whose_day_is_told_before_its_ask_keeps_the_day():
+    ((name, args),) = read(
+        "Sehr geehrte Frau Berg, wir erinnern Sie daran, dass die Rundfunkgebühr von 55,08 EUR am 15.02.2027 fällig "
+        "ist. Bitte überweisen Sie den Betrag unter Angabe der Beitragsnummer 123 456 789. Mit freundlichen Grüßen, "
+        "Beitragsservice"
+    ).calls
+    assert name == "create_task" and args["due"] == "2027-02-15" and "55,08" in args["title"]
+
+
+@pytest.mark.parametrize(
+    "text, due",
+    [("bis Monatsende", "2027-01-31"), ("bis Ende des Monats", "2027-01-31"), ("Ende nächsten Monats", "2027-02-28")],
+)
+def test_the_end_of_the_month_said_in_german(text, due):
+    assert _first(text) == due
+
+
+@pytest.mark.parametrize(
+    "text", ["Wir haben die Wohnung gekündigt und ziehen am 31. März aus", "wir ziehen am 1. Mai nach Potsdam um"]
+)
+def test_a_move_said_with_the_german_separable_verb_is_planned(text):
+    assert "create_topic" in [name for name, _ in read(text).calls]
+
+
+def test_someone_else_moving_in_german_is_theirs():
+    assert read("Anna zieht im März aus").calls == []
+
+
+@pytest.mark.parametrize(
+    "text", ["guten Morgen!", "moin", "wie geht's dir?", "es regnet schon wieder", "Anna fliegt am Freitag nach Rom"]
+)
+def test_german_small_talk_and_news_get_a_word_back(text):
+    reply = read(text)
+    assert reply.calls == [] and "didn't understand" not in reply.text
+
+
+def test_a_thing_no_longer_needed_is_dropped():
+    tasks = [{"id": 40, "title": "Buy a present for Lena", "status": "open"}]
+    assert read("the present for Lena isn't needed anymore, she got one already", tasks=tasks).calls == [
+        ("cancel_task", {"task_id": 40})
+    ]

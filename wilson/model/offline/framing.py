@@ -67,6 +67,12 @@ _NO_NEED = lazy_regex(
     r"^no (?:more )?need (?:for|to)\s+(?!(?:that|it|this|them)\b\s*(?:[,;.!]|$))(?P<what>.+?)(?:\s+any\s?more)?[.!]*$",
     re.I | re.S,
 )
+# "the present for Lena isn't needed anymore, she got one already": a thing no longer needed is dropped
+_NOT_NEEDED_ANY_MORE = lazy_regex(
+    r"^(?:the\s+|my\s+|our\s+)?(?P<what>[^,;.!?]{3,50}?)\s+(?:is|are|'s|'re)(?:\s+not|n'?t)\s+(?:needed|necessary)\s+"
+    r"(?:any\s?more|after\s+all|now)\b.*$",
+    re.I | re.S,
+)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = lazy_regex(
     r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
@@ -366,6 +372,8 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
             dated = _DAY_OF_MONTH.search(when)
             text = f"move {waits.group('what')} to {when}" if dated else f"snooze {waits.group('what')} until {when}"
         text = f"drop {no_need.group('what')}" if no_need else text
+        not_needed = _NOT_NEEDED_ANY_MORE.match(text)
+        text = f"drop {not_needed.group('what')}" if not_needed else text
     return text
 
 

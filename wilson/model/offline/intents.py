@@ -257,8 +257,10 @@ def _the_one_asked(chat: Chat, body: str, asked: str) -> Reply | None:
     if len(changed) != 1:
         return None
     reply = _read(chat, request_of(changed[0].rstrip(" ?"), chat.now, chat.tz))
-    if reply is None or not any(name in ("create_task", "remind") for name, _ in reply.calls):
-        return None
+    if reply is None or not any(
+        name == "remind" or name == "create_task" and "due" in args for name, args in reply.calls
+    ):
+        return None  # no day in the sentence that asks ("Bitte überweisen Sie den Betrag …"): the whole letter says it
     return reply
 
 
@@ -666,7 +668,9 @@ _STATEMENT_RE = lazy_regex(
     # "Malte's in Munich for work": a name and its "is"
     r"they're)\b|[A-Z][\w-]*'s\s+(?:in|at|away|off|out|back|home|on|with|flying|going|driving|travell?ing)\b|"
     # and in German: "mein Kollege Yusuf macht nächsten Monat seine Prüfung"
-    r"(?:mein|meine|unser|unsere|ich|wir|er|sie)\s+\w+(?:\s+\w+){1,}|"
+    r"(?:mein|meine|unser|unsere|ich|wir|er|sie|es|das|der|die|heute|gestern)\s+\w+(?:\s+\w+){1,}|"
+    # "Anna fliegt am Freitag nach Rom": a name and what they do, in German
+    r"[A-Z][\w-]*\s+(?:fliegt|fährt|reist|zieht|heiratet|hat|ist|war|geht|kommt|macht|wird)\b|"
     r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
     r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
     r"visits|arrives|'s)\b"
@@ -795,7 +799,8 @@ _WORD_BACK = [
     ),
 ]
 HOW_ARE_YOU_RE = lazy_regex(
-    r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"^(?:(?:hi|hey|hello|so|and|hallo)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"wie geht'?s(?: dir| euch)?|wie geht es dir|"
     r"how'?s your day|how is your day|how was your day|"
     r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
     re.I,

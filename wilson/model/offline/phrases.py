@@ -64,7 +64,8 @@ _AROUND = (
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
 GREETING_RE = lazy_regex(
     rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
-    rf"afternoon)\b{_AROUND}{_WISH}|"
+    # and in German: "guten Morgen!", "moin", "hallo", "servus"
+    rf"afternoon|guten (?:morgen|tag|abend)|moin(?: moin)?|hallo|servus|grüß dich)\b{_AROUND}{_WISH}|"
     rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
     rf"{_AROUND}$",
     re.I,
@@ -244,7 +245,9 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
 
 # hesitation said as it is typed, and the thinking aloud before a request: none of it is the request
 _SPOKEN_FILLER_RE = lazy_regex(
-    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?", re.I
+    # (not a German verb's last word: "wir ziehen am 1. Mai nach Potsdam um")
+    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr)(?!\s*[.!]*\s*$),?",
+    re.I,
 )
 _THINKING_ALOUD_RE = lazy_regex(
     r"^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)(?:\s+that)?\b[\s,]*", re.I

@@ -183,6 +183,8 @@ def plain(text: str) -> str:
     text = _DAYS_FIRST.sub(_days_first, text)
     text = _GERMAN_CLOCK.sub(_german_clock, text)
     text = _GERMAN_DAYPART.sub(_german_daypart, text)
+    text = _MONTH_END_DE.sub(lambda m: "the end of next month" if m.group("next") else "the end of the month", text)
+    text = _GERMAN_ASKED_REMIND.sub(_german_asked_remind, text)
     text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
@@ -220,6 +222,23 @@ _FIRST_OF_MONTH = lazy_regex(r"\b(first|last)\s+of\s+(the|every|each)\s+month\b"
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
 _GERMAN_REMIND = lazy_regex(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
+
+
+# "Kannst du mich bitte morgen um 8 daran erinnern, den Arzt anzurufen?": the German request asked as a question, its
+# when inside and what to do last ("anzurufen" is "anrufen")
+_GERMAN_ASKED_REMIND = lazy_regex(
+    r"^\s*(?:kannst|könntest|würdest)\s+du\s+mich\s+(?:bitte\s+)?(?P<when>.*?)\s*(?:bitte\s+)?(?:daran\s+)?erinnern"
+    r"(?:\s*,\s*(?:dass\s+ich\s+)?(?P<what>[^?]+?))?\s*\??\s*$",
+    re.I,
+)
+
+
+def _german_asked_remind(match: re.Match) -> str:
+    what = (match.group("what") or "").strip()
+    what = re.sub(r"\b(\w+?)zu(\w{3,}en)$", r"\1\2", what)  # "anzurufen" → "anrufen"
+    what = re.sub(r"\s+(?:muss|soll)$", "", what)
+    when = match.group("when").strip()
+    return f"remind me {when} to {what}".strip() if what else f"remind me {when}".strip()
 
 
 # "um halb 4" (3:30: German counts the half hour towards the next), "viertel nach 8", "viertel vor 9": written as a
@@ -273,6 +292,12 @@ def _schedule_said(match: re.Match) -> str:
 # may be a morning: "guten Morgen")
 _GERMAN_DAYPART = lazy_regex(r"\b(?P<day>morgen|heute)\s+(?P<part>früh|vormittag|nachmittag|abend)\b", re.I)
 _GERMAN_PARTS = {"früh": "morning", "vormittag": "morning", "nachmittag": "afternoon", "abend": "evening"}
+
+
+# "bis Monatsende", "bis Ende des Monats", "Ende nächsten Monats": the month's last day, as the date reader reads it
+_MONTH_END_DE = lazy_regex(
+    r"\b(?:monatsende|ende\s+(?:des|dieses)\s+monats|ende\s+(?P<next>(?:des\s+)?nächsten\s+monats))\b", re.I
+)
 
 
 def _german_daypart(match: re.Match) -> str:
