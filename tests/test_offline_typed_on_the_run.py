@@ -624,3 +624,18 @@ def test_a_thing_no_longer_needed_is_dropped():
     assert read("the present for Lena isn't needed anymore, she got one already", tasks=tasks).calls == [
         ("cancel_task", {"task_id": 40})
     ]
+
+
+@pytest.mark.parametrize(
+    "text", ["Tom's wedding is on June 3 but we can't go", "Anna's exam is on Thursday, fingers crossed", "I'm bored"]
+)
+def test_an_event_the_user_skips_or_someone_elses_exam_is_no_plan(text):
+    reply = read(text)
+    assert reply.calls == [] and "didn't understand" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "text", ["My sister's wedding is on June 12 in Hamburg", "my son's exam is on Monday, I need to help him prepare"]
+)
+def test_an_event_the_user_goes_to_or_helps_with_is_still_planned(text):
+    assert "create_topic" in [name for name, _ in read(text).calls]

@@ -540,6 +540,12 @@ _CALLED_OFF_RE = lazy_regex(
 )
 
 
+# "Tom's wedding is on June 3 but we can't go": an event the user will not be at, no plan
+_NOT_GOING_RE = lazy_regex(
+    r"\b(?:i|we)\s+(?:can'?t|cannot|won'?t|will\s+not|are\s+not|'re\s+not|am\s+not|'m\s+not)\s+"
+    r"(?:go|going|come|coming|make\s+it|attend|attending|be\s+there)\b",
+    re.I,
+)
 # "so no wedding in may", "no trip to Rome this year": an event said not to be, no plan
 _NO_EVENT_RE = lazy_regex(
     r"^\s*(?:so\s+|and\s+|then\s+|well\s+)?no\s+(?:more\s+)?[^\W\d_]{3,}\b(?!\s+(?:later|sooner)\b)", re.I
@@ -1473,7 +1479,10 @@ _SOMEONE_ELSE_RE = lazy_regex(
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
     rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
-    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they)|"
+    # "Anna's exam is on Thursday": a named person's own exam, operation or interview
+    rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow|My|Our)\b)[A-Z][a-z]+['’]s\s+(?:\w+\s+)?"
+    rf"(?i:exam|test|interview|surgery|operation|treatment|flight))\s+"
     rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
     rf"moves|visits)\b"
 )
@@ -1650,7 +1659,12 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         )
     if (acts.commanded(text) or acts.follow_up_need(text)) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
-    if not asked and (_NO_EVENT_RE.match(text) or _CALLED_OFF_RE.search(text) and _called_off(chat, text)):
+    if not asked and (
+        _NO_EVENT_RE.match(text)
+        or _NOT_GOING_RE.search(text)
+        or _CALLED_OFF_RE.search(text)
+        and _called_off(chat, text)
+    ):
         return None  # "they called it off... so no wedding in may": an open topic's end, read by _called_off
 
     anniversary = _anniversary(chat, text)

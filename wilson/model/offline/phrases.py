@@ -161,7 +161,7 @@ _NOW_WORDS = (
 _UNWELL = (
     r"(?:(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
     r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
-    r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
+    r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|bored|"
     r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
     # and in German: "ich bin heute so müde", "bin total kaputt", "mir geht's nicht gut"
     r"|(?:ich bin|bin)\s+(?:heute\s+|gerade\s+|echt\s+)?(?:so |sehr |total |echt |voll |ganz |richtig |etwas |ein bisschen )?"
