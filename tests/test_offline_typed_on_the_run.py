@@ -639,3 +639,32 @@ def test_an_event_the_user_skips_or_someone_elses_exam_is_no_plan(text):
 )
 def test_an_event_the_user_goes_to_or_helps_with_is_still_planned(text):
     assert "create_topic" in [name for name, _ in read(text).calls]
+
+
+@pytest.mark.parametrize(
+    "text, changes",
+    [
+        ("no, 7", "at 7"),
+        ("seven would be better", "at 7"),
+        ("no not tonight, tomorrow", "tomorrow"),
+    ],
+)
+def test_a_new_time_said_with_a_no_or_in_words_changes_the_proposal(text, changes):
+    assert read(text, [REMINDER]).calls == [("decide", {"proposal": 4, "action": "modify", "changes": changes})]
+
+
+@pytest.mark.parametrize("change", ["make it seven", "no make it 7"])
+def test_an_hour_in_words_or_after_a_no_is_the_change_read(change):
+    proposal = {
+        "items": [
+            {"position": 1, "tool": "remind", "args": {"text": "call the bank", "at": "2027-01-05T18:00:00+01:00"}}
+        ]
+    }
+    assert answers.modify(proposal, change, NOW, BERLIN).calls == [
+        ("remind", {"text": "call the bank", "at": "2027-01-05T19:00:00+01:00"})
+    ]
+
+
+@pytest.mark.parametrize("text", ["no thanks", "no, I already did that", "nope"])
+def test_a_no_without_a_time_still_rejects(text):
+    assert read(text, [REMINDER]).calls == REJECT

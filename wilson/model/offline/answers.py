@@ -64,7 +64,9 @@ REJECT_ITEMS_RE = lazy_regex(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
 CHANGE_RE = lazy_regex(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
 PROPOSAL_REF_RE = lazy_regex(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
 REMOVE_RE = lazy_regex(
-    r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed|leave out|take out)\b|\bno\s+(?=[a-z])", re.I
+    r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed|leave out|take out)\b|"
+    r"\bno\s+(?=[a-z])(?!(?:make|change|move|set|put|push|actually|wait|sorry|rather|better|at|on|in|the)\b)",
+    re.I,
 )
 
 
@@ -364,6 +366,12 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
+            clause = re.sub(
+                r"\b(?:it|to|at)\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+                lambda m: m.group(0).split()[0] + " " + str(_HOUR_NUMBERS[m.group(1).lower()]),
+                clause,
+                flags=re.I,
+            )  # "make it seven"
             clause = HOUR_SAID_RE.sub(r"\g<lead>at \g<hour>", clause)  # "make it 9 instead": at 9
             clause = re.sub(r"^(\W*)(?:noon|midday)\b", r"\1at 12:00", clause.strip(), flags=re.I)  # "noon": at 12
         clause_words = words(clause)
@@ -396,6 +404,9 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
+_HOUR_NUMBERS = {
+    w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
+}
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
 # would not take for an hour without its "at"
 HOUR_SAID_RE = lazy_regex(

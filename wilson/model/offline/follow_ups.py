@@ -76,7 +76,23 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
             ],
             "a yes with a change",
         )
+    text = _HOUR_WORD_RE.sub(lambda m: str(_HOUR_WORDS[m.group(0).lower()]), text)  # "seven would be better"
+    not_this = _NO_NOT_RE.match(text.strip())
+    if not_this and word_answer(not_this.group("no")) == "no":
+        text = text.strip()[not_this.end() :]  # "no, not tonight, tomorrow": the day it is not, then the new one
     no = NO_BECAUSE_RE.match(text.strip())
+    if no and word_answer(no.group("no")) == "no" and TIME_ONLY.match(no.group("why").strip(" ,;:.!-")):
+        # "no, 7": the hour changes, not the answer
+        return Reply(
+            "",
+            [
+                (
+                    "decide",
+                    {"proposal": newest["id"], "action": "modify", "changes": f"at {no.group('why').strip(' ,;:.!-')}"},
+                )
+            ],
+            "a change to a proposal, after a no",
+        )
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
         told_then = _when_said_last(chat, why)
@@ -161,6 +177,19 @@ def _when_said_last(chat: Chat, why: str) -> str | None:
     for one in found:
         rest = rest.replace(one.phrase.lower(), " ")
     return last if not set(rest.split()) - _AROUND_A_TIME - {"pls", "plz", "please", "then", "ok"} else None
+
+
+# "no, not tonight, tomorrow": a no that only says which time it is not
+_NO_NOT_RE = lazy_regex(r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+\S)", re.I)
+# an hour said in words, alone in a follow-up: "seven would be better", "make it seven"
+_HOUR_WORDS = {
+    w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
+}
+_HOUR_WORD_RE = lazy_regex(
+    r"(?<![\w-])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=\s*(?:$|[?!.,]|am\b|pm\b|"
+    r"o'?clock|instead|then|please|would|works|is\s+(?:better|fine)|thirty|fifteen|forty))",
+    re.I,
+)
 
 
 # a polite no with its reason: "thank you, but the clinic sends me all the instructions", "thanks but I've got it"

@@ -85,20 +85,21 @@ from wilson.model.offline.words import best, covers, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 
-def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
+def _split_when(rest: str, chat: Chat, months: bool = False, deadline: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
-    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
+    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment. `deadline` (a task's due day):
+    of several days, the one it is due by ("… on saturday, has to be bought by friday")."""
     # when said without a day ("after the holidays", "sometime", "asap"): no due day, and no part of the title
     rest = _VAGUE_WHEN_RE.sub("", rest)
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
         return _SAID_AFTER_RE.sub("", rest.strip()), None
-    deadline = [f for f in found if _DEADLINE_CUE_RE.search(rest[: f.start]) or _DEADLINE_CUE_RE.match(f.phrase)]
-    deadline = deadline if len(found) > 1 else []
-    if len(deadline) == 1 and not isinstance(deadline[0].value, datetime) and _day_and_hour(found, chat.tz) is None:
+    cued = [f for f in found if _DEADLINE_CUE_RE.search(rest[: f.start]) or _DEADLINE_CUE_RE.match(f.phrase)]
+    cued = cued if deadline and len(found) > 1 else []
+    if len(cued) == 1 and not isinstance(cued[0].value, datetime) and _day_and_hour(found, chat.tz) is None:
         # "the present for Ole's party on saturday, has to be bought by friday": the day it is due by is the due day
-        first, cuts = deadline[0], deadline
+        first, cuts = cued[0], cued
     else:
         first, cuts = _day_and_hour(found, chat.tz) or (found[0], [found[0]])
     what = rest
@@ -1937,7 +1938,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
         return None
-    what, when = _split_when(found.group("what"), chat)
+    what, when = _split_when(found.group("what"), chat, deadline=True)
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)

@@ -158,6 +158,8 @@ def word_answer(word: str) -> str | None:
 def short_answer(text: str) -> str | None:
     """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
     None for anything longer or anything else."""
+    if re.search(r"\d", text):
+        return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
     said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
     answers = {word_answer(w) for w in said if w not in _FILL}
     rest = [w for w in said if w not in _FILL and word_answer(w) is None]
