@@ -668,3 +668,15 @@ def test_an_hour_in_words_or_after_a_no_is_the_change_read(change):
 @pytest.mark.parametrize("text", ["no thanks", "no, I already did that", "nope"])
 def test_a_no_without_a_time_still_rejects(text):
     assert read(text, [REMINDER]).calls == REJECT
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("Ich muss bis Ende Februar meinen Reisepass verlängern", "Reisepass verlängern", "2027-02-28"),
+        ("ich muss noch die Steuererklärung bis 31. Juli abgeben", "Steuererklärung abgeben", "2027-07-31"),
+        ("wir müssen die Wohnung bis Freitag putzen", "Wohnung putzen", "2027-01-08"),
+    ],
+)
+def test_a_need_said_in_german_is_a_task_as_in_english(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]

@@ -73,6 +73,13 @@ _NOT_NEEDED_ANY_MORE = lazy_regex(
     r"(?:any\s?more|after\s+all|now)\b.*$",
     re.I | re.S,
 )
+# a need said in German, its verb last: "Ich muss bis Ende Februar meinen Reisepass verlängern"
+_GERMAN_MUST = lazy_regex(
+    r"^(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|soll|sollen)\s+(?:noch\s+|unbedingt\s+|dringend\s+|echt\s+)*"
+    r"(?!(?:heute\s+|morgen\s+|noch\s+)*(?:so\s+viel|viel|alles|einiges|was|etwas|mal)\b)"
+    r"(?P<todo>\S.*\s[a-zäöüß]{3,}(?:en|ern|eln))[\s.!]*$",
+    re.I | re.S,
+)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = lazy_regex(
     r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
@@ -374,6 +381,10 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         text = f"drop {no_need.group('what')}" if no_need else text
         not_needed = _NOT_NEEDED_ANY_MORE.match(text)
         text = f"drop {not_needed.group('what')}" if not_needed else text
+        must = _GERMAN_MUST.match(text)
+        text = (
+            must.group("todo") if must else text
+        )  # "Ich muss bis Freitag X abgeben": the to-do "bis Freitag X abgeben"
     return text
 
 

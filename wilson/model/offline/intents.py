@@ -179,7 +179,7 @@ def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates
 
 
 def _title(text: str) -> str:
-    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
+    text = re.sub(r"^\s*(?:my|mein|meine|meinen|meinem)\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     # "I need to remember to return the parcel": the act is returning it
     text = re.sub(r"^(?:remember|not\s+forget|make\s+sure)\s+to\s+(?=\w)", "", text, flags=re.I)
     return text[:1].upper() + text[1:]
