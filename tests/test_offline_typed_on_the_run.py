@@ -647,6 +647,7 @@ def test_an_event_the_user_goes_to_or_helps_with_is_still_planned(text):
         ("no, 7", "at 7"),
         ("seven would be better", "at 7"),
         ("no not tonight, tomorrow", "tomorrow"),
+        ("no, not tonight - tomorrow", "tomorrow"),
     ],
 )
 def test_a_new_time_said_with_a_no_or_in_words_changes_the_proposal(text, changes):

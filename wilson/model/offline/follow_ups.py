@@ -142,7 +142,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
     said = text
     text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
-    found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
+    found = FOLLOW_UP_RE.match(
+        " ".join(re.sub(r"[,;!?]|\.(?!\d)|\s[-–—]+\s", " ", text.lower().replace("’", "'")).split())
+    )
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)
     if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
