@@ -156,6 +156,17 @@ _IRREGULAR = {
     "fixed": "fix",
     "emptied": "empty",
     "dropped": "drop",
+    # the simple past of the verbs tasks begin with: "found a babysitter", "wrote to the landlord"
+    "found": "find",
+    "wrote": "write",
+    "took": "take",
+    "gave": "give",
+    "did": "do",
+    "rang": "ring",
+    "met": "meet",
+    "cancelled": "cancel",
+    "labelled": "label",
+    "travelled": "travel",
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time, timedelta
 
-from wilson.model.offline import dates
+from wilson.model.offline import dates, sentences
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import NUMBER_WORDS, best, words
 from wilson.kernel.lazy_regex import lazy_regex
@@ -69,3 +69,53 @@ def anchored(chat: Chat, text: str) -> Reply | None:
         [("remind", {"text": title, "at": at.isoformat()})],
         f"one-off reminder counted from “{title}” ({dates.fmt_day(day if isinstance(day, date) else day)})",
     )
+
+
+# "Praxis Dr. Adeyemi: Ihr Termin am Mi, 20.01. um 08:40 ist bestätigt. -- remind me the evening before pls": the
+# reminder asked last, counted from the one moment the text before it gives (a pasted confirmation)
+_BEFORE_IT_RE = lazy_regex(
+    r"(?:^|[.!?\n]|--+|–|—)\s*(?:(?:ok|so|and|pls|please|can\s+you|could\s+you)[\s,]+)*(?:please\s+)?remind\s+me\s+"
+    r"(?:(?P<n>a|an|one|two|three|the|\d{1,2})\s+(?P<unit>days?|evening|morning|night|hours?|weeks?)\s+"
+    r"(?:before|ahead|earlier|prior)|the\s+(?P<part>morning|day)\s+of)"
+    r"(?:\s+(?:it|that|then|hand))?(?:\s+(?:pls|please|thanks|thx))*\s*[.!]*\s*$",
+    re.I,
+)
+
+
+def before_told(chat: Chat, text: str) -> Reply | None:
+    """A reminder asked after a pasted text, "the evening before" the one moment it gives; None when the text asks
+    no such reminder, or gives no moment, or more than one."""
+    found = _BEFORE_IT_RE.search(text)
+    if found is None or found.start() == 0:
+        return None
+    told = text[: found.start()].strip(" -–—.")
+    moments = [m.value for m in dates.search(told, chat.now, chat.tz)]
+    # "am Mi, 20.01. um 08:40": a day and an hour read apart are one moment
+    days = {m for m in moments if not isinstance(m, datetime)} or {dates.local_date(m, chat.tz) for m in moments}
+    hours = [m for m in moments if isinstance(m, datetime)]
+    if len(days) != 1:
+        return None
+    day = next(iter(days))
+    moment = datetime.combine(day, hours[0].astimezone(chat.tz).timetz()) if len(hours) == 1 else day
+    hour = 9
+    if found.group("part"):
+        hour = 9  # "the morning of", "the day of"
+    else:
+        unit = found.group("unit").lower()
+        n = int(found.group("n")) if found.group("n").isdigit() else _COUNT.get(found.group("n").lower(), 1)
+        if unit.startswith("hour"):
+            if not isinstance(moment, datetime):
+                return None
+            at = moment - timedelta(hours=n)
+            return _reminded(chat, told, at)
+        day -= timedelta(days=7 * n) if unit.startswith("week") else timedelta(days=n)
+        hour = 18 if unit in ("evening", "night") else 9
+    return _reminded(chat, told, datetime.combine(day, time(hour), tzinfo=chat.tz))
+
+
+def _reminded(chat: Chat, told: str, at: datetime) -> Reply | None:
+    if at <= chat.now:
+        return None
+    first = re.split(r":\s+|\n", (sentences.split(told) or [told])[0], maxsplit=1)[0].strip(" .")
+    what = first if 0 < len(first) <= 60 else "what you told me"
+    return Reply("", [("remind", {"text": what, "at": at.isoformat()})], "a reminder counted from the moment told")

@@ -31,7 +31,9 @@ _YES = (
     r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|works|fine by me|that'?s fine|"
     r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
-    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not)"
+    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not|"
+    # "yeah go on", "ok mach", "alles klar, mach": go on, and the German "do" alone
+    r"go on|mach|mach's|machs|alles klar)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
@@ -46,6 +48,8 @@ NO_RE = lazy_regex(
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
     r"|^(?:please\s+)?(?:cancel|scrap|drop|skip)(?:\s+(?:it|that|this))?(?:\s+please)?$|^never\s?mind$"
     r"|^(?:no need|not needed|no thanks i'?m good|don'?t bother|leave it|i don'?t need (?:it|that|this))$"
+    # "not that one", "no, the other one": the wrong thing was picked (the user then names the right one)
+    r"|^(?:no\s+)?(?:not (?:that|this|the) one|wrong one|the other one)(?:\s+please)?$"
 )
 EXCEPT_RE = lazy_regex(
     rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
@@ -60,7 +64,9 @@ REJECT_ITEMS_RE = lazy_regex(r"^(?:reject|decline|no to)\s+(?P<what>.+)$")
 CHANGE_RE = lazy_regex(r"^(?:move|change|make|push|shift|put)\s+(?P<what>.+)$")
 PROPOSAL_REF_RE = lazy_regex(r"(?:\bproposal\s*#?|#)(\d+)\b|^(?:approve|reject|yes to|no to)\s+(\d+)$")
 REMOVE_RE = lazy_regex(
-    r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed|leave out|take out)\b|\bno\s+(?=[a-z])", re.I
+    r"\b(skip|drop|remove|without|delete|cancel|don'?t need|not needed|leave out|take out)\b|"
+    r"\bno\s+(?=[a-z])(?!(?:make|change|move|set|put|push|actually|wait|sorry|rather|better|at|on|in|the)\b)",
+    re.I,
 )
 
 
@@ -99,6 +105,12 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
                 return None
             return Reply(_which(newest), [], "answer naming no item")
         proposal, positions = picked
+        if pattern is SKIP_RE and all(
+            _DROPPING.match(str(i.get("description") or ""))
+            for i in proposal["items"]
+            if i.get("position") in positions
+        ):
+            return None  # "drop the frieda one" of a proposed drop: one more thing to drop, not a no to it
         positions = with_its_tasks(proposal, positions)
         calls = [("decide", {"proposal": proposal["id"], "action": "reject", "items": positions})]
         rest = [i["position"] for i in proposal["items"] if i.get("position") not in positions]
@@ -165,6 +177,10 @@ def _names_a_task_better(chat: Chat, picked: tuple[dict, list[int]], what: str) 
     return task_score >= item_score > 0 or (task_score > 0 and item_score == 0)
 
 
+# a proposed drop, as its item reads (actors/tools/tasks.py describe): no plan to say no to by "drop …"
+_DROPPING = lazy_regex(r"^(?:Drop task|Close topic):")
+
+
 def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
     """ "cancel the driving test" while the driving test is still a proposal: no to the items it names (and to
     the tasks of a topic it names); nothing else is approved. None when it names none, or names none by more
@@ -178,6 +194,9 @@ def drop_pending(chat: Chat, what: str, beat: int = 0) -> Reply | None:
     named = [i for i in proposal["items"] if i.get("position") in positions]
     if wanted and max(len(wanted & _item_words(i)) for i in named) <= beat:
         return None
+    if all(_DROPPING.match(str(i.get("description") or "")) for i in named):
+        return None  # "drop the frieda one" while dropping a Frieda task is proposed: the user wants one dropped
+
     return Reply(
         "",
         [("decide", {"proposal": proposal["id"], "action": "reject", "items": with_its_tasks(proposal, positions)})],
@@ -347,7 +366,14 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     removed, changed = set(), False
     for clause in re.split(r"[;,\n]|\bbut\b|\band\b|\balso\b", request, flags=re.I):
         if not dates.search(clause, now, tz):
+            clause = re.sub(
+                r"\b(?:it|to|at)\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
+                lambda m: m.group(0).split()[0] + " " + str(_HOUR_NUMBERS[m.group(1).lower()]),
+                clause,
+                flags=re.I,
+            )  # "make it seven"
             clause = HOUR_SAID_RE.sub(r"\g<lead>at \g<hour>", clause)  # "make it 9 instead": at 9
+            clause = re.sub(r"^(\W*)(?:noon|midday)\b", r"\1at 12:00", clause.strip(), flags=re.I)  # "noon": at 12
         clause_words = words(clause)
         if not clause_words and not dates.search(clause, now, tz):
             continue
@@ -378,6 +404,9 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
+_HOUR_NUMBERS = {
+    w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
+}
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader
 # would not take for an hour without its "at"
 HOUR_SAID_RE = lazy_regex(
@@ -388,10 +417,11 @@ HOUR_SAID_RE = lazy_regex(
 # Words around a change that name no item: "actually make it Sunday", "then 9am please"
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
 FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
+FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
-    r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|o'?clock)?|noon|midday|"
-    r"midnight)$",
+    r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"
+    r"o'?clock)?|noon|midday|midnight)$",
     re.I,
 )
 SIMPLE_CRON = lazy_regex(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")

@@ -87,7 +87,9 @@ SPOKEN_CLOCK_RE = lazy_regex(
     re.I,
 )
 # what makes "at 8" mean the evening; without it an hour from 7 to 11 is the morning's
-_EVENING_RE = lazy_regex(r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?)\b", re.I)
+_EVENING_RE = lazy_regex(
+    r"\b(evening|tonight|night|dinner|after work|bed|bedtime|p\.?m\.?|abends?|nachmittags?|heute\s+nacht)\b", re.I
+)
 # and what makes "at 5" mean the morning; without it an hour up to LATER_UP_TO is the afternoon's or evening's
 _MORNING_RE = lazy_regex(r"\b(morning|breakfast|wake|wakes|waking|woke|dawn|sunrise|a\.m\.)(?!\w)", re.I)
 LATER_UP_TO = 6
@@ -398,7 +400,9 @@ class Clock:
 # hour does ("on the 20th at 3pm" lost its 3pm, "this weekend at 8pm" its weekend)
 _CLOCK_TIME_RE = lazy_regex(
     r"(?<![\d.:])\b(?:at\s+)?(?P<hour>\d{1,2})(?:[:.](?P<minute>[0-5]\d))?\s*"
-    r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\bat\s+(?P<h24>\d{1,2}):(?P<m24>[0-5]\d)(?![\d:])|"
+    # "at 9.30" as "at 9:30", never a sum ("at 3.50 €") nor a day ("at 9.3.")
+    r"(?P<half>am|pm|a\.m\.|p\.m\.)(?!\w)|\b(?:at|um)\s+(?P<h24>\d{1,2})(?::|\.(?=[0-5]\d(?![\d.,]|\s*(?:€|eur|%))))"
+    r"(?P<m24>[0-5]\d)(?![\d:])|"
     # "Montag um 10 Uhr": the parser reads a whole hour in German as midnight of another day
     r"(?<![\d.:])\b(?:um\s+)?(?P<uhr>\d{1,2})\s*uhr\b",
     re.I,
@@ -459,6 +463,9 @@ def written_clock(match: re.Match) -> Clock | None:
         return Clock(match.start(), match.end(), hour, 0, written=True) if hour <= 23 else None
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
+        if 1 <= hour < LATER_UP_TO and not match.group("h24").startswith("0"):
+            # "at 1:30", "um 3:30": an hour nobody sets a reminder for at night, read as a bare hour is (bare_hour)
+            return Clock(match.start(), match.end(), hour, minute)
         return Clock(match.start(), match.end(), hour, minute, written=True) if hour <= 23 else None
     hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
     half = match.group("half").lower().replace(".", "")
@@ -556,7 +563,9 @@ def _blank(match: re.Match) -> str:
 # what may stand between a time and its day: "at 3pm on Friday", "Jan 12 @ 3pm", "at 9am CET tomorrow"
 _BETWEEN = lazy_regex(
     r"[\s,@]*(?:\(?(?:" + "|".join(ZONE_OFFSETS) + r")\)?[\s,]*)?"
-    r"(?:(?:on|at|between|from)\s+)?",
+    # "tomorrow afternoon at 3:30", "morgen nachmittag um halb 4": the part of the day said with the hour
+    r"(?:(?:in\s+the\s+)?(?:morning|afternoon|evening|vormittags?|nachmittags?|abends?|früh)[\s,]+)?"
+    r"(?:(?:on|at|between|from|um|am)\s+)?",
     re.I,
 )
 
@@ -721,6 +730,10 @@ _BEFORE_MONTH_RE = lazy_regex(
 _DAY_DOT_MONTH_RE = lazy_regex(
     r"(?<![\w.,])(?<!\bat )(?P<day>\d{1,2})\.(?P<month>\d{2}|\d(?=\.(?!\d)))(?:\.(?!\d)|(?![\d.,]))"
     r"(?!\s*(?:€|eur|euro|chf|km|kg|%|h\b|uhr|am\b|pm\b))",
+    re.I,
+)
+_CUED_DAY_DOT_RE = lazy_regex(
+    r"\b(?:bis(?:\s+zum|\s+spätestens)?|by|until|till|before|am|zum|spätestens)\s+(?P<day>\d{1,2})\.(?P<month>[1-9])\s*$",
     re.I,
 )
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day
@@ -1130,6 +1143,8 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         add(m.start(), m.end(), m.group(0), _day_range(m, now, tz))
     for m in _DAY_DOT_MONTH_RE.finditer(text):  # "31.01.": the parser reads it as a time or not at all
         add(m.start(), m.end(), m.group(0).rstrip("."), _day_dot_month(m, now, tz))
+    for m in _CUED_DAY_DOT_RE.finditer(text):  # "bis 22.1" at the end, its last dot gone with the sentence's
+        add(m.start("day"), m.end(), m.group(0)[m.start("day") - m.start() :], _day_dot_month(m, now, tz))
     for pattern, read in (
         (_WEEKS_FROM_RE, _weeks_from),
         (_MIDDLE_RE, _middle),
@@ -1196,7 +1211,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _AGED_RE.sub(lambda m: m.group(0)[: m.start("age") - m.start()] + " " * len(m.group("age")), masked)
 
     def finished() -> list[Found]:
-        dated = _with_parts(text, found, now, tz) if parts else found
+        dated = _with_parts(text, _weekday_and_date(text, found), now, tz) if parts else _weekday_and_date(text, found)
         timed = [_rest_of_weekend(f, now, tz) for f in _with_hours(text, dated, hours, now, tz)]
         return sorted(timed, key=lambda f: f.start)
 
@@ -1212,6 +1227,33 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
             if not whole and _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
     return finished()
+
+
+_WEEKDAY_ALONE_RE = lazy_regex(
+    r"^(?:on\s+|by\s+|bis\s+(?:spätestens\s+)?|am\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"^(?:on\s+|by\s+|bis\s+(?:spätestens\s+)?|am\s+)?(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)$",
+    re.I,
+)
+
+
+def _weekday_and_date(text: str, found: list[Found]) -> list[Found]:
+    """ "Freitag, 15.01.", "Friday, 15 January": a weekday and the date written right after it are one day, the date
+    (the weekday alone would be the next one)."""
+    found = sorted(found, key=lambda f: f.start)
+    kept: list[Found] = []
+    for f in found:
+        last = kept[-1] if kept else None
+        if (
+            last is not None
+            and not isinstance(last.value, datetime)
+            and _WEEKDAY_ALONE_RE.match(last.phrase.strip())
+            and re.fullmatch(r"[\s,]*(?:den\s+|the\s+)?", text[last.start + len(last.phrase) : f.start])
+            and re.search(r"\d", f.phrase)
+        ):
+            kept[-1] = replace(f, phrase=text[last.start : f.start + len(f.phrase)], start=last.start)
+            continue
+        kept.append(f)
+    return kept
 
 
 # what an ordinal counts when it is no day of the month
@@ -1232,6 +1274,14 @@ _ENGLISH_MONTH = lazy_regex(
     r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
     re.I,
 )  # not "may": a verb too
+
+
+_MONTH_THEN_WEEKDAY = lazy_regex(
+    r"^(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|"
+    r"jun|jul|aug|sep|sept|oct|nov|dec)\s+(?:on\s+|,\s*)?(?P<day>(?:next\s+|this\s+)?"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)$",
+    re.I,
+)
 
 
 def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
@@ -1273,6 +1323,17 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
             continue
         if re.search(r"\b\d+(\.\d+)+\b", cleaned) and not re.search(r"\d{1,2}\.\d{1,2}\.\d{4}", cleaned):
             continue  # "version 1.2"
+        month_then_day = _MONTH_THEN_WEEKDAY.match(cleaned)
+        if month_then_day:
+            # "the Dienstplan for february on monday": the month names the thing, the day is Monday (the parser
+            # reads the two as the month's day of today's number)
+            day = resolve(month_then_day.group("day"), now, tz)
+            if day is None:
+                continue
+            cut = len(phrase) - len(phrase.lstrip(" ,.;:!?")) + month_then_day.start("day")
+            phrase, kept, start = phrase[cut:], kept[month_then_day.start("day") :], start + cut
+            add(start + offset, start + offset + len(kept), None, day)
+            continue
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue

@@ -21,15 +21,49 @@ from wilson.kernel.lazy_regex import lazy_regex
 # back" (Return the drill to Kemal)
 _ANY_PAST_RE = lazy_regex(
     r"^\s*(?:(?:ok|so|yay|phew)[\s,!]+)?(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|already\s+|finally\s+)*"
-    r"(?P<part>[a-z]{3,}ed|sent|paid|bought|got|made|done|put|sold|told|kept|left|brought|taken|given|written)"
+    r"(?P<part>[a-z]{3,}ed|sent|paid|bought|got|made|done|put|sold|told|kept|left|brought|taken|given|written|"
+    r"found|wrote|took|gave|did|rang|met)"
     r"(?:\s+(?P<particle>up|off|back|in|out|down))?\s+(?P<what>[^,.!?]+?)"
-    r"(?:\s+(?:last night|yesterday|this morning|earlier|today|just now|at last))?[\s.!]*$",
+    r"(?:\s+(?:last night|yesterday|this morning|earlier|today|just now|at last))?"
+    # "found a babysitter for the 23rd, Greta from downstairs": who or how, said after a comma
+    r"(?:\s*,\s*[^,?]{1,60})?[\s.!]*$",
     re.I,
 )
 _ANY_PARTICIPLE_RE = lazy_regex(
     r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)(?:'s|\s+is|\s+are|\s+has been|\s+have been)\s+"
     r"(?:all\s+|now\s+|finally\s+)*(?P<part>[a-z]{3,}ed|sent|paid|bought|done|sold|written)"
     r"(?:\s+(?P<particle>up|off|back|in|out|down))?[\s.!]*$",
+    re.I,
+)
+# a thing said done by its participle alone, or in German: "Disney+ cancelled", "Disney+ ist gekündigt", "Kita-Antrag
+# abgeschickt"; only the acts a user does to a thing ("Tom called" is Tom's doing, not a call made)
+_GERMAN_DONE = {
+    "gekündigt": "cancel",
+    "bezahlt": "pay",
+    "überwiesen": "transfer",
+    "abgeschickt": "send",
+    "verschickt": "send",
+    "unterschrieben": "sign",
+    "gebucht": "book",
+    "bestellt": "order",
+    "abgegeben": "hand",
+    "eingereicht": "submit",
+    "erneuert": "renew",
+    "repariert": "fix",
+    "angerufen": "call",
+    "gekauft": "buy",
+}
+_THING_DONE_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+|die\s+|der\s+|das\s+|mein\s+|meine\s+)?(?P<what>[\w' +-]{2,40}?)"
+    r"(?P<is>\s+(?:ist|sind|wurde|wurden|is|are|has been|have been))?\s+(?:jetzt\s+|schon\s+|endlich\s+|now\s+)?"
+    r"(?P<part>cancell?ed|booked|paid|signed|renewed|submitted|ordered|bought|sent|returned|posted|collected|"
+    r"printed|scanned|filed|" + "|".join(_GERMAN_DONE) + r")[\s.!]*$",
+    re.I,
+)
+# "the library books are back", "the drill went back to Kemal": a thing taken back, its task to return it done
+_IS_BACK_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)\s+(?:is|are|went|'s|'re|got\s+taken|were\s+taken)\s+back"
+    r"(?:\s+(?:to|at|in)\s+[\w' -]{2,30})?(?:\s+(?:now|today|already|finally))?[\s.!]*$",
     re.I,
 )
 _HAS_IT_BACK_RE = lazy_regex(
@@ -82,7 +116,23 @@ def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
         if len(fitting) == 1:
             return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back with its owner")
         return None
+    is_back = None if said.endswith("?") else _IS_BACK_RE.match(said)
+    if is_back:
+        wanted = words(is_back.group("what"))
+        fitting = [
+            t
+            for t in chat.tasks
+            if t.get("status", "open") == "open"
+            and str(t.get("title") or "").lower().startswith(("return", "bring back", "take back", "give back"))
+            and wanted
+            and covers(wanted, words(str(t.get("title"))))
+        ]
+        if len(fitting) == 1:
+            return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back where it belongs")
     found = None if said.endswith("?") else _ANY_PAST_RE.match(said) or _ANY_PARTICIPLE_RE.match(said)
+    thing_done = None if found is not None or said.endswith("?") else _THING_DONE_RE.match(said)
+    if thing_done is not None:
+        return _thing_done(chat, thing_done, text)
     if found is None:
         return None
     part = found.group("part").lower()
@@ -106,6 +156,27 @@ def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
     if len(fitting) != 1:
         return None
     return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "done with a task, in its own verb")
+
+
+def _thing_done(chat: Chat, found: re.Match, text: str) -> Reply | None:
+    """The one open task that begins with the act said done of a thing and is named by it ("Disney+ ist gekündigt"
+    is "Cancel the Disney+ subscription" done)."""
+    if not found.group("is") and re.fullmatch(r"\s*[A-Z][a-z]+\s+[a-z]+[\s.!]*", text):
+        return None  # "Anna paid": a person who did it, not a thing done
+    part = found.group("part").lower()
+    verb = _GERMAN_DONE.get(part) or acts.base_verb(part)
+    wanted = words(found.group("what"))
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and (str(t.get("title") or "").lower() + " ").startswith(f"{verb} ")
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing said done, by its act")
 
 
 # a task's act named by its noun: "sent the gym cancellation letter" is "Cancel my gym membership" done

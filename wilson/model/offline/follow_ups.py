@@ -32,8 +32,10 @@ FOLLOW_UP_RE = lazy_regex(
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = lazy_regex(
-    r"^\s*(?P<no>[a-z]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
-    r"thanks|thank|wait|sorry|actually|not|that'?s|thats)\b)\s*(?P<why>.*)$",
+    r"^\s*(?P<no>[^\W\d_]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
+    r"thanks|thank|wait|sorry|actually|not|that'?s|thats|"
+    # and in German: "nein danke, hab schon alles geklärt", "nö brauch ich nicht"
+    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch)\b)\s*(?P<why>.*)$",
     re.I,
 )
 
@@ -74,9 +76,32 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
             ],
             "a yes with a change",
         )
+    text = _HOUR_WORD_RE.sub(lambda m: str(_HOUR_WORDS[m.group(0).lower()]), text)  # "seven would be better"
+    not_this = _NO_NOT_RE.match(text.strip())
+    if not_this and word_answer(not_this.group("no")) == "no":
+        text = text.strip()[not_this.end() :]  # "no, not tonight, tomorrow": the day it is not, then the new one
     no = NO_BECAUSE_RE.match(text.strip())
+    if no and word_answer(no.group("no")) == "no" and TIME_ONLY.match(no.group("why").strip(" ,;:.!-")):
+        # "no, 7": the hour changes, not the answer
+        return Reply(
+            "",
+            [
+                (
+                    "decide",
+                    {"proposal": newest["id"], "action": "modify", "changes": f"at {no.group('why').strip(' ,;:.!-')}"},
+                )
+            ],
+            "a change to a proposal, after a no",
+        )
     if no and word_answer(no.group("no")) == "no":
         why = no.group("why").strip(" ,;:.-")
+        told_then = _when_said_last(chat, why)
+        if told_then:  # "no wait, the garage is closed next week. by friday pls": the reason, then the new day
+            return Reply(
+                "",
+                [("decide", {"proposal": newest["id"], "action": "modify", "changes": told_then})],
+                "a change to a proposal, its reason first",
+            )
         # "no, that's too early, I'd rather do it in May": a month alone is its first day, as for a reminder
         found = dates.search(why, chat.now, chat.tz, parts=True, months=bool(_RATHER_RE.search(why)))
         rest = normal(why)
@@ -117,7 +142,9 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     # "wednesday not tuesday", "not at 9 but at 10": the time it is not is no part of the change
     said = text
     text = _NOT_THIS.sub(" ", text) if _NOT_THIS.sub(" ", text).strip(" ,.!?") else text
-    found = FOLLOW_UP_RE.match(" ".join(re.sub(r"[,;!?]|\.(?!\d)", " ", text.lower().replace("’", "'")).split()))
+    found = FOLLOW_UP_RE.match(
+        " ".join(re.sub(r"[,;!?]|\.(?!\d)|\s[-–—]+\s", " ", text.lower().replace("’", "'")).split())
+    )
     when = found.group("when") if found else ""
     read = dates.search(when, chat.now, chat.tz, parts=True)
     if len(when.split()) > 5 or not (read or TIME_ONLY.match(when)):
@@ -136,6 +163,35 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
         "a day or an hour said right after a proposal",
     )
+
+
+def _when_said_last(chat: Chat, why: str) -> str | None:
+    """The last sentence after a no's reason when it is a day or an hour said alone ("… closed next week. by friday
+    pls"); None when there is one sentence, or the last says more than a time."""
+    said = [part.strip(" ,;:.!-") for part in re.split(r"(?<=[.!?;])\s+", why.strip()) if part.strip(" ,;:.!-")]
+    if len(said) < 2:
+        return None
+    last = said[-1]
+    found = dates.search(last, chat.now, chat.tz, parts=True)
+    if not found:
+        return None
+    rest = normal(last)
+    for one in found:
+        rest = rest.replace(one.phrase.lower(), " ")
+    return last if not set(rest.split()) - _AROUND_A_TIME - {"pls", "plz", "please", "then", "ok"} else None
+
+
+# "no, not tonight, tomorrow": a no that only says which time it is not
+_NO_NOT_RE = lazy_regex(r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+\S)", re.I)
+# an hour said in words, alone in a follow-up: "seven would be better", "make it seven"
+_HOUR_WORDS = {
+    w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
+}
+_HOUR_WORD_RE = lazy_regex(
+    r"(?<![\w-])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=\s*(?:$|[?!.,]|am\b|pm\b|"
+    r"o'?clock|instead|then|please|would|works|is\s+(?:better|fine)|thirty|fifteen|forty))",
+    re.I,
+)
 
 
 # a polite no with its reason: "thank you, but the clinic sends me all the instructions", "thanks but I've got it"
@@ -176,6 +232,9 @@ _AROUND_A_TIME = {
     "it",
     "this",
     "next",
+    # "actually the 13th, same time": the hour kept
+    "same",
+    "time",
 }
 # a change said after a no: it names the new time as the one wanted
 CHANGE_TO_RE = lazy_regex(

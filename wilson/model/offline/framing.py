@@ -27,7 +27,8 @@ _VERBS = (
     r"(?:sort out|organi[sz]e|arrange|put in|get|add|set) (?:me |up )?an? (?:reminder|task|to-?do))\b"
 )
 _POLITE = lazy_regex(
-    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)*|(?:can|could|shall)\s+we\s+"
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+|possibly\s+|perhaps\s+|maybe\s+|also\s+)*"
+    r"|(?:can|could|shall)\s+we\s+"
     # "it'd be great if you could …", "I'd appreciate it if you would …", "if you could …"
     r"|(?:(?:it'?d|it would|that'?d|that would|would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:great|nice|"
     r"good|lovely|awesome|helpful|amazing|cool|brilliant|perfect|super)\s+|i'?d\s+(?:really\s+)?"
@@ -66,6 +67,19 @@ _NO_NEED = lazy_regex(
     r"^no (?:more )?need (?:for|to)\s+(?!(?:that|it|this|them)\b\s*(?:[,;.!]|$))(?P<what>.+?)(?:\s+any\s?more)?[.!]*$",
     re.I | re.S,
 )
+# "the present for Lena isn't needed anymore, she got one already": a thing no longer needed is dropped
+_NOT_NEEDED_ANY_MORE = lazy_regex(
+    r"^(?:the\s+|my\s+|our\s+)?(?P<what>[^,;.!?]{3,50}?)\s+(?:is|are|'s|'re)(?:\s+not|n'?t)\s+(?:needed|necessary)\s+"
+    r"(?:any\s?more|after\s+all|now)\b.*$",
+    re.I | re.S,
+)
+# a need said in German, its verb last: "Ich muss bis Ende Februar meinen Reisepass verlängern"
+_GERMAN_MUST = lazy_regex(
+    r"^(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|soll|sollen)\s+(?:noch\s+|unbedingt\s+|dringend\s+|echt\s+)*"
+    r"(?!(?:heute\s+|morgen\s+|noch\s+)*(?:so\s+viel|viel|alles|einiges|was|etwas|mal)\b)"
+    r"(?P<todo>\S.*\s[a-zäöüß]{3,}(?:en|ern|eln))[\s.!]*$",
+    re.I | re.S,
+)
 # "don't forget to …", "please remember to …", "make sure I …": what not to forget
 _DONT_FORGET = lazy_regex(
     r"^(?:(?:don'?t|do not)\s+(?:let\s+me\s+)?forget|remember|make sure)(?:\s+"
@@ -102,7 +116,7 @@ _IN_CALENDAR = lazy_regex(
 )
 # "I'd love a weekly nudge on Wednesdays to …", "can I get a daily reminder at 8 to …": a reminder wished for
 _WANT_REMINDER = lazy_regex(
-    r"^(?:i'?d\s+(?:love|like)|i\s+(?:would\s+(?:love|like)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
+    r"^(?:i'?d\s+(?:love|like|appreciate)|i\s+(?:would\s+(?:love|like|appreciate)|want|need)|(?:can|could)\s+i\s+(?:get|have)|"
     # "it'd be really helpful to get a ping every morning at 8 to …"
     r"(?:it'?d|it\s+would)\s+be\s+(?:really\s+|so\s+|very\s+)?(?:helpful|great|nice|good|useful)\s+to\s+(?:get|have))"
     r"\s+(?:a|an)\s+(?P<often>daily|weekly|monthly|regular|recurring)?\s*(?:nudge|reminder|ping)\b",
@@ -127,7 +141,16 @@ _QUOTED_TASK = lazy_regex(
     re.I | re.S,
 )
 # "To do: clean the fridge", "todo - call Tom", "Aufgabe: Milch kaufen": a task written as a note
-_TODO_NOTE = lazy_regex(r"^(?:to\s+do|todo|to-do|task|aufgabe|neue aufgabe)\s*[:\-–]\s*(?P<what>.+)$", re.I | re.S)
+# "put call grandma on my list for Sunday", "stick 'renew the ID' on the to-do list": the thing, then where it goes
+_PUT_ON_LIST = lazy_regex(
+    r"^(?:put|stick|pop|jot|write|note)\s+(?!(?:it|that|this|them)\b)(?P<what>.+?)\s+(?:on|onto|in|to)\s+(?:my|the)\s+"
+    r"(?:list|to-?do(?:\s+list)?|tasks|task\s+list)\b(?P<rest>.*)$",
+    re.I | re.S,
+)
+_TODO_NOTE = lazy_regex(
+    r"^(?:bitte\s+)?(?:to\s+do|todo|to-do|task|(?:als\s+|neue\s+|eine\s+)?aufgabe(?:\s+bitte)?)\s*[:\-–]\s*(?P<what>.+)$",
+    re.I | re.S,
+)
 # a need said loosely: "need to order glasses", "gotta call the landlord", "I should really clean the garage",
 # "we'll have to renew the lease" → "I need to …" (ADD_RE's words); "should I …?" asks, and keeps its order
 _NEED = lazy_regex(
@@ -169,6 +192,12 @@ _REMIND_LAST = lazy_regex(
     r"daily|weekly|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^?.!]*)?)[?.!\s]*$",
     re.I | re.S,
+)
+# "would you be so kind as to …", "could you be a star and …", "would you be able to …": "would you …"
+_BE_KIND = lazy_regex(
+    r"^\s*(?P<ask>can|could|would|will)\s+you\s+(?:please\s+|possibly\s+)?be\s+(?:so\s+kind\s+as\s+to|kind\s+enough\s+to|"
+    r"able\s+to|a\s+(?:star|dear|love|darling)\s+and)\s+",
+    re.I,
 )
 _SAID_FIRST = lazy_regex(r"^(?:(?:ok|okay|so|right|well|and|hey|hi|oh|um+|uh+)[\s,]+)+", re.I)
 _NEED_SAID = lazy_regex(
@@ -350,6 +379,12 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
             dated = _DAY_OF_MONTH.search(when)
             text = f"move {waits.group('what')} to {when}" if dated else f"snooze {waits.group('what')} until {when}"
         text = f"drop {no_need.group('what')}" if no_need else text
+        not_needed = _NOT_NEEDED_ANY_MORE.match(text)
+        text = f"drop {not_needed.group('what')}" if not_needed else text
+        must = _GERMAN_MUST.match(text)
+        text = (
+            must.group("todo") if must else text
+        )  # "Ich muss bis Freitag X abgeben": the to-do "bis Freitag X abgeben"
     return text
 
 
@@ -407,6 +442,7 @@ def _in_own_words(text: str) -> str:
     """A request put in other words, in the words the rules read: "would you mind reminding me" is "remind me",
     "gotta call the landlord" is "I need to call the landlord", "I need to bring the contract, so remind me at 8"
     is "remind me at 8 to bring the contract"."""
+    text = _BE_KIND.sub(lambda m: f"{m.group('ask')} you ", text)
     last = _REMIND_LAST.match(text)
     if last and not re.match(r"\s*(?:please\s+)?remind me\b", text, re.I):
         what = _NEED_SAID.sub("", _SAID_FIRST.sub("", last.group("before"))).strip(" ,.;")
@@ -485,6 +521,9 @@ def _remembered(text: str) -> str:
     found = _DAY_THEN_TASK.match(text)
     if found:
         return f"add {found.group('what').strip()} {found.group('when').strip()}"
+    found = _PUT_ON_LIST.match(text)
+    if found:  # "put call grandma on my list for Sunday"
+        return f"add {found.group('what').strip()}{found.group('rest')}"
     found = _TODO_NOTE.match(text)
     if found:
         return f"add {found.group('what').strip()}"
@@ -510,7 +549,19 @@ def _has_hour(text: str) -> bool:
 
 def _date_last(text: str, now: datetime, tz) -> str:
     found = dates.search(text, now, tz, parts=True)
-    if not found or text[: found[0].start].strip(" ,").lower() not in ("", "on", "by", "in", "every", "each"):
+    lead_word = text[: found[0].start].strip(" ,").lower() if found else ""
+    if not found or lead_word not in (
+        "",
+        "on",
+        "by",
+        "in",
+        "every",
+        "each",
+        "within",
+        "in the next",
+        "before",
+        "until",
+    ):
         return text
     lead = text[: found[0].start + len(found[0].phrase)]
     ask = _REQUEST_AFTER.match(text[len(lead) :])

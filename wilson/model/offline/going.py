@@ -23,7 +23,9 @@ _GOING_RE = lazy_regex(
     r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend|"
     r"taking|driving|travell?ing|travel|booked|booking|flying|fly|flies|taking a trip|"
     # in German: "ich fliege am 12. Februar nach Tallinn", "wir fahren nach Wien"
-    r"fliege|fliegen|fahre|fahren|reise|reisen))"
+    r"fliege|fliegen|fahre|fahren|reise|reisen|"
+    # "bin vom 15. bis 18. November auf der MEDICA in Düsseldorf": where the user will be, said in German
+    r"(?<![\w-])(?-i:bin|sind)(?=\s+(?i:vom|von|am|ab|nächste|diese|im|über|in|auf|zur|zum)\b)))"
     r"(?i:\s+back)?\b"
 )
 _NAME = r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}"
@@ -92,7 +94,9 @@ def _sent_to_event(text: str) -> bool:
 
 
 # in German, going "zur embedded world nach Nürnberg": a named thing, then the place it is in
-_ZUR_EVENT_RE = lazy_regex(r"\b(?i:zur|zum)\s+(?P<name>(?:[\w'’.-]+\s+){1,4}?)(?i:nach|in)\s+(?P<at>[A-Z][\w'’.-]*)")
+_ZUR_EVENT_RE = lazy_regex(
+    r"\b(?i:zur|zum|auf\s+der|auf\s+dem)\s+(?P<name>(?:[\w'’.-]+\s+){1,4}?)(?i:nach|in)\s+(?P<at>[A-Z][\w'’.-]*)"
+)
 
 
 # "zur Oma nach Köln", "zur Hochzeit nach Lyon": a person or a private occasion, no fair
@@ -195,3 +199,40 @@ def stay_end(text: str, start_day: date) -> str | None:
     count = int(n) if n.isdigit() else _COUNTS[n]
     days = _LAST_DAY[found.group("unit").lower()](count)
     return (start_day + timedelta(days=days)).isoformat() if 0 < days < 1000 else None
+
+
+# "we're going to Rhodes … 30 march to 8 april", "ski week in Saalbach with the kids 1-6 feb": a stay of days at a
+# place named whole that the gazetteer does not know (an island, a ski village)
+_STAY_AT_RE = lazy_regex(
+    rf"\b(?:(?i:going|go|off|heading|flying|fly|driving|travell?ing)\s+to|(?i:week|weekend|holidays?|hols|vacation|"
+    rf"trip|skiing|stay|urlaub|ferien)\s+(?i:in|on|at))\s+(?P<at>{_NAME})"
+)
+# a span of days: "30 march to 8 april", "1-6 feb", "vom 15. bis 18. November", "from the 3rd to the 9th"
+_DAYS_SPAN_RE = lazy_regex(
+    r"\b\d{1,2}(?:st|nd|rd|th|\.)?\s*(?:[a-zäöü]+\s*)?(?:[-–]|to|till|until|bis)\s*\d{1,2}(?:st|nd|rd|th|\.)?\s*[a-zäöü]{3,}",
+    re.I,
+)
+
+
+_STAY_WORDS_RE = lazy_regex(
+    r"\bfor\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|\d{1,2})\s+"
+    r"(?:days?|nights?|weeks?)\b",
+    re.I,
+)
+
+
+def unknown_place_stayed(text: str) -> places.Place | None:
+    """A place the gazetteer does not know, stayed at for a span of days the text gives ("we're going to Rhodes,
+    30 march to 8 april"); its country unknown. None for a known place (place_gone_to reads those), a question, or
+    no span of days."""
+    if text.rstrip().endswith("?") or _QUESTION_RE.match(text):
+        return None
+    if not (_DAYS_SPAN_RE.search(text) or _STAY_RE.search(text) or _STAY_WORDS_RE.search(text)):
+        return None  # "for ten days", "1-6 feb": a stay; a place alone may be a shop ("going to IKEA")
+    found = _STAY_AT_RE.search(text)
+    if found is None:
+        return None
+    name = found.group("at").strip()
+    if places.find_place(name) is not None or name.split()[0].lower() in ("the", "my", "our"):
+        return None
+    return places.Place(name, "")

@@ -85,16 +85,23 @@ from wilson.model.offline.words import best, covers, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 
-def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
+def _split_when(rest: str, chat: Chat, months: bool = False, deadline: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
-    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment."""
+    A day and an hour said apart ("on Wednesday to call Tom at 5pm") are one moment. `deadline` (a task's due day):
+    of several days, the one it is due by ("… on saturday, has to be bought by friday")."""
     # when said without a day ("after the holidays", "sometime", "asap"): no due day, and no part of the title
     rest = _VAGUE_WHEN_RE.sub("", rest)
     found = dates.search(rest, chat.now, chat.tz, months=months, parts=True)
     if not found:
-        return rest.strip(), None
-    first, cuts = _day_and_hour(found, chat.tz) or (found[0], [found[0]])
+        return _SAID_AFTER_RE.sub("", rest.strip()), None
+    cued = [f for f in found if _DEADLINE_CUE_RE.search(rest[: f.start]) or _DEADLINE_CUE_RE.match(f.phrase)]
+    cued = cued if deadline and len(found) > 1 else []
+    if len(cued) == 1 and not isinstance(cued[0].value, datetime) and _day_and_hour(found, chat.tz) is None:
+        # "the present for Ole's party on saturday, has to be bought by friday": the day it is due by is the due day
+        first, cuts = cued[0], cued
+    else:
+        first, cuts = _day_and_hour(found, chat.tz) or (found[0], [found[0]])
     what = rest
     for cut in sorted(cuts, key=lambda f: f.start, reverse=True):
         at = what.find(cut.phrase, cut.start)
@@ -102,7 +109,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
             continue
         # the little word that led to the date goes with it ("call Tom at 5pm" → "call Tom"), none elsewhere
         head = re.sub(
-            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|bis|zum|zur|am|spätestens|für))+\s*$",
+            r"(?:\s+(?:on|at|by|before|until|till|in|within|next|for|from|between|the|of|due|bis|zum|zur|am|spätestens|für))+\s*$",
             "",
             what[:at].rstrip(" ,"),
             flags=re.I,
@@ -116,6 +123,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
     what = " ".join(what.split()).strip(" ,.!:;-–")
+    what = re.sub(r"\s+,", ",", re.sub(r"\s*\.\s*,", ",", what))  # "… Eintrittsgeld ., bei Frau": the date's own stop
     # "renew the parking permit, it expires": why it is due then is no part of what to do
     what = re.sub(
         r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
@@ -124,7 +132,23 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
         what,
         flags=re.I,
     )
+    # "cancel the ballet contract, they want it in writing", "renew the Hort contract, needs doing": the why and the
+    # how said after a comma are no part of the title either
+    what = _SAID_AFTER_RE.sub("", what)
     return what, first
+
+
+# the word that makes a day the one a thing is due by, before the day's phrase or as its first word
+_DEADLINE_CUE_RE = lazy_regex(
+    r"(?:^|\b)(?:by|before|until|till|due|no later than)\s+(?:the\s+)?$|^(?:by|before)\b", re.I
+)
+_SAID_AFTER_RE = lazy_regex(
+    r"\s*[,;]\s+(?:(?:they|he|she|we|it|that|this|the\s+\w+)\s+(?:want|wants|need|needs|said|says|asked|asks|"
+    r"require|requires|told me|insists?|only take|only takes|only accept|only accepts)\b"
+    r"|(?:it\s+|that\s+|they\s+)?(?:needs?\s+doing|(?:has|have|needs?|must)\s+(?:to\s+)?be\s+[a-z]+)\b"
+    r"|no\s+(?:rush|hurry|stress)\b).*$",
+    re.I,
+)
 
 
 _VAGUE_WHEN_RE = lazy_regex(
@@ -155,7 +179,9 @@ def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates
 
 
 def _title(text: str) -> str:
-    text = re.sub(r"^\s*my\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
+    text = re.sub(r"^\s*(?:my|mein|meine|meinen|meinem)\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
+    # "I need to remember to return the parcel": the act is returning it
+    text = re.sub(r"^(?:remember|not\s+forget|make\s+sure)\s+to\s+(?=\w)", "", text, flags=re.I)
     return text[:1].upper() + text[1:]
 
 
@@ -176,13 +202,17 @@ def answer(chat: Chat) -> Reply:
     hallway" is that reminder, a pasted letter one answer); failing that, a word back for news, or the honest
     help, said in full once in a conversation."""
     body, letter = sentences.letter_body(chat.text)
+    reply = None
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", _BITTE_SIE_RE.sub(_german_asked, body))
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
-    reply = (
+        reply = _the_one_asked(chat, body, asked)
+    reply = reply or (
         _referred(chat)
+        or anchored.before_told(chat, chat.text)
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
+        or _that_as_task(chat, _add_that_last(chat.text))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
@@ -216,6 +246,22 @@ def answer(chat: Chat) -> Reply:
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
+    return reply
+
+
+def _the_one_asked(chat: Chat, body: str, asked: str) -> Reply | None:
+    """The one sentence of a letter that asks something of the reader ("Bitte geben Sie … bis Freitag, 15.01., ab"),
+    read alone when it makes a task or a reminder: the letter's other days (the museum visit) and sums are what it
+    is about, not when it is due. None when no sentence, or more than one, asks."""
+    told = set(sentences.split(body))
+    changed = [s for s in sentences.split(asked) if s not in told]
+    if len(changed) != 1:
+        return None
+    reply = _read(chat, request_of(changed[0].rstrip(" ?"), chat.now, chat.tz))
+    if reply is None or not any(
+        name == "remind" or name == "create_task" and "due" in args for name, args in reply.calls
+    ):
+        return None  # no day in the sentence that asks ("Bitte überweisen Sie den Betrag …"): the whole letter says it
     return reply
 
 
@@ -409,6 +455,19 @@ _I_NEED_RE = lazy_regex(
 _SO_THAT_RE = lazy_regex(r"\s+so\s+(?=(?:put|write|note|jot|add|make)\s+(?:that|this|it)\b)", re.I)
 
 
+def _add_that_last(text: str) -> list[str]:
+    """The clauses of one sentence with the one asking to keep "it" last ("car needs its service, pls put it on my
+    list, has to be done in the next 10 days"); [] when no clause but the first asks that, or the text is several
+    sentences (those are read sentence by sentence)."""
+    if len(sentences.split(text)) > 1:
+        return []
+    clauses = [c.strip() for c in re.split(r"\s*[,;]\s*", text.strip()) if c.strip()]
+    asking = [c for c in clauses[1:] if _ADD_THAT_RE.match(re.sub(r"^(?:pls|plz)\b", "please", c, flags=re.I))]
+    if len(asking) != 1:
+        return []
+    return [c for c in clauses if c is not asking[0]] + [re.sub(r"^(?:pls|plz)\b", "please", asking[0], flags=re.I)]
+
+
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     """ "… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
     sentences before it ask of the user, due on the day they name."""
@@ -479,6 +538,18 @@ _CALLED_OFF_RE = lazy_regex(
     r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
     r"decided not to)\b",
     re.I,
+)
+
+
+# "Tom's wedding is on June 3 but we can't go": an event the user will not be at, no plan
+_NOT_GOING_RE = lazy_regex(
+    r"\b(?:i|we)\s+(?:can'?t|cannot|won'?t|will\s+not|are\s+not|'re\s+not|am\s+not|'m\s+not)\s+"
+    r"(?:go|going|come|coming|make\s+it|attend|attending|be\s+there)\b",
+    re.I,
+)
+# "so no wedding in may", "no trip to Rome this year": an event said not to be, no plan
+_NO_EVENT_RE = lazy_regex(
+    r"^\s*(?:so\s+|and\s+|then\s+|well\s+)?no\s+(?:more\s+)?[^\W\d_]{3,}\b(?!\s+(?:later|sooner)\b)", re.I
 )
 
 
@@ -601,14 +672,21 @@ _STATEMENT_RE = lazy_regex(
     r"^(?:(?:ugh|oh|ah|well|so|wow|yay|hmm|argh|phew|btw)\b[\s,!.]*)*"
     r"(?:(?:i|we|he|she|they|it|there|that|this|my|our|his|her|their|the|today|yesterday|"
     r"tonight|tomorrow)\b|(?:i'm|i've|i'd|i'll|we're|we've|it's|that's|there's|he's|she's|"
-    r"they're)\b|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
+    # "Malte's in Munich for work": a name and its "is"
+    r"they're)\b|[A-Z][\w-]*'s\s+(?:in|at|away|off|out|back|home|on|with|flying|going|driving|travell?ing)\b|"
+    # and in German: "mein Kollege Yusuf macht nächsten Monat seine Prüfung"
+    r"(?:mein|meine|unser|unsere|ich|wir|er|sie|es|das|der|die|heute|gestern)\s+\w+(?:\s+\w+){1,}|"
+    # "Anna fliegt am Freitag nach Rom": a name and what they do, in German
+    r"[A-Z][\w-]*\s+(?:fliegt|fährt|reist|zieht|heiratet|hat|ist|war|geht|kommt|macht|wird)\b|"
+    r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+(?:is|are|was|were|has|had|says|said|will|"
     r"just|called|wrote|texted|got|went|came|comes|left|flies|leaves|starts|goes|travels|moves|"
     r"visits|arrives|'s)\b"
     # "Sarah's party was great", "the car broke down": a thing named, then what it did
     r"|(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|has|had|broke|went|got|came|arrived|left|"
     r"called|said|says|looks|seems|feels|didn't|doesn't|isn't|wasn't|won't|can't|"
     # "Amina's parents land on 14 June": others coming and going
-    r"land|lands|fly|arrive|arrives|come|visit|leave|start)\b)",
+    r"land|lands|fly|flies|flew|arrive|arrives|come|comes|visit|visits|leave|leaves|start|starts|goes|moves|"
+    r"travels)\b)",
     re.I,
 )
 _ASKING_RE = lazy_regex(
@@ -690,10 +768,10 @@ _WORD_BACK = [
     ),
     (
         lazy_regex(
-            r"^(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
+            r"^(?:(?:honestly|seriously|really|tbh)\s+)?(?:good job|well done|nice one|great job|good work|you'?re the best|you rock|love you|"
             r"(?:you'?re|you are) (?:a |an |the |my )?(?:star|legend|lifesaver|life saver|hero|genius|gem|"
             r"amazing|awesome|brilliant|great|wonderful|fantastic)|"
-            r"i love you)(?:\s+(?:wilson|thanks|thank you|again))*$"
+            r"i love you)(?:\s+(?:wilson|thanks|thank you|again|honestly|really|seriously|tbh|truly))*$"
         ),
         "Thank you!",
     ),
@@ -728,7 +806,8 @@ _WORD_BACK = [
     ),
 ]
 HOW_ARE_YOU_RE = lazy_regex(
-    r"^(?:(?:hi|hey|hello|so|and)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"^(?:(?:hi|hey|hello|so|and|hallo)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
+    r"wie geht'?s(?: dir| euch)?|wie geht es dir|"
     r"how'?s your day|how is your day|how was your day|"
     r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
     re.I,
@@ -922,7 +1001,15 @@ _ASK_AGAIN_RE = lazy_regex(
     r"(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+(?:about\s+(?:it|that|this)\s+)?(?:again\s+)?"
     r"(?P<when>(?:in|on|at|next|tomorrow|tonight|after|this)\b.*?)[\s.!]*$"
     r"|^(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+again\s+(?P<when2>.+?)\s+(?:about|of)\s+"
-    r"(?:the\s+)?(?P<what2>.+?)[\s.!]*$",
+    r"(?:the\s+)?(?P<what2>.+?)[\s.!]*$"
+    # "ask me again about the brandauer meeting on thursday": the task, then when
+    r"|^(?:please\s+)?(?:bug|ask|remind|ping|nudge)\s+me\s+(?:again\s+)?(?:about|of)\s+(?:the\s+)?(?P<what3>.+?)\s+"
+    r"(?:again\s+)?(?P<when3>(?:on|in|at|next|tomorrow|tonight|after|this)\b.*?)[\s.!]*$",
+    re.I,
+)
+# "the passport can sit for now", "the cake can wait a bit": said before when to bring it up, and no part of its name
+_CAN_SIT_RE = lazy_regex(
+    r"\s+(?:can|could|will|may)\s+(?:sit|wait|keep)(?:\s+(?:for\s+now|a\s+bit|a\s+while|for\s+a\s+(?:bit|while)))?$",
     re.I,
 )
 
@@ -932,11 +1019,13 @@ def _asked_again(chat: Chat, text: str) -> Reply | None:
     found = _ASK_AGAIN_RE.match(text.strip())
     if found is None:
         return None
-    what = found.group("what") or found.group("what2")
+    what = _CAN_SIT_RE.sub("", found.group("what") or found.group("what2") or found.group("what3"))
     task = _task_named(chat, what)
     if task is None or not covers(words(what), words(str(task.get("title")))):
         return None
-    when = dates.search(found.group("when") or found.group("when2"), chat.now, chat.tz, parts=True)
+    when = dates.search(
+        found.group("when") or found.group("when2") or found.group("when3"), chat.now, chat.tz, parts=True
+    )
     at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
     if at is None:
         return None
@@ -1074,11 +1163,26 @@ def _move(chat: Chat, text: str) -> Reply | None:
     )
 
 
+# "i meant the hausschuhe, scratch those": the thing named first, then dropped as "those"
+_NAMED_THEN_DROPPED_RE = lazy_regex(
+    r"^\s*(?:(?:no|sorry|oops)[\s,]+)?(?:i\s+meant|i\s+mean|meant)\s+(?P<what>[^,;]+?)\s*[,;:-]\s*(?:so\s+|pls\s+|please\s+)?"
+    r"(?P<verb>scratch|drop|cancel|delete|remove|ditch|forget)\s+(?:those|that|it|them|this|that\s+one)\b(?P<rest>.*)$",
+    re.I,
+)
+
+
 def _drop(chat: Chat, text: str) -> Reply | None:
+    named = _NAMED_THEN_DROPPED_RE.match(text)
+    if named:
+        text = f"{named.group('verb')} {named.group('what')}{named.group('rest')}"
     found = DROP_RE.match(text)
     if not found:
         return None
     what = found.group("what") or found.group("what2") or found.group("what3")
+    # "drop the class trip money, the trip got cancelled": the reason after the comma names nothing to drop
+    head = re.split(r"\s*[,;]\s+|\s+(?:bc|because|since|as|cos|cause|coz)\s+", what, maxsplit=1)[0]
+    if head != what and (_task_named(chat, head) or _topic_named(chat, head)):
+        what = head
     task = _task_named(chat, what)
     topic = _topic_named(chat, what)
     # a plan still proposed that the words name better than an open task or topic: no to it
@@ -1086,7 +1190,11 @@ def _drop(chat: Chat, text: str) -> Reply | None:
     pending = drop_pending(chat, what, beat=matched)
     if pending is not None:
         return pending
-    if topic is not None and (TOPICISH.search(what) or task is None):
+    named = words(what)
+    task_named_better = task is not None and len(named & words(str(task.get("title")))) > len(
+        named & words(str(topic.get("title") if topic else ""))
+    )  # "the class trip money" is the task to transfer it, not the trip
+    if topic is not None and (TOPICISH.search(what) or task is None) and not task_named_better:
         return Reply("", [("close_topic", {"topic_id": topic.get("id")})], "drop a topic")
     if task is not None:
         return Reply("", [("cancel_task", {"task_id": task.get("id")})], "drop a task")
@@ -1161,7 +1269,7 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     said = set(normal(text).split() or ["-"])
     # "great, thanks" is pleased (a yes right after a proposal); "thanks" alone is thanks
-    pleased = ACK_RE.match(text) or said <= PLEASED_WORDS and bool(said - {"thanks", "thank", "you"})
+    pleased = ACK_RE.match(text) or said <= PLEASED_WORDS and bool(said - {"thanks", "thank", "you", "danke"})
     if THANKS_RE.match(text) and not pleased:
         return Reply("You're welcome!", [], "thanks")
     if pleased:
@@ -1206,7 +1314,10 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
 
 _WHEN_DUE_RE = lazy_regex(
     r"^\s*(?:when(?:'s|\s+is|\s+are|\s+was)|by when (?:do|should|must) i)\s+(?:the\s+|my\s+)?"
-    r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$",
+    r"(?P<what>.+?)\s+(?:due|supposed to be done|needed)\b[\s?.!]*$"
+    # "what did i say the Kellerraum deadline was", "what's the deadline for the slides again"
+    r"|^\s*what(?:'s|\s+is|\s+was|\s+did\s+i\s+say)\s+(?:the\s+|my\s+)?(?:(?:deadline|due\s+date)\s+(?:for|of)\s+"
+    r"(?:the\s+|my\s+)?(?P<what2>.+?)|(?P<what3>.+?)\s+(?:deadline|due\s+date))(?:\s+(?:was|is|again))*[\s?.!]*$",
     re.I,
 )
 
@@ -1214,7 +1325,15 @@ _WHEN_DUE_RE = lazy_regex(
 def _when_due(chat: Chat, text: str) -> Reply | None:
     """ "When is the passport due?": the task's due day, read from the list."""
     found = _WHEN_DUE_RE.match(text.replace("’", "'"))
-    task = _task_named(chat, found.group("what")) if found else None
+    what = (found.group("what") or found.group("what2") or found.group("what3")) if found else ""
+    task = _task_named(chat, what) if found else None
+    if task is None and found is not None and found.group("what") is None:
+        # "what did i say the Kellerraum deadline was" of no open task: said so, not "I didn't understand"
+        return Reply(
+            f"I don't see “{what}” among your open tasks, so I have no deadline for it. {looks.task_list(chat)}",
+            [],
+            "when a task is due, of no open task",
+        )
     if task is None:
         return None
     due = dates.parse_moment(task.get("due"), chat.tz)
@@ -1349,16 +1468,22 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (
     r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
     r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
-    r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
+    r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student|"
+    # "the Yilmaz family next door", "the couple upstairs"
+    r"family|couple|people|folks|classmate"
 )
 _SOMEONE_ELSE_RE = lazy_regex(
     rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+[A-Z][\w-]+){{0,2}}"
+    rf"(?:\s+(?i:next door|downstairs|upstairs|across the (?:street|hall|road)|from work|from school))?"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
     rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
-    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
+    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they)|"
+    # "Anna's exam is on Thursday": a named person's own exam, operation or interview
+    rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow|My|Our)\b)[A-Z][a-z]+['’]s\s+(?:\w+\s+)?"
+    rf"(?i:exam|test|interview|surgery|operation|treatment|flight))\s+"
     rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
     rf"moves|visits)\b"
 )
@@ -1381,6 +1506,36 @@ _TAKEN_ON_RE = lazy_regex(
 )
 
 
+# a friend's or a colleague's own party ("Frieda's best friend has her birthday party on saturday", "my colleague
+# Birgit is having a birthday party"): theirs to throw; the user's family's birthdays are the user's to plan
+_FRIENDS_PARTY_RE = lazy_regex(
+    r"^\s*(?:(?:my|our|the)\s+|[A-Z][\w-]*'s\s+)(?:best\s+|good\s+|old\s+|new\s+)?"
+    r"(?:friend|colleague|coworker|co-worker|classmate|neighbou?r|boss|teacher)s?(?:\s+[A-Z][\w-]+)?\s+"
+    r"(?:has|have|is having|are having|'s having|throws|is throwing)\s+(?:her|his|their|a)\s+",
+    re.I,
+)
+# the user in it: "… and we're going", "I want to get her something"
+_ME_RE = lazy_regex(r"\b(?:i|we|i'm|we're|i'll|we'll|i'd|we'd|me|us)\b", re.I)
+
+
+_CHILD_FIRST_RE = lazy_regex(
+    r"^\s*(?:my|our)\s+(?:little\s+|youngest\s+|eldest\s+|oldest\s+)?(?:son|daughter|kids?|child|children|baby)\b", re.I
+)
+
+
+def _looked_after(chat: Chat, text: str) -> bool:
+    """The message is about the user's child ("my son gets his tonsils out"), or someone the user's own tasks are
+    for ("Jonas gets his tonsils out" beside "Pay the Hort fee for Jonas"): their appointment is the user's to
+    plan, as a parent's is."""
+    if _CHILD_FIRST_RE.match(text):
+        return True
+    name = re.match(r"\s*([A-Z][a-zäöüß]+)\b", text)
+    if name is None:
+        return False
+    mine = rf"(?:\bfor\s+{re.escape(name.group(1))}\b|\b{re.escape(name.group(1))}['’]s\b)"
+    return any(re.search(mine, str(t.get("title") or "")) for t in chat.tasks if t.get("status", "open") == "open")
+
+
 def _someone_elses(chat: Chat, text: str) -> bool:
     """The message tells what another person does ("Anna is going to Rome", "my colleague Tom has his exam"): no
     plan of the user's, unless the user says they organise it. A capitalised word that names a thing ("Dentist is
@@ -1392,7 +1547,7 @@ def _someone_elses(chat: Chat, text: str) -> bool:
         return False
     name = found.group("name")
     if name is not None and re.match(
-        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting)\b", said
+        rf"{re.escape(name)}\s+is\s+(?:flying|going|travell?ing|driving|moving|visiting|off|heading)\b", said
     ):
         return not recognise_message(chat.playbook, name)  # "Anna's flying to Rome": someone going, not a town
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
@@ -1412,6 +1567,16 @@ def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] 
         None,
     )
     if travel is None or place is None or (chat.home is not None and not places.away(place, chat.home)):
+        return None
+    return travel, None, place
+
+
+def _stayed_at(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
+    """(the playbook's trip, no trigger, the place) when the message tells of the user's stay of days at a place the
+    gazetteer does not know ("ski week in Saalbach with the kids 1-6 feb")."""
+    travel = chat.playbook.of_kind("trip") or chat.playbook.of_kind("travel")
+    place = going.unknown_place_stayed(text)
+    if travel is None or place is None or _someone_elses(chat, text) or EXPLICIT_ADD_RE.match(text):
         return None
     return travel, None, place
 
@@ -1495,6 +1660,14 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         )
     if (acts.commanded(text) or acts.follow_up_need(text)) and not asked:
         return None  # "submit the visa application by Feb 20": one act, a task (_add, _command), not its plan
+    if not asked and (
+        _NO_EVENT_RE.match(text)
+        or _NOT_GOING_RE.search(text)
+        or _CALLED_OFF_RE.search(text)
+        and _called_off(chat, text)
+    ):
+        return None  # "they called it off... so no wedding in may": an open topic's end, read by _called_off
+
     anniversary = _anniversary(chat, text)
     if anniversary is not None:
         return anniversary
@@ -1524,15 +1697,20 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         if event.name == "move" and not _home_moved(text):
             return None  # "moving from Jira to Linear on 1 Feb" is no home moved
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
-        if (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text)) and _someone_elses(
-            chat, text
+        if (
+            (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text))
+            and _someone_elses(chat, text)
+            and not (event.name == "medical" and _looked_after(chat, text))
+            or event.name == "birthday"
+            and _FRIENDS_PARTY_RE.match(text.replace("’", "'"))
+            and not _ME_RE.search(text.replace("’", "'"))
         ):
             # "my colleague Tom has his final exam next week" is Tom's exam, "my colleague Priya is getting married"
             # hers (a sister's wedding is one the user goes to)
             return None
         place = places.find_place(None, text)
     else:
-        away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None)
+        away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None) or _stayed_at(chat, text)
         if away is None:
             return None
         event, trigger, place = away
@@ -1760,7 +1938,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
         return None
-    what, when = _split_when(found.group("what"), chat)
+    what, when = _split_when(found.group("what"), chat, deadline=True)
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
@@ -1786,8 +1964,20 @@ _ASKED_ACT_RE = lazy_regex(
 )
 
 
+# "write something funny for frieda's birthday card", "come up with a toast for the wedding": words to be made up,
+# asked of the assistant (not a task of the user's)
+_MAKE_ME_WORDS_RE = lazy_regex(
+    r"^\s*(?:please\s+)?(?:write|compose|draft|come\s+up\s+with|think\s+of|suggest)\s+(?:me\s+|us\s+)?"
+    r"(?:something|anything|a\s+(?:poem|joke|rhyme|toast|speech|few\s+lines|line|funny|nice|short|sweet)|some\s+"
+    r"(?:words|lines|ideas|jokes))\b",
+    re.I,
+)
+
+
 def _command(chat: Chat, text: str) -> Reply | None:
     """ "Call the bank tomorrow", "buy milk": a single act said as a command is a task (wilson/model/offline/acts.py)."""
+    if _MAKE_ME_WORDS_RE.match(text):
+        return None  # "write something funny for the card": words asked of Wilson, which offline has none of
     asked = _ASKED_ACT_RE.match(text)
     if asked and acts.commanded(text[asked.end() :]):
         text = text[asked.end() :]

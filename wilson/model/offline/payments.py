@@ -40,10 +40,10 @@ AMOUNT_RE = lazy_regex(
 PAY_RE = lazy_regex(
     r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
     r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
-    r"instal?ment|deposit|(?:be)?zahlen|überweisen|rechnung|gebühr|fällig)\b",
+    r"instal?ment|deposit|(?:be)?zahlen|bezahlt|überweisen|überwiesen|rechnung|gebühr|fällig)\b",
     re.I,
 )
-_PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|überweisen)\b"
+_PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|bezahlt\s+werden|überweisen|überwiesen\s+werden)\b"
 # a payment done or offered is no task
 NOT_TO_PAY_RE = lazy_regex(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
@@ -54,8 +54,10 @@ NOT_TO_PAY_RE = lazy_regex(
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
 _THING_BEFORE_AMOUNT = lazy_regex(
-    r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban)\s+(?P<thing>[\w' -]{2,40}?)\s+"
+    r"(?:\bthe|\byour|\bmy|\bour|\ba|\ban|\bdie|\bder|\bdas|\bihre|\bmeine|\bunsere)\s+(?P<thing>[\w' -]{2,40}?)\s+"
     r"(?:of|for|amounting to|totalling|totaling|:|costs?|comes to|amounts to|will cost|"
+    # and in German: "die Kfz-Steuer von 94 €", "die Rechnung über 120 EUR", "in Höhe von"
+    r"von|über|in\s+höhe\s+von|"
     r"is|are|wants|asks for|charges|requests)\s*$",
     re.I,
 )

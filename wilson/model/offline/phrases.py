@@ -65,7 +65,8 @@ _AROUND = (
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
 GREETING_RE = lazy_regex(
     rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
-    rf"afternoon)\b{_AROUND}{_WISH}|"
+    # and in German: "guten Morgen!", "moin", "hallo", "servus"
+    rf"afternoon|guten (?:morgen|tag|abend)|moin(?: moin)?|hallo|servus|grüß dich)\b{_AROUND}{_WISH}|"
     rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
     rf"{_AROUND}$",
     re.I,
@@ -108,6 +109,11 @@ PLEASED_WORDS = frozenset(
         "you",
         "that's",
         "very",
+        # and in German: "perfekt danke", "super, danke"
+        "perfekt",
+        "prima",
+        "toll",
+        "danke",
     }
 )
 ABILITIES_RE = lazy_regex(
@@ -154,14 +160,18 @@ _NOW_WORDS = (
     r"back (?:soon|later)|again|finally|[!.]+))*\s*$"
 )
 _UNWELL = (
-    r"(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
+    r"(?:(?:i'm|im|i am|i feel|i'm feeling|feeling|i've been|i've been feeling)\s+"
     r"(?:so |very |really |a bit |a little |quite |pretty |super |kind of |kinda )?"
-    r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|"
+    r"(?:sick|ill|unwell|poorly|tired|exhausted|knackered|worn out|stressed(?: out)?|overwhelmed|bored|"
     r"burn[te] out|not (?:well|great|good|feeling well)|under the weather|rough|awful|terrible)\b"
+    # and in German: "ich bin heute so müde", "bin total kaputt", "mir geht's nicht gut"
+    r"|(?:ich bin|bin)\s+(?:heute\s+|gerade\s+|echt\s+)?(?:so |sehr |total |echt |voll |ganz |richtig |etwas |ein bisschen )?"
+    r"(?:müde|krank|erschöpft|kaputt|fertig|gestresst|platt|erkältet)\b|mir geht'?s (?:heute )?(?:nicht gut|schlecht))"
 )
 UNWELL_RE = lazy_regex("^" + _UNWELL + _NOW_WORDS, re.I)
 _WHERE = (
-    r"(?:(?:i'm|im|i am|just)\s+)?(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|"
+    r"(?:(?:ok|okay|right|alright|anyway|so)[\s,]+)?(?:(?:i'm|im|i am|just)\s+)?"
+    r"(?P<where>heading out|off to (?:bed|sleep|work)|going to (?:bed|sleep)|back to (?:work|it|my desk|the office)|"
     r"on my way(?: home| to work)?|leaving (?:now|work)|got (?:home|back|in)|back|home|at home|at work|"
     r"at the office|in the office|working from home|out)\b"
 )
@@ -208,7 +218,12 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     text = _TO_SELF_RE.sub("", text) or text  # "Reminder to self: renew the bike insurance by 1 March": the act
     forget = _NOT_FORGET_THING_RE.match(text)
     if forget:  # "don't let me forget Oma's birthday on the 14th": a reminder of it then (not a task's snooze)
-        said = "remind me" if _DAY_SAID_RE.search(forget.group("what")) else "add"  # with no day, a task
+        # with no day, a task; with a deadline ("has to be bought by friday"), a task due then
+        said = (
+            "remind me"
+            if _DAY_SAID_RE.search(forget.group("what")) and not _DEADLINE_RE.search(forget.group("what"))
+            else "add"
+        )
         text = f"{said} {forget.group('what')}"
     mind = _WOULD_YOU_MIND_RE.match(text)
     if mind and _verb_of(mind.group("stem")):  # "would you mind nudging me friday morning about …": nudge me …
@@ -231,7 +246,9 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
 
 # hesitation said as it is typed, and the thinking aloud before a request: none of it is the request
 _SPOKEN_FILLER_RE = lazy_regex(
-    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr),?", re.I
+    # (not a German verb's last word: "wir ziehen am 1. Mai nach Potsdam um")
+    r"\b(?:u+m+|u+h+|e+r+m+|u+h+m+)\b(?!\s*\d)(?!\s+(?:halb|viertel|mitternacht))(?!\s+[a-zäöü]+\s+uhr)(?!\s*[.!]*\s*$),?",
+    re.I,
 )
 _THINKING_ALOUD_RE = lazy_regex(
     r"^\s*(?:(?:ok(?:ay)?|so|well|right)[\s,]+)*(?:i\s+was\s+thinking|i\s+thought)(?:\s+that)?\b[\s,]*", re.I
@@ -255,11 +272,15 @@ _NOT_FORGET_THING_RE = lazy_regex(
     r"(?=\s)(?!\s+(?:to|that|about\s+(?:it|that))\b)\s+(?:about\s+)?(?P<what>.+?)\s*[.!]*$",
     re.I,
 )
+_DEADLINE_RE = lazy_regex(r"\b(?:by|before|until|till|no later than|due|deadline)\s+(?=\S)", re.I)
 _DAY_SAID_RE = lazy_regex(
     r"\b(?:today|tonight|tomorrow|next|this|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|\d{1,2}(?:st|nd|rd|th)?)\b",
     re.I,
 )
-_ANOTHER_ONE_RE = lazy_regex(r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also)\s*[:,–-]\s*", re.I)
+_ANOTHER_ONE_RE = lazy_regex(
+    r"^\s*(?:and\s+)?(?:another\s+one|one\s+more(?:\s+thing)?|and\s+also|(?:add\s+)?(?:this|these)\s+too)\s*[:,–-]\s*",
+    re.I,
+)
 # "would you mind nudging me …", "do you mind adding …": the request in its -ing form
 _WOULD_YOU_MIND_RE = lazy_regex(r"^\s*(?:would|do|could)\s+you\s+mind\s+(?P<stem>[a-z]+?)ing\b", re.I)
 _ASKED_VERBS = frozenset(
@@ -339,6 +360,9 @@ LIST_RE = lazy_regex(
     r"\b(tasks?|to-?dos?|to do list|what'?s due|what is due|open items|on my plate|what'?s coming|"
     r"what is coming|what'?s up next|what'?s next|agenda|schedule|what do i have|"
     r"what have i got|what do i need to do|anything (?:due|coming)|what'?s on|what is on|"
+    # "do I have something on the 20th?", "anything due by the 3rd?": a day of the month asked about
+    r"(?:anything|something)\s+(?:on|for|due(?:\s+on|\s+by)?)\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"something (?:(?:for|on|due)\s+)?(?:today|tomorrow|tonight|this|next|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
     # asked about what is due, said other ways: "anything for tomorrow?", "what's left this week?", "any deadlines
     # next week?", "what was I supposed to do today", "is there anything I need to do today?", "was steht morgen an?"
     r"anything (?:(?:for|left|else|open|due)\s+(?:for\s+|on\s+)?)?(?:today|tomorrow|tonight|this|next|the weekend|"
@@ -389,6 +413,8 @@ DONE_VERBS = {
     "renewed": "renew",
     "called": "call",
     "rang": "call",
+    "phoned": "call",
+    "rung": "call",
     "sent": "send",
     "bought": "buy",
     "filed": "file",
@@ -453,7 +479,7 @@ QUESTION_RE = lazy_regex(
     re.I,
 )
 CALENDAR_RE = lazy_regex(r"\b(calendar|diary|appointments?|meetings?|events?|my day)\b", re.I)
-REMIND_RE = lazy_regex(r"^\s*(?:please\s+)?remind me\s+(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
+REMIND_RE = lazy_regex(r"^\s*(?:please\s+)?remind me(?:\s*:\s*|\s+)(?:to\s+)?(?P<rest>.+?)\s*[.!]*$", re.I)
 ABOUT_RE = lazy_regex(
     r"^\s*(?:please\s+)?remind me (?:about|of) (?:the\s+)?(?P<what>.+?)\s+(?:again\s+)?"
     r"(?P<when>(?:on|at|in|next|tomorrow|tonight|today)\b.*)$",
@@ -465,7 +491,7 @@ MOVE_RE = lazy_regex(
     re.I,
 )
 DROP_RE = lazy_regex(
-    r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|"
+    r"^\s*(?:please\s+)?(?:drop|cancel|delete|remove|forget about|forget|scrap|scratch|ditch|skip|"
     r"never ?mind)\s+"
     r"(?:the\s+)?(?P<what>.+?)\s*[.!]*$|^\s*(?:i|we) (?:don'?t|do not|won'?t|will not) need(?: to)? "
     r"(?:the\s+)?(?P<what2>.+?)(?:\s+any\s?more|\s+after all)?\s*[.!]*$"

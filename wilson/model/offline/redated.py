@@ -59,9 +59,25 @@ _NEW_DAY_RE = lazy_regex(
     r"do|pay|file|return)|"
     # "please change the deadline", "still open until 8.2.", in German "geht noch bis 8.2., bitte Frist ändern"
     r"(?:change|update|adjust|fix)\s+the\s+(?:deadline|due\s+date)|(?:still\s+)?open\s+until|"
-    r"(?:geht|läuft)\s+noch\s+bis|frist\s+(?:ändern|anpassen|verlängern|verschieben)|neue\s+frist)\b",
+    r"(?:geht|läuft)\s+noch\s+bis|frist\s+(?:ändern|anpassen|verlängern|verschieben)|neue\s+frist|"
+    # "can be done by mid feb", "needs the docs earlier, by feb 19", "auf den 5.2. verschieben"
+    r"can\s+(?:also\s+)?be\s+(?:done|paid|sent|handed\s+in|submitted)\s+(?:by|until|till)|earlier|later|"
+    r"verschieben|verschoben|verlegen|verlegt)\b",
     re.I,
 )
+
+
+# words typed short for a task's own: "the nebenkosten docs" are its "Nebenkosten documents"
+_SHORT_FORMS = {
+    "docs": "documents",
+    "doc": "document",
+    "appt": "appointment",
+    "info": "information",
+    "uni": "university",
+    "dept": "department",
+    "admin": "administration",
+    "paperwork": "documents",
+}
 
 
 def redated(chat: Chat, text: str) -> Reply | None:
@@ -73,8 +89,13 @@ def redated(chat: Chat, text: str) -> Reply | None:
     if not found:
         return None
     said = words(text)
+    said |= {_SHORT_FORMS[w] for w in re.findall(r"\w+", text.lower()) if w in _SHORT_FORMS}  # "docs": documents
     # a task named in German by its noun ("Anmeldung zum 10k") is the English task of its verb ("Register for …")
     said |= {verb.lower() for noun, verb in GERMAN_NOUNS.items() if noun in said}
+    # a German compound begins with the task's own word: "Winterreifen-Check" names "Get the winter tyres checked"
+    said |= {part for w in said if "-" in w for part in w.split("-") if len(part) >= 3}
+    own_words = {w for t in _open(chat) for w in words(str(t.get("title") or "")) if len(w) >= 5}
+    said |= {w for w in own_words if any(x.startswith(w) and len(x) > len(w) + 3 for x in said)}
     task = best(_open(chat), said)
     if task is None:
         return None

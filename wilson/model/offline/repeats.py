@@ -108,10 +108,12 @@ def read(rest: str, now: datetime, tz) -> Reading | None:
     day = (_MONTH_DAY_RE.search(rest) or _MONTH_DAY_WORDS_RE.search(rest)) if monthly else None
     if day:
         spans.append(day.span())  # "on the 15th of every month": the day is the schedule's
+    more = _MORE_DAYS_RE.match(rest[said.end() :]) if found and found.group("unit") else None
+    if more:  # "every Tuesday and Thursday": the second day is the schedule's too, no one-off
+        spans.append((said.end(), said.end() + more.end()))
     left = _without(rest, spans)
     if _dated(left, now, tz) and said.start() > 0 and not _BOUND_RE.search(left):
         return None  # "on Friday … every Tuesday": a one-off, and the schedule is part of what to say
-    more = _MORE_DAYS_RE.match(rest[said.end() :]) if found and found.group("unit") else None
     if more and (found.group("unit") or "").lower() in WEEKDAYS and not unread and not _BOUND_RE.search(left):
         # "every Wednesday and Saturday": one schedule on those days
         days = [found.group("unit").lower(), *(d.lower() for d in re.findall(_WEEKDAY, more.group(0), re.I))]

@@ -72,11 +72,12 @@ _OPENING = lazy_regex(
 )
 # (a closing is signed: "add pay rent by Friday, thanks" is no letter)
 _SIGNED = lazy_regex(
-    r"[.!?,]\s*(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
+    r"[.!?,]\s*(?i:(?:vielen\s+dank|many\s+thanks|thank\s+you|thanks)\s+(?:und|and)\s+)?"
+    r"(?i:(?:kind|best|warm|many)\s+(?:regards|wishes|thanks)|regards|best|cheers|thanks|"
     r"thank you|sincerely|yours(?:\s+(?:sincerely|faithfully|truly))?|mit freundlichen grüßen|"
     r"(?:viele|liebe|beste|herzliche|freundliche)\s+grüße)"
     # the signature's names, with the small words of a German one ("Sekretariat Grundschule am Weinberg")
-    r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+(?:(?:am|an|der|die|des|von|und|für|im|zum|of|the|and)\s+)?[A-Z][\w.'-]*){0,5}"
+    r"\b[\s,!.]*[A-Z][\w.'-]*(?:[\s,]+(?:(?:am|an|der|die|des|von|und|für|im|zum|of|the|and)\s+)?[A-Z0-9][\w.'-]*){0,5}"
     r"[\s.,!]*$"
 )
 
@@ -90,5 +91,10 @@ def letter_body(text: str) -> tuple[str, bool]:
     if signed and body[: signed.start()].strip():
         body = body[: signed.start()] + (body[signed.start()] if body[signed.start()] in ".!?" else "")
     body = body.strip()
-    letter = bool(signed) or bool(opened and re.match(r"\s*(?:dear|to whom|sehr geehrte)", opened.group(0), re.I))
+    letter = bool(signed) or bool(
+        opened
+        and re.match(
+            r"\s*(?:dear|to whom|sehr geehrte|liebe[rs]?\s+(?:eltern|kunde|kundin|mieter))", opened.group(0), re.I
+        )
+    )
     return (body, True) if letter and body else (text, False)

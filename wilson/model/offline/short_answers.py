@@ -4,6 +4,11 @@ A typo is tolerated by distance, not by listing every misspelling: a word one ed
 changed or two swapped: Damerau-Levenshtein) from a yes or a no, beginning with the same letter,
 is that answer; a letter held down ("noooo") counts once. A few real words sit one edit from an answer and mean
 something else ("not", "now", "yet"): they are never read as one. "y" and "n" alone are the answers' initials.
+
+A thumb that lands on the key beside the first one ("ues", "tes", "ueah" for a yes) is the one slip where the first
+letter may differ: only a yes, only at three letters or more, and the rest exactly as written (beside n sit "h", "j",
+"m" and "b", and "hope", "mope", "bah", "jo" are words of their own). The other languages' words are read with a
+letter held down too ("jaa", "neee").
 """
 
 from __future__ import annotations
@@ -18,6 +23,13 @@ NO = ("no", "nope", "nah")
 _ELSEWHERE = {
     "ja": "yes",
     "jep": "yes",
+    "jup": "yes",
+    "yea": "yes",
+    "yeh": "yes",
+    "ye": "yes",
+    "jap": "yes",
+    "ya": "yes",
+    "yah": "yes",
     "oui": "yes",
     "si": "yes",
     "sí": "yes",
@@ -46,7 +58,6 @@ _OTHER_WORDS = frozenset(
         "yet",
         "yen",
         "yew",
-        "yea",
         "sue",
         "sun",
         "noon",
@@ -115,6 +126,10 @@ _FILL = frozenset(
 )
 
 
+# the keys beside a yes's first letter, on the QWERTY and QWERTZ keyboards people type on
+_BESIDE_Y = frozenset("tughz")
+
+
 def word_answer(word: str) -> str | None:
     """ "yes" or "no" when one word is a yes or a no, typed loosely; None otherwise."""
     word = re.sub(r"(\w)\1{2,}", r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
@@ -122,6 +137,9 @@ def word_answer(word: str) -> str | None:
         return "yes" if word == "y" else "no"
     if word in _ELSEWHERE:
         return _ELSEWHERE[word]
+    held = re.sub(r"(\w)\1+", r"\1", word)  # "jaa" → "ja"; "nee" is a word of its own, found above
+    if held in _ELSEWHERE and held != word and len(held) >= 2:
+        return _ELSEWHERE[held]
     if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS or word in ("ok", "okay"):
         return None  # "ok" itself is the acknowledgement the other rules read; "okk", "okey" are typed yeses
     best: tuple[int, str] | None = None
@@ -132,12 +150,16 @@ def word_answer(word: str) -> str | None:
             edits = distance(word, known)
             if edits <= 1 and (best is None or edits < best[0]):
                 best = (edits, answer)
+    if best is None and len(word) >= 3 and word[0] in _BESIDE_Y and f"y{word[1:]}" in YES:
+        return "yes"  # "ues", "tes": the key beside the y
     return best[1] if best else None
 
 
 def short_answer(text: str) -> str | None:
     """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
     None for anything longer or anything else."""
+    if re.search(r"\d", text):
+        return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
     said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
     answers = {word_answer(w) for w in said if w not in _FILL}
     rest = [w for w in said if w not in _FILL and word_answer(w) is None]

@@ -31,6 +31,10 @@ _SHORTHAND = {
     "plz": "please",
     "pleas": "please",
     "b4": "before",
+    "thurs": "thursday",
+    "thur": "thursday",
+    "tues": "tuesday",
+    "weds": "wednesday",
     "wk": "week",
     "nxt": "next",
     "mins": "minutes",
@@ -168,17 +172,25 @@ def plain(text: str) -> str:
     text = _ISH.sub(lambda m: f"at {m.group('hour')}", text)
     text = _HOUR_H.sub(lambda m: f"at {m.group('hour')}:{m.group('minute') or '00'}", text)
     text = _FIRST_THING.sub("", text)
+    text = _SHORT_DAY.sub(lambda m: f"{m.group('lead')} {_DAY_NAMES[m.group('day').lower()]}", text)
     text = _FIRST_OF_MONTH.sub(
         # "every" stays: "on the first of every month" repeats
         lambda m: {"first": "1st", "last": "last day"}[m.group(1).lower()] + f" of {m.group(2)} month",
         text,
     )
+    text = _THE_FIRST.sub(lambda m: f"{m.group('lead')} the 1st", text)
+    text = _SCHEDULE_WORDS.sub(_schedule_said, text)
+    text = _DAYS_FIRST.sub(_days_first, text)
+    text = _GERMAN_CLOCK.sub(_german_clock, text)
+    text = _GERMAN_DAYPART.sub(_german_daypart, text)
+    text = _MONTH_END_DE.sub(lambda m: "the end of next month" if m.group("next") else "the end of the month", text)
+    text = _GERMAN_ASKED_REMIND.sub(_german_asked_remind, text)
     text = _GERMAN_REMIND.sub("remind me", text)
     return _NOON.sub(lambda m: f"{m.group('lead')} 12:00", text)
 
 
 # "remind me 2 call mom @ 6": "2" before a verb is "to", "@" before an hour is "at" (never "2 hours", "me@x.org")
-_TO_VERB = lazy_regex(r"(?<=\bme )2\s+(?=[a-z]{3,})", re.I)
+_TO_VERB = lazy_regex(r"(?<=\bme )2\s+(?=[a-z]{3,})(?!(?:hours?|days?|weeks?|minutes?|mins?|hrs?|months?)\b)", re.I)
 _AT_SIGN = lazy_regex(r"(?<!\S)@\s*(?=\d)")
 # "7ish", "around 7-ish": about that hour
 _ISH = lazy_regex(r"(?P<at>\b(?:at|around|about)\s+)?\b(?P<hour>\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?)\s*-?ish\b", re.I)
@@ -190,10 +202,115 @@ _FIRST_THING = lazy_regex(
     r"in the morning\b|next\b)",
     re.I,
 )
+# "by next wed", "this sat": a weekday's short form after a word that announces a day (alone, "wed", "sat" and
+# "sun" are words too)
+_DAY_NAMES = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "wed": "wednesday",
+    "thu": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
+_SHORT_DAY = lazy_regex(
+    r"\b(?P<lead>(?:by|on|until|till|before|from|every|each)(?:\s+next|\s+this)?|next|this)\s+"
+    r"(?P<day>mon|tue|wed|thu|fri|sat|sun)\b(?!['’.]\w)",
+    re.I,
+)
 _FIRST_OF_MONTH = lazy_regex(r"\b(first|last)\s+of\s+(the|every|each)\s+month\b", re.I)
 # "Erinnere mich morgen um 8 an den Zahnarzt": the German request, in the words the rules read (its dates the date
 # reader reads in German)
 _GERMAN_REMIND = lazy_regex(r"^\s*(?:bitte\s+)?erinnere?\s+mich(?:\s+bitte)?(?:\s+daran)?\b", re.I)
+
+
+# "Kannst du mich bitte morgen um 8 daran erinnern, den Arzt anzurufen?": the German request asked as a question, its
+# when inside and what to do last ("anzurufen" is "anrufen")
+_GERMAN_ASKED_REMIND = lazy_regex(
+    r"^\s*(?:kannst|könntest|würdest)\s+du\s+mich\s+(?:bitte\s+)?(?P<when>.*?)\s*(?:bitte\s+)?(?:daran\s+)?erinnern"
+    r"(?:\s*,\s*(?:dass\s+ich\s+)?(?P<what>[^?]+?))?\s*\??\s*$",
+    re.I,
+)
+
+
+def _german_asked_remind(match: re.Match) -> str:
+    what = (match.group("what") or "").strip()
+    what = re.sub(r"\b(\w+?)zu(\w{3,}en)$", r"\1\2", what)  # "anzurufen" → "anrufen"
+    what = re.sub(r"\s+(?:muss|soll)$", "", what)
+    when = match.group("when").strip()
+    return f"remind me {when} to {what}".strip() if what else f"remind me {when}".strip()
+
+
+# "um halb 4" (3:30: German counts the half hour towards the next), "viertel nach 8", "viertel vor 9": written as a
+# clock shows them; whether 3:30 is the afternoon's is the date reader's to say, as for "at 3:30"
+_GERMAN_CLOCK = lazy_regex(
+    r"\b(?:um\s+)?(?P<part>halb|viertel\s+nach|viertel\s+vor|dreiviertel)\s+(?P<hour>1[0-2]|[1-9])\b(?![:.,]?\d)", re.I
+)
+
+
+# "due on the first", "by the first": the 1st of the month, where a day is announced ("the first time" is none)
+_THE_FIRST = lazy_regex(
+    r"\b(?P<lead>on|by|until|till|before|from|due)\s+the\s+first\b(?!\s+(?:of\b|time|thing|day|week|one))", re.I
+)
+# a schedule in other words than the reminders read: "every school day" / "every workday" (Monday to Friday, holidays
+# not counted), "monthly on the 25th", "once a year on 3 March", "weekly on Fridays"
+_SCHEDULE_WORDS = lazy_regex(
+    r"\b(?:(?P<weekdays>(?:every|each|on)\s+(?:school|work|working|business)\s*-?\s*days?)"
+    r"|(?P<monthly>monthly|every\s+month|once\s+a\s+month)\s+on\s+the\s+(?P<mday>\d{1,2}(?:st|nd|rd|th)?)\b"
+    r"|(?P<yearly>once\s+a\s+year|yearly|annually)\s+on\b"
+    r"|(?P<weekly>weekly|once\s+a\s+week)\s+on\s+(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)s?\b)",
+    re.I,
+)
+
+
+# "tue and thu at 4pm remind me football training": two weekdays or more said together before the request are a
+# schedule (one day, or "next tue", is a one-off)
+_A_DAY = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day)?s?|(?:wednes|satur)days?"
+_DAYS_FIRST = lazy_regex(
+    rf"^\s*(?:on\s+)?(?P<days>(?:{_A_DAY})(?:\s*(?:,|and|&|\+)\s*(?:{_A_DAY}))+)\b"
+    r"(?=(?:\s+at\s+[\w:.]+(?:\s*(?:am|pm))?)?[\s,]+(?:please\s+|pls\s+)?(?:remind|nudge|ping)\s+me\b)",
+    re.I,
+)
+
+
+def _days_first(match: re.Match) -> str:
+    names = [_DAY_NAMES[day.lower()[:3]] for day in re.findall(rf"{_A_DAY}", match.group("days"), re.I)]
+    return "every " + " and ".join(names)
+
+
+def _schedule_said(match: re.Match) -> str:
+    if match.group("weekdays"):
+        return "every weekday"
+    if match.group("monthly"):
+        return f"on the {match.group('mday')} of every month"
+    if match.group("yearly"):
+        return "every year on"
+    return f"every {match.group('day')}"
+
+
+# "morgen nachmittag", "heute abend": the day and its part, as the date reader reads them together ("morgen" alone
+# may be a morning: "guten Morgen")
+_GERMAN_DAYPART = lazy_regex(r"\b(?P<day>morgen|heute)\s+(?P<part>früh|vormittag|nachmittag|abend)\b", re.I)
+_GERMAN_PARTS = {"früh": "morning", "vormittag": "morning", "nachmittag": "afternoon", "abend": "evening"}
+
+
+# "bis Monatsende", "bis Ende des Monats", "Ende nächsten Monats": the month's last day, as the date reader reads it
+_MONTH_END_DE = lazy_regex(
+    r"\b(?:monatsende|ende\s+(?:des|dieses)\s+monats|ende\s+(?P<next>(?:des\s+)?nächsten\s+monats))\b", re.I
+)
+
+
+def _german_daypart(match: re.Match) -> str:
+    day, part = match.group("day").lower(), _GERMAN_PARTS[match.group("part").lower()]
+    return "tonight" if (day, part) == ("heute", "evening") else f"{'tomorrow' if day == 'morgen' else 'this'} {part}"
+
+
+def _german_clock(match: re.Match) -> str:
+    hour, part = int(match.group("hour")), " ".join(match.group("part").lower().split())
+    if part == "viertel nach":
+        return f"um {hour}:15"
+    before = hour - 1 or 12
+    return f"um {before}:" + {"halb": "30", "viertel vor": "45", "dreiviertel": "45"}[part]
 
 
 # emoji that answer or tick off: alone a yes or a no; a tick after words is "done" ("passport ✅"); any other
