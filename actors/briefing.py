@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from peewee import JOIN
+
 from actors import attention, escalation, tools
 from actors.deadlines import plan_task, task_windows
 from actors.proposals.carried import SETTLE_AFTER, briefed_before
@@ -251,12 +253,24 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     raised = {t.id for r in day.raises for t in r.tasks}
     day.raise_lines = [escalation.raise_text(r, today, tz) for r in day.raises]
     day.task_ids = sorted(raised)
-    for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)).order_by(Task.due, Task.id):
+    # each task with its topic (one join) and its firings (one read for all): a statement or three per task
+    # made every morning's briefing cost more the more the user had planned
+    tasks = list(
+        Task.select(Task, Topic)
+        .join(Topic, JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
+        .where((Task.status == "open") & Task.due.is_null(False))
+        .order_by(Task.due, Task.id)
+    )
+    firings: dict[int, list[TaskFiring]] = {}
+    for firing in TaskFiring.select().where(TaskFiring.task.in_([t.id for t in tasks])) if tasks else ():
+        firings.setdefault(firing.task_id, []).append(firing)
+    for task in tasks:
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
-        windows, fired = _windows(task, config), {f.window for f in task.firings if f.due == task.due}
+        current = [f for f in firings.get(task.id, ()) if f.due == task.due]
+        windows, fired = _windows(task, config), {f.window for f in current}
         if on == today:
             day.due.append(_task_line(task, tz, overdue=False))
-            recent = any(f.fired_at >= now - timedelta(hours=36) for f in task.firings if f.due == task.due)
+            recent = any(f.fired_at >= now - timedelta(hours=36) for f in current)
             day.fresh_due = day.fresh_due or not (recent or escalation.on_eve(task))
             if task.due_is_date and "due" in windows and "due" not in fired:
                 day.told.append((task.id, "due"))  # the briefing says it; the 09:00 follow-up need not

@@ -117,14 +117,25 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
         & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:"))
     )
     found = []
-    for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
-        if f"followup:{box.id}" in skip or not _heads_up(box):
+    boxes = [
+        box
+        for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id)
+        if f"followup:{box.id}" not in skip
+    ]
+    # the tasks of all of them in one read: each night looks back JUDGE_BACK over every heads-up, and most are
+    # judged on another night (a statement per heads-up made the nightly run cost more the longer Wilson lived)
+    told_of = {box.id: [int(t) for t in (box.payload or {}).get("tasks") or [] if str(t).isdigit()] for box in boxes}
+    ids = sorted({t for tasks in told_of.values() for t in tasks})
+    known = {task.id: task for task in Task.select().where(Task.id.in_(ids))} if ids else {}
+    for box in boxes:
+        # judged on another night (or not yet: its day has not passed)
+        judged = [
+            known[t] for t in sorted(set(told_of[box.id])) if t in known and since <= _judged_at(box, known[t]) < until
+        ]
+        if not judged or not _heads_up(box):
             continue
-        tasks = [int(t) for t in (box.payload or {}).get("tasks") or [] if str(t).isdigit()]
         facts = []
-        for task in Task.select().where(Task.id.in_(tasks or [0])):
-            if not since <= _judged_at(box, task) < until:
-                continue  # judged on another night (or not yet: its day has not passed)
+        for task in judged:
             fact = _fact(box, task)
             if fact is not None:
                 facts.append(fact)

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from storage import hot
 from storage.models import Approval, ApprovalItem, Outbox, Schedule, Topic
 from wilson.kernel.bounds import MAX_ID, MAX_ITEM
 from wilson.kernel.messages import Decision
@@ -75,35 +76,32 @@ def nudge_at(now: datetime, lapses: datetime, config) -> datetime | None:
     return remind_moment(now, lapses, remind_before(config))
 
 
+def due_moment_sql() -> str:
+    """The three moments `due_moment` takes the earliest of (a reminder, an expiry, a notice owed), as the
+    subselects of one statement: the tick asks for them on every step of a simulated clock."""
+    table, col = Approval._meta.table_name, {f.name: f.column_name for f in Approval._meta.sorted_fields}
+    status, expires = f'"{col["status"]}"', f'"{col["expires_at"]}"'
+    open_ = ", ".join(f"'{s}'" for s in OPEN)
+    return (
+        f'(SELECT MIN("{col["remind_at"]}") FROM "{table}" WHERE {status} IN ({open_}) AND '
+        f'"{col["reminded_at"]}" IS NULL AND "{col["remind_at"]}" IS NOT NULL AND "{col["presented_at"]}" IS NOT NULL), '
+        f'(SELECT MIN({expires}) FROM "{table}" WHERE {status} IN ({open_})), '
+        f"(SELECT MIN({expires}) FROM \"{table}\" WHERE {status} = 'expired' AND "
+        f'"{col["expired_notice_at"]}" IS NULL)'
+    )
+
+
+def earliest_moment(values) -> datetime | None:
+    """The earliest of moments as a statement read them (stored values, None for none), as datetimes."""
+    convert = Approval.expires_at.python_value
+    return min((convert(v) for v in values if v is not None), default=None)
+
+
 def due_moment() -> datetime | None:
     """When the gate next has something to do for an unanswered proposal (a reminder, an expiry, a notice
     owed); may be in the past. The sweep takes exactly these rows, so a due moment never stays due."""
-    candidates = []
-    remind = (
-        Approval.select(Approval.remind_at)
-        .where(
-            Approval.status.in_(OPEN)
-            & Approval.reminded_at.is_null()
-            & Approval.remind_at.is_null(False)
-            & Approval.presented_at.is_null(False)
-        )
-        .order_by(Approval.remind_at)
-        .first()
-    )
-    if remind is not None:
-        candidates.append(remind.remind_at)
-    expire = Approval.select(Approval.expires_at).where(Approval.status.in_(OPEN)).order_by(Approval.expires_at).first()
-    if expire is not None:
-        candidates.append(expire.expires_at)
-    owed = (
-        Approval.select(Approval.expires_at)
-        .where((Approval.status == "expired") & Approval.expired_notice_at.is_null())
-        .order_by(Approval.expires_at)
-        .first()
-    )
-    if owed is not None:
-        candidates.append(owed.expires_at)
-    return min(candidates, default=None)
+    [row] = hot.execute("due_moment", lambda: "SELECT " + due_moment_sql()).rows
+    return earliest_moment(row)
 
 
 BRIEFING_MARGIN = timedelta(minutes=30)  # a briefing this close to expiry is too late to count as the reminder

@@ -11,13 +11,13 @@ from loguru import logger
 
 from actors import attention, briefing
 from actors.proposals.make import release_kept
-from actors.proposals.rules import sweep_due, unshown
+from actors.proposals.rules import OPEN, sweep_due, unshown
 from actors.deadlines import ACTOR, DEADLINE_PRIORITY, scan_deadlines, scan_topic_ends
 from actors.shared.windows import Windows, windows_config
 from actors.tick.schedules import arm_schedules, due_schedules, ensure_builtin_schedules, fire_once
-from storage import inbox, mute, outbox, trace
+from storage import hot, inbox, mute, outbox, trace
 from storage.db import claim_transaction
-from storage.models import Schedule
+from storage.models import Approval, Inbox, Outbox, Schedule, Topic
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.clock import as_utc
 from wilson.kernel.messages import Consolidate, Deliver, InboxReady, RasScan, Recover, SyncRequest, TickNow
@@ -57,35 +57,55 @@ def _record_skips(sched: Schedule, now: datetime) -> None:
         )
 
 
-def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config=None) -> ScanResult:
-    """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit.
+def _columns(model) -> dict:
+    return {f.name: f'"{f.column_name}"' for f in model._meta.sorted_fields}
 
-    With `config`, bundles of follow-ups whose runs have all ended but were not sent (a run that died
-    after its commit) are sent here."""
-    now = as_utc(now)
-    result = ScanResult()
-    with claim_transaction():
-        attention.drop_stale_held(now)
-    for row in outbox.release_held(now):
-        trace.record(row.trace_id, "released", ACTOR, "quiet hours are over", now, {"outbox_id": row.id})
-        result.released.append(row.id)
-        tell(row.channel, Deliver(row.id))
-    result.deadlines = scan_deadlines(now, tz, default_windows)
-    result.topic_ends = scan_topic_ends(now, tz)
-    if config is not None:
-        for bundle in attention.pending_bundles():
-            with claim_transaction():
-                flushed = attention.flush_bundle(bundle, now, config, lambda at: mute.hold_until(config, at))
-            for channel, outbox_id in flushed:
-                tell(channel, Deliver(outbox_id))
-        # a morning briefing whose runs all ended without telling it (a run that died after its commit),
-        # or that waited too long for them, goes from here
-        box = briefing.settle(now, config)
-        if box is not None:
-            tell(box.channel, Deliver(box.id))
-    once = fire_once(now, tz)  # after the deadlines: a task's wake-up there silences its snooze comeback
-    nudges: list[tuple[str, object]] = []
-    arm_schedules(now)
+
+def _table(model) -> str:
+    return f'"{model._meta.table_name}"'
+
+
+def _exists(model, where: str) -> str:
+    return f"EXISTS (SELECT 1 FROM {_table(model)} WHERE {where})"
+
+
+def _head_sql() -> str:
+    """What the first steps of a scan would find (a held message due, an active topic, a bundle or a briefing
+    being gathered, a one-off reminder due), in one statement: most steps of a simulated clock find nothing
+    there, and each step's own statement (three of them a write transaction) cost far more Python to build."""
+    box, topic, sched = _columns(Outbox), _columns(Topic), _columns(Schedule)
+    return "SELECT " + ", ".join(
+        (
+            _exists(Outbox, f"{box['status']} = 'held' AND {box['deliver_after']} <= ?"),
+            _exists(Topic, f"{topic['status']} = 'active'"),
+            _exists(Outbox, f"{box['status']} = '{attention.BUNDLING}'"),
+            _exists(Outbox, f"{box['status']} = '{attention.COMPOSE}'"),
+            _exists(Schedule, f"{sched['kind']} = 'once' AND {sched['enabled']} = ? AND {sched['next_fire_at']} <= ?"),
+        )
+    )
+
+
+def _tail_sql() -> str:
+    """What the later steps of a scan would find (a schedule to arm or due, a kept message, a proposal kept for
+    a briefing), asked after the first steps have written what they write."""
+    sched, kept, approval = _columns(Schedule), _columns(Inbox), _columns(Approval)
+    open_ = ", ".join(f"'{s}'" for s in OPEN)
+    return "SELECT " + ", ".join(
+        (
+            _exists(Schedule, f"{sched['enabled']} = ? AND {sched['next_fire_at']} IS NULL"),
+            _exists(Schedule, f"{sched['enabled']} = ? AND {sched['next_fire_at']} <= ?"),
+            _exists(Inbox, f"{kept['status']} = 'kept'"),
+            _exists(
+                Approval,
+                f"{approval['status']} IN ({open_}) AND {approval['presented_at']} IS NOT NULL AND "
+                f"{approval['expires_at']} > ?",
+            ),
+        )
+    )
+
+
+def _fire_schedules(now: datetime, result: ScanResult, nudges: list) -> None:
+    """The schedules due at `now`, each fired (or skipped by the missed-job policy) in one transaction."""
     with claim_transaction():
         for sched, action in due_schedules(now):
             _record_skips(sched, now)
@@ -127,16 +147,59 @@ def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config
                 {"schedule": sched.name, "occurrence": at.isoformat()},
             )
             result.fired.append(sched.name)
+
+
+def run_scan(now: datetime, tz: ZoneInfo, default_windows: Windows, tell, config=None) -> ScanResult:
+    """Everything the tick does at one moment; `tell(name, message)` nudges the other actors after commit.
+
+    With `config`, bundles of follow-ups whose runs have all ended but were not sent (a run that died
+    after its commit) are sent here."""
+    now = as_utc(now)
+    result = ScanResult()
+    stored, enabled = Schedule.next_fire_at.db_value(now), Schedule.enabled.db_value(True)
+    held, topics, bundling, gathering, once_due = (
+        bool(found) for found in hot.execute("scan head", _head_sql, (stored, enabled, stored)).rows[0]
+    )
+    if held:
+        with claim_transaction():
+            attention.drop_stale_held(now)
+        for row in outbox.release_held(now):
+            trace.record(row.trace_id, "released", ACTOR, "quiet hours are over", now, {"outbox_id": row.id})
+            result.released.append(row.id)
+            tell(row.channel, Deliver(row.id))
+    result.deadlines = scan_deadlines(now, tz, default_windows)
+    result.topic_ends = scan_topic_ends(now, tz) if topics else []
+    if config is not None:
+        for bundle in attention.pending_bundles() if bundling else ():
+            with claim_transaction():
+                flushed = attention.flush_bundle(bundle, now, config, lambda at: mute.hold_until(config, at))
+            for channel, outbox_id in flushed:
+                tell(channel, Deliver(outbox_id))
+        # a morning briefing whose runs all ended without telling it (a run that died after its commit),
+        # or that waited too long for them, goes from here
+        box = briefing.settle(now, config) if gathering else None
+        if box is not None:
+            tell(box.channel, Deliver(box.id))
+    # after the deadlines: a task's wake-up there silences its snooze comeback
+    once = fire_once(now, tz) if once_due else []
+    nudges: list[tuple[str, object]] = []
+    unarmed, schedules_due, kept, kept_proposals = (
+        bool(found) for found in hot.execute("scan tail", _tail_sql, (enabled, enabled, stored, stored)).rows[0]
+    )
+    if unarmed:
+        arm_schedules(now)
+    if unarmed or schedules_due:
+        _fire_schedules(now, result, nudges)
     if result.deadlines or result.topic_ends or once:
         nudges.insert(0, ("cortex", InboxReady()))
 
     # a user's message kept while the model was down: its oldest is tried again every inbox.KEPT_RETRY
-    retry = inbox.kept_due()
+    retry = inbox.kept_due() if kept else None
     if retry is not None and retry <= now and inbox.release_kept(oldest_only=True):
         nudges.append(("cortex-realtime", InboxReady()))
     # a proposal to show (kept for a briefing that did not tell it, or made by another process: `wilson mcp
     # serve`, `wilson watch add`), remind of or expire: the gate does it
-    if release_kept(now) or sweep_due(now) or unshown():
+    if (kept_proposals and release_kept(now)) or sweep_due(now) or unshown():
         nudges.append(("approval", Recover()))
     sent = set()
     for name, message in nudges:

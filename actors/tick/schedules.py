@@ -10,13 +10,13 @@ from zoneinfo import ZoneInfo
 from loguru import logger
 
 from actors.deadlines import ACTOR, DEADLINE_PRIORITY, OPEN_STATUSES, SCAN_BATCH, ended_unfired, next_close
-from actors.proposals.rules import due_moment
+from actors.proposals.rules import due_moment_sql, earliest_moment
 from actors.ras import alarm_unanswered
 from actors.shared.cron import builtin_crons, next_fire, valid_cron, zone_of
 from actors.shared.windows import due_date
-from storage import buffers, inbox, trace
+from storage import buffers, hot, inbox, trace
 from storage.db import claim_transaction, skip_locked
-from storage.models import Outbox, Schedule, Task, TaskFiring
+from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
 from wilson.kernel import faults
 from wilson.kernel.clock import UTC, as_utc
 
@@ -232,48 +232,64 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
 # When is the next thing? --------------------------------------------------------
 
 
+def _next_due_sql() -> str:
+    """Every moment `next_due` reads from the database, in one statement (the simulated clock asks before each
+    of its steps, and a dozen statements cost far more Python to build than SQLite to run)."""
+
+    def cols(model) -> dict:
+        return {f.name: f'"{f.column_name}"' for f in model._meta.sorted_fields}
+
+    task, sched, box, topic, kept = cols(Task), cols(Schedule), cols(Outbox), cols(Topic), cols(Inbox)
+    statuses = ", ".join(f"'{s}'" for s in OPEN_STATUSES)
+    ras = f"{sched['name']} = 'ras' AND {sched['kind']} = 'builtin'"
+    enabled = f"{sched['enabled']} = ? AND {sched['next_fire_at']} IS NOT NULL"
+
+    def table(model) -> str:
+        return f'"{model._meta.table_name}"'
+
+    return (
+        "SELECT "
+        # the next_fire_at index walked in order, as far as 64 rows: a closed task still carrying a time is
+        # passed over
+        f"(SELECT MIN(walked.next_fire_at) FROM (SELECT {task['next_fire_at']} AS next_fire_at, {task['status']} AS "
+        f"status FROM {table(Task)} WHERE {task['next_fire_at']} IS NOT NULL ORDER BY {task['next_fire_at']} "
+        f"LIMIT 64) walked WHERE walked.status IN ({statuses})), "
+        f"(SELECT MIN({sched['next_fire_at']}) FROM {table(Schedule)} WHERE {enabled} AND NOT ({ras})), "
+        f"(SELECT MIN({sched['next_fire_at']}) FROM {table(Schedule)} WHERE {enabled} AND {ras}), "
+        f"(SELECT MIN({box['deliver_after']}) FROM {table(Outbox)} WHERE {box['status']} = 'held' AND "
+        f"{box['deliver_after']} IS NOT NULL), "
+        f"(SELECT COUNT(*) FROM (SELECT 1 FROM {table(Topic)} WHERE {topic['status']} = 'active' LIMIT 1) active), "
+        f"(SELECT COUNT(*) FROM (SELECT 1 FROM {table(Inbox)} WHERE {kept['status']} = 'kept' LIMIT 1) kept), "
+        + due_moment_sql()
+    )
+
+
 def next_due(now: datetime, *, include_idle_ras: bool = False, tz: ZoneInfo = UTC) -> datetime | None:
     """The earliest moment anything could happen (may be <= now when something is due already); `tz`: the
     user's, for when a topic's closing falls due."""
     now = as_utc(now)
-    candidates: list[datetime] = []
-    # Walk the next_fire_at index in order; a closed task still carrying a time is passed over.
-    for task in (
-        Task.select(Task.next_fire_at, Task.status)
-        .where(Task.next_fire_at.is_null(False))
-        .order_by(Task.next_fire_at)
-        .limit(64)
-    ):
-        if task.status in OPEN_STATUSES:
-            candidates.append(task.next_fire_at)
-            break
-    query = Schedule.select(Schedule.next_fire_at).where(
-        (Schedule.enabled == True) & Schedule.next_fire_at.is_null(False)
-    )
-    if not include_idle_ras and _ras_idle():
-        query = query.where(~((Schedule.name == "ras") & (Schedule.kind == "builtin")))
-    sched = query.order_by(Schedule.next_fire_at).limit(1).first()
-    if sched is not None:
-        candidates.append(sched.next_fire_at)
-    held = (
-        Outbox.select(Outbox.deliver_after)
-        .where((Outbox.status == "held") & Outbox.deliver_after.is_null(False))
-        .order_by(Outbox.deliver_after)
-        .limit(1)
-        .first()
-    )
-    if held is not None:
-        candidates.append(held.deliver_after)
-    if ended_unfired(now, tz):
-        candidates.append(now)
-    closing = next_close(now, tz)
-    if closing is not None:
-        candidates.append(closing)
-
-    kept = inbox.kept_due()
-    if kept is not None:
-        candidates.append(kept)
-    proposal = due_moment()
+    enabled = Schedule.enabled.db_value(True)
+    [row] = hot.execute("next_due", _next_due_sql, (enabled, enabled)).rows
+    task_at, sched_at, ras_at, held_at, topics, kept = row[:6]
+    moment = Task.next_fire_at.python_value
+    candidates: list[datetime] = [moment(v) for v in (task_at, held_at) if v is not None]
+    if sched_at is not None:
+        candidates.append(moment(sched_at))
+    # the RAS's own time counts unless it would find nothing to look at; asked only when it would come first
+    if ras_at is not None and (sched_at is None or moment(ras_at) < moment(sched_at)):
+        if include_idle_ras or not _ras_idle():
+            candidates.append(moment(ras_at))
+    if topics:  # without an active topic no closing is due, now or later
+        if ended_unfired(now, tz):
+            candidates.append(now)
+        closing = next_close(now, tz)
+        if closing is not None:
+            candidates.append(closing)
+    if kept:  # a user's message kept while the model was down (rare): when it is tried again
+        retry = inbox.kept_due()
+        if retry is not None:
+            candidates.append(retry)
+    proposal = earliest_moment(row[6:])
     if proposal is not None:
         candidates.append(proposal)
     return min((as_utc(c) for c in candidates), default=None)

@@ -28,10 +28,10 @@ from actors.tick.schedules import next_due
 from channels.repl import ReplChannel
 from channels.silent import SilentChannel
 from channels.telegram import owner_id
-from storage import decisions, inbox, routing
+from storage import decisions, hot, inbox, routing
 from storage.db import hold_for_process, is_postgres, open_database
 from storage.migrations import migrate
-from storage.models import Approval, Outbox
+from storage.models import Approval, DecisionRow, Inbox, Outbox
 from wilson import skills
 from wilson.kernel import clock as clockmod
 from wilson.kernel.actor import Context
@@ -100,6 +100,32 @@ def channel_roles(config: Config) -> tuple[str, list[str]]:
     found = skills.channels(config)
     primary = next((c.name for c in found if c.converses), "repl")
     return primary, [c.name for c in found if c.buffered]
+
+
+def _waiting_sql(channels: tuple[str, ...]) -> str:
+    def q(model, name: str) -> str:
+        return f'"{model._meta.fields[name].column_name}"'
+
+    def table(model) -> str:
+        return f'"{model._meta.table_name}"'
+
+    open_ = ", ".join(f"'{s}'" for s in rules.OPEN)
+    delivering = f"{q(Outbox, 'channel')} IN ({', '.join('?' for _ in channels)})" if channels else "1 = 0"
+    return (
+        f"SELECT EXISTS (SELECT 1 FROM {table(Inbox)} WHERE {q(Inbox, 'status')} IN ('pending', 'claimed')), "
+        f"EXISTS (SELECT 1 FROM {table(DecisionRow)} WHERE {q(DecisionRow, 'status')} = 'pending') OR "
+        f"EXISTS (SELECT 1 FROM {table(Approval)} WHERE {q(Approval, 'status')} IN ({open_}) AND "
+        f"{q(Approval, 'presented_at')} IS NULL), "
+        f"EXISTS (SELECT 1 FROM {table(Outbox)} WHERE {q(Outbox, 'status')} = 'pending' AND {delivering})"
+    )
+
+
+def _waiting_rows(channels) -> tuple[bool, bool, bool]:
+    """(a message waits in the inbox, a decision or a proposal waits for the gate, an outbox row waits for one of
+    `channels`), in one statement: `wait_idle` asks twice for every step of a simulated clock."""
+    names = tuple(sorted(channels))
+    [row] = hot.execute(("wait_idle", names), lambda: _waiting_sql(names), names).rows
+    return bool(row[0]), bool(row[1]), bool(row[2])
 
 
 class IdleTimeout(TimeoutError):
@@ -307,19 +333,9 @@ class Wilson:
         quiet_rounds = 0
         while clockmod.monotonic() < deadline:
             self.supervisor.ping_all()
-            waiting = inbox.pending_count() > 0
-            undecided = (
-                bool(decisions.pending())
-                or Approval.select().where(Approval.status.in_(rules.OPEN) & Approval.presented_at.is_null()).exists()
-            )
+            waiting, undecided, undelivered = _waiting_rows(delivering)
             calling = bool(calls.IN_FLIGHT)  # an approved call to an MCP server, on the gate's thread for it
-            busy = (
-                self.supervisor.in_flight() > 0
-                or waiting
-                or undecided
-                or calling
-                or Outbox.select().where((Outbox.status == "pending") & Outbox.channel.in_(list(delivering))).exists()
-            )
+            busy = self.supervisor.in_flight() > 0 or waiting or undecided or calling or undelivered
             if (waiting or undecided) and self.supervisor.in_flight() == 0:
                 # rows committed without a nudge (a kill between commit and tell, another process)
                 for name in ("cortex-realtime", "cortex", "approval"):

@@ -9,14 +9,20 @@ scorer.py turns it into numbers; nothing here judges.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
 
 from actors.proposals.rules import OPEN
+from loguru import logger
+
 from channels.calendar import add_event, cancel_event
+from storage.db import open_database
+from storage.migrations import migrate
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, TokenUsage
 from wilson.app.application import IdleTimeout, Wilson
 from wilson.app.eval.format import Scenario, Step
@@ -65,6 +71,27 @@ class _Timed:
             self.durations.append(clockmod.monotonic() - began)
 
 
+_schema: list[Path] = []  # this process' migrated, empty working memory (see `_fresh_memory`)
+
+
+def _fresh_memory(home: Path) -> None:
+    """Put a copy of a migrated, empty working memory in `home` (made once per process): every scenario starts
+    on a fresh database, and migrating each anew cost more than some short stories take to live."""
+    if not _schema or not _schema[0].exists():
+        folder = Path(tempfile.mkdtemp(prefix="wilson-eval-schema-"))
+        atexit.register(shutil.rmtree, folder, True)
+        logger.disable("storage.migrations")  # "created a new database" once per process says nothing here
+        try:
+            made = open_database(None, folder)
+            migrate()
+            made.close()  # closed, so that its write-ahead log is folded into the file copied
+        finally:
+            logger.enable("storage.migrations")
+        _schema[:] = [Path(made.database)]
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_schema[0], home / _schema[0].name)
+
+
 def run_scenario(
     scenario: Scenario,
     llm: str | None = "offline",
@@ -87,6 +114,8 @@ def run_scenario(
     with tempfile.TemporaryDirectory(prefix="wilson-eval-") as tmp:
         home = Path(tmp) / "home"
         config = configmod.load(home, environ=scenario_environ(scenario))
+        if not config.get("database", "url"):
+            _fresh_memory(home)
         for key, value in llm_settings.items():  # the person's model, so that eval measures it
             config.set("llm", key, value)
         clock = clockmod.SimClock(scenario.start)
