@@ -426,7 +426,8 @@ def test_wilson_mcp_test_connects_and_lists_each_tool_with_how_it_is_used(tmp_pa
         monkeypatch.setenv(name, value)
     assert cli.main(["--home", str(tmp_path / "home"), "mcp", "test", "notes"]) == 0
     out = capsys.readouterr().out
-    assert f"MCP server notes (stdio: {sys.executable} {SERVER}" in out and "): ready" in out
+    # the command as configured, cut at 80 characters: how much of it shows depends on where the clone lives
+    assert f"MCP server notes (stdio: {f'{sys.executable} {SERVER}'[:80]}" in out and "): ready" in out
     assert "notes__read_notes: read — “Read the user's notes.” (its own words, untrusted)" in out
     assert "notes__add_note: proposed — “Append a note to the user's notes.” (its own words, untrusted)" in out
     assert not (tmp_path / "log.txt").exists(), "testing lists the tools; it calls none"
