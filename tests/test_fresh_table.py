@@ -62,7 +62,6 @@ DEV_D_LEFT = {
     183: "a weekday said alone as a change is the next one from today, as the first and fifth batches expect of 'and "
     "on tuesday?' / 'and on thursday?'; this batch wants the one after the proposed day",
     202: "the task is named in German ('Gliederung'), its title is English",
-    203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'Lake Garda' is no place the gazetteer knows (the date, 'over Easter', is read)",
     271: "answers line 269's plan, which was not made",

@@ -806,6 +806,8 @@ _CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but
 
 def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
+    if REMIND_RE.match(text):  # "remind me in 3 hours to check whether the client has paid": asks, tells nothing done
+        return None
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
@@ -979,7 +981,7 @@ def _remind(chat: Chat, text: str) -> Reply | None:
         task = _task_named(chat, about.group("what"))
         found = dates.search(about.group("when"), chat.now, chat.tz, parts=True)
         at = dates.at_moment(found[0] if found else None, chat.now, chat.tz)
-        if task is not None and at is not None:
+        if task is not None and at is not None and _thing_named(about.group("what"), str(task.get("title"))):
             return Reply(
                 "",
                 [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
@@ -993,6 +995,13 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     if at is None or not what:
         return _when_to_remind(chat, what, when)
     return Reply("", [("remind", {"text": what, "at": at.isoformat()})], f"one-off reminder ({when.stated(chat.tz)})")
+
+
+def _thing_named(what: str, title: str) -> bool:
+    """Whether the words name the task by more than its verb: "the call with Dr. Haberland" is no "Call Mrs. Wendler
+    about the tax documents" (a new reminder), "the tax documents" is."""
+    verb = (title.split() or [""])[0].lower()
+    return bool((words(what) & words(title)) - {verb})
 
 
 def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
@@ -1031,11 +1040,12 @@ def _move(chat: Chat, text: str) -> Reply | None:
     found = MOVE_RE.match(text)
     if not found:
         return None
-    when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
+    what, said_when = _moved_parts(found, chat)
+    when = dates.search(said_when, chat.now, chat.tz, parts=True)
     verb = text.strip().split()[0].lower()
     if not when and verb in ("snooze", "pause", "postpone"):  # "snooze the tyres till March": its 1st
-        when = dates.search(f"in {found.group('when')}", chat.now, chat.tz, months=True)
-    task = _task_named(chat, found.group("what"))
+        when = dates.search(f"in {said_when}", chat.now, chat.tz, months=True)
+    task = _task_named(chat, what)
     if task is None:
         return Reply(
             f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}",
@@ -1072,6 +1082,25 @@ def _move(chat: Chat, text: str) -> Reply | None:
         [("update_task", {"task_id": task.get("id"), "due": dates.iso(due)})],
         f"move a task ({read.stated(chat.tz)})",
     )
+
+
+def _moved_parts(found: re.Match, chat: Chat) -> tuple[str, str]:
+    """What is moved and to when: "move the invoice for Lindqvist Verlag to the 20th" moves the invoice for Lindqvist
+    Verlag (its "for" is part of the name, as the words after it say no day) to the 20th."""
+    what, when = found.group("what"), found.group("when")
+    day = dates.search(when, chat.now, chat.tz, parts=True)
+    if day and not when[: day[0].start].strip(" ,"):
+        return what, when
+    later = re.match(
+        r"(?P<what>.+)\s+(?:to|until|till)\s+(?P<when>.+?)\s*[.!]*$",
+        f"{what} {found.group(0)[found.end('what') :]}".strip(),
+        re.I | re.S,
+    )
+    if later is None:
+        return what, when
+    day = dates.search(later.group("when"), chat.now, chat.tz, parts=True)
+    named = re.sub(r"\s+(?:to|until|till|for|by|on)$", "", later.group("what"), flags=re.I)
+    return (named, later.group("when")) if day and not later.group("when")[: day[0].start].strip(" ,") else (what, when)
 
 
 def _drop(chat: Chat, text: str) -> Reply | None:
