@@ -85,7 +85,7 @@ def test_a_reminder_asked_for_formally_is_that_reminder(text, at):
 
 
 def test_the_formal_wrapper_is_taken_off_and_nothing_else():
-    assert formal.plain("Would you be so kind as to remind me at 9 to call Tom?") == "remind me at 9 to call Tom?"
+    assert formal.plain("Would you be so kind as to remind me at 9 to call Tom?") == "remind me at 9 to call Tom"
     assert formal.plain("Please note that I cancelled the newspaper subscription.") == (
         "I cancelled the newspaper subscription."
     )
@@ -201,3 +201,77 @@ def test_a_reminder_of_a_call_with_someone_else_is_new_not_a_task_snoozed_by_its
 )
 def test_a_task_named_with_for_moves_that_task(text):
     assert read(text, tasks=TASKS).calls == [("update_task", {"task_id": 31, "due": "2027-01-20"})]
+
+
+# a task done, dropped or called off, told by how things turned out --------------------------------------------------
+
+OUTCOME_TASKS = [
+    {"id": 41, "title": "Call Mrs. Wendler about the tax documents", "due": "2027-01-08", "status": "open"},
+    {"id": 42, "title": "Send the signed contract to Transpose GmbH", "due": "2027-01-07", "status": "open"},
+    {"id": 43, "title": "Reserve a table for Marta's visit", "due": "2027-01-15", "status": "open"},
+    {"id": 44, "title": "Apply for the Literaturfonds grant", "due": "2027-02-15", "status": "open"},
+    {"id": 45, "title": "Send the certified translation to Mr. Brandstätter", "due": "2027-01-13", "status": "open"},
+]
+OUTCOME_TOPICS = [
+    {"id": 7, "title": "Move to Schöneberg", "status": "open"},
+    {"id": 8, "title": "Cousin Natalia's wedding", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        (
+            "I have spoken with Mrs. Wendler this morning, everything about the tax documents is clarified.",
+            ("complete_task", {"task_id": 41}),
+        ),
+        ("we talked to Mrs. Wendler yesterday", ("complete_task", {"task_id": 41})),
+        (
+            "The signed contract for Transpose is already on its way, I posted it this morning.",
+            ("complete_task", {"task_id": 42}),
+        ),
+        (
+            "My sister Marta has cancelled her visit, so the table reservation is not needed anymore.",
+            ("cancel_task", {"task_id": 43}),
+        ),
+        ("the table reservation is no longer needed", ("cancel_task", {"task_id": 43})),
+        (
+            "I decided not to apply for the Literaturfonds grant this year, please take it off my list.",
+            ("cancel_task", {"task_id": 44}),
+        ),
+        (
+            "We will not move to Schöneberg after all, the owner gave the flat to somebody else.",
+            ("close_topic", {"topic_id": 7}),
+        ),
+        (
+            "Natalia and her fiancé have called off the wedding, so I will not travel to Wrocław in April.",
+            ("close_topic", {"topic_id": 8}),
+        ),
+        (
+            "Mr. Brandstätter needs the certified translation earlier than planned. It would be great if you could put it "
+            "on Monday.",
+            ("update_task", {"task_id": 45, "due": "2027-01-11"}),
+        ),
+    ],
+)
+def test_an_outcome_told_changes_the_task_or_topic_it_names(text, call):
+    assert read(text, tasks=OUTCOME_TASKS, topics=OUTCOME_TOPICS).calls == [call]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My colleague has spoken with the client.",  # someone else's doing
+        "The parcel is on its way.",  # no task names it
+        "Anna won't travel to Rome after all.",
+        "I have spoken with Mr. Novak about the weather.",
+        "we will not go to bed early tonight",
+    ],
+)
+def test_outcomes_naming_no_task_of_the_users_change_nothing(text):
+    assert not read(text, tasks=OUTCOME_TASKS, topics=OUTCOME_TOPICS).calls
+
+
+def test_a_call_told_without_its_doer_is_still_the_users():
+    tasks = [{"id": 51, "title": "Call the landlord about the heating", "due": "2027-01-08", "status": "open"}]
+    assert read("talked to the landlord, all sorted", tasks=tasks).calls == [("complete_task", {"task_id": 51})]

@@ -9,7 +9,10 @@ need ("… that I must renew my passport") leaves the need; before news of a thi
 signed by the 12th") it leaves the thing's need, which framing.py reads as the act.
 
 "Until Friday", from a writer who means "by Friday", is read as "by" only in a request to note or add something
-(a task's deadline), never in a snooze or a stay ("on holiday until the 18th").
+(a task's deadline), never in a snooze or a stay ("on holiday until the 18th"). A need said first and its reminder
+asked after it ("I keep forgetting to back up my memories. Could you remind me every Friday?") is that reminder; "it's
+time I answered the inquiry" is the need to answer it (only of an act to do: "it's time we went home" asks nothing).
+A task put off or an outcome told in so many words is read by put_off.py and outcomes.py, called from here.
 
 Pure: `plain(text)` rewrites the text, or gives it back as it was.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 
 from wilson.kernel.lazy_regex import lazy_regex
-from wilson.model.offline.put_off import said_plainly
+from wilson.model.offline import acts, outcomes, put_off
 
 # "would you be so kind as to …", "could you be so kind and …", "be so kind as to …"
 _SO_KIND = lazy_regex(
@@ -50,7 +53,7 @@ _WANT_TASK = lazy_regex(
 )
 # "(please) note that …", "please take down that …", "put on my list that …", "note for my list: …"
 _NOTE_THAT = lazy_regex(
-    r"^(?:please\s+)?(?:(?:note|take\s+down|write\s+down|jot\s+down|keep\s+in\s+mind|remember)\s+(?:that|:)|"
+    r"^(?:please\s+)?(?:(?:note|take\s+down|write\s+down|jot\s+down)\s+(?:that|:)|"
     r"(?:put|add|write|note)\s+(?:it\s+)?(?:down\s+)?(?:on|to|in)\s+(?:my|the)\s+(?:to-?do\s+)?list\s+(?:that|:)|"
     r"note\s+for\s+(?:my|the)\s+(?:to-?do\s+)?list\s*:)\s*",
     re.I,
@@ -68,6 +71,27 @@ _THEY_NEED_MY = lazy_regex(
     r"^(?P<who>(?:the|my|our)\s+[^,.;!?]+?)\s+(?:needs|wants|expects|is\s+waiting\s+for)\s+(?P<what>(?:my|the|a|an)\s+.+)$",
     re.I | re.S,
 )
+# "please don't let me forget to …": the "please" before the framing framing.py reads
+_PLEASE_DONT_FORGET = lazy_regex(r"^please\s+(?=(?:don'?t|do\s+not)\s+(?:let\s+me\s+)?forget\b)", re.I)
+# "I keep forgetting to back up my memories. Could you remind me every Friday at 17:00?": the need, then the request
+# with only its when
+_NEED_THEN_REMIND = lazy_regex(
+    r"^(?:(?:i|we)\s+(?:keep\s+forgetting|always\s+forget|often\s+forget|tend\s+to\s+forget)\s+to|"
+    r"(?:i|we)\s+(?:really\s+)?(?:must|need\s+to|have\s+to|should))\s+(?P<what>[^.!?]+?)\s*[.!]\s+"
+    r"(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?|please\s+)?remind\s+me\s+"
+    r"(?P<when>(?:every|each|on|at|in|tomorrow|tonight|today|next|this)\b[^.!?]*?)(?:[\s,]+please)?\s*[?.!]*$",
+    re.I | re.S,
+)
+# "It's time I answer the inquiry from the Goethe-Institut": a need said as its time having come
+_TIME_I = lazy_regex(r"^it'?s\s+(?:high\s+|about\s+)?time\s+(?:that\s+)?(?:i|we)\s+(?!(?:was|were|had|did)\b)", re.I)
+# "…, I would like to do it by the end of next week": the when of the need said before it
+_DO_IT_WHEN = lazy_regex(
+    r"[,;.]\s*(?:and\s+)?(?:i|we)\s+(?:would\s+like|'d\s+like|want|plan|hope|intend)\s+to\s+(?:do|finish|send)\s+it\s+"
+    r"(?P<when>(?:by|before|until|till|on|in|within|this|next|tomorrow|today)\b[^.!?]*?)\s*[.!]*$",
+    re.I,
+)
+# ", he is waiting for them": why the task is due, no part of it
+_WHY_AFTER = lazy_regex(r",\s*(?:he|she|they|we)\s+(?:is|are|was|were|'s|'re)\s+\w+ing\b[^.!?]*", re.I)
 # ", let's say by the middle of the month", "let's say for Friday": a day offered, said as a suggestion
 _LETS_SAY = lazy_regex(
     r"[\s,]*\blet'?s\s+say\b[\s,]*(?=(?:by|for|on|until|till|before|in|within|at|the|next|this)\b)", re.I
@@ -90,17 +114,30 @@ def plain(text: str) -> str:
     was = None
     while was != said:
         was = said
-        said = _SO_KIND.sub("", said)
+        said = _SO_KIND.sub("", _PLEASE_DONT_FORGET.sub("", said))
         said = _IF_YOU_COULD.sub("", said)
+        time_i = _TIME_I.match(said)
+        if time_i:
+            rest = said[time_i.end() :]
+            verb = re.match(r"[a-z]+ed\b", rest, re.I)  # "it's time I renewed my passport": renew it
+            rest = acts.base_verb(verb.group(0)) + rest[verb.end() :] if verb else rest
+            rest = _DO_IT_WHEN.sub(lambda m: " " + m.group("when"), rest)
+            # only an act to do ("answer the inquiry"), not "it's time we went home" nor "… I told you"
+            said = f"I need to {rest}" if acts.act(rest.rstrip(" .!")) else said
         said = _reminder_wished(said)
+        need = _NEED_THEN_REMIND.match(said)
+        said = f"remind me {need.group('when').strip()} to {need.group('what').strip()}" if need else said
         said = _WANT_TASK.sub("add ", said)
         said = _noted(said)
-        said = said_plainly(said)  # "please ask me about the receipts again on Monday", a task put off
+        said = put_off.said_plainly(said)  # "please ask me about the receipts again on Monday", a task put off
+        said = outcomes.said_plainly(said)  # "I have spoken with Mrs. Wendler": told by how it turned out
     said = _LETS_SAY.sub(" ", said)
     if said == text.replace("’", "'").strip():
         return text
     if _TASK_ASKED.match(said):
-        said = _UNTIL.sub("by", said)
+        said = _WHY_AFTER.sub("", _UNTIL.sub("by", said))
+    if re.match(r"(?:remind me|add|move|snooze|drop|delete|cancel|put|note|change)\b", said, re.I):
+        said = re.sub(r"\s*\?+\s*$", "", said)  # "would you be so kind as to remind me …?" asks nothing: a request
     return said[:1].lower() + said[1:] if re.match(r"[A-Z][a-z]", said) and not re.match(r"I\b", said) else said
 
 
@@ -133,6 +170,7 @@ def _noted(said: str) -> str:
         )[:2]
         who = needed.group("who")[:1].lower() + needed.group("who")[1:]
         return f"add send {what.strip()} to {who} {when.strip()}".strip()
-    if re.search(r"\blist\b", found.group(0), re.I) and not re.match(r"(?:i|we)\b", rest, re.I):
-        return f"add {rest}"  # "note for my list: …" asks for a task
+    if re.search(r"\blist\b", found.group(0), re.I):
+        # "note for my list: …", "add to my list that I send him my rates": a task, the doing without its doer
+        return "add " + re.sub(r"^(?:i|we)\s+", "", rest, flags=re.I)
     return rest  # "note that I cancelled the subscription": news, read by the rules that read news

@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from wilson.model.offline import (
     acts,
     anchored,
+    asked_about,
     dates,
     done_in_words,
     due_by,
@@ -85,6 +86,13 @@ from wilson.model.offline.words import best, covers, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 
+def _deadline(when: dates.Found, chat: Chat) -> object:
+    """A task's due: "by tomorrow evening" is due tomorrow (a part of the day is no hour said); "by 5pm" keeps it."""
+    if isinstance(when.value, datetime) and not re.search(r"\d|noon|midday|midnight|mittag", when.phrase, re.I):
+        return dates.local_date(when.value, chat.tz)
+    return when.value
+
+
 def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
@@ -115,7 +123,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False) -> tuple[str, dates
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
-    what = " ".join(what.split()).strip(" ,.!:;-–")
+    what = " ".join(what.split()).strip(" ,.!?:;-–")  # "call the bank by Friday?": no "?" in the title
     # "renew the parking permit, it expires": why it is due then is no part of what to do
     what = re.sub(
         r"[,\s]+(?:before\s+|as\s+|since\s+|because\s+|when\s+)?(?:it|that|which|they|this)\s+"
@@ -177,10 +185,12 @@ def answer(chat: Chat) -> Reply:
     help, said in full once in a conversation."""
     body, letter = sentences.letter_body(chat.text)
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
+        body = referents.with_amount(body)  # "… amounts to 164.80 EUR. Please transfer the amount by …"
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", _BITTE_SIE_RE.sub(_german_asked, body))
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
     reply = (
-        _referred(chat)
+        (_letter_asks(chat, body) if letter else None)
+        or _referred(chat)
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
@@ -206,6 +216,7 @@ def answer(chat: Chat) -> Reply:
             or _buried(chat, chat.text)
             or _musing(chat.text)
             or _statement(" ".join(parts) or chat.text)
+            or asked_about.answered(chat, chat.text)
             or questions.answered(chat, chat.text)
             or Reply(
                 HELP_AGAIN if any(CAN_DO in said for said in chat.said_before) else HELP,
@@ -217,6 +228,47 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+# a letter's sentence that asks its reader to act: "Please send them to me by 19.02.", "Could you please also translate
+# the two annexes and send them to us by 22 January?"
+_PLEASE_ACT_RE = lazy_regex(
+    r"^\s*(?:please\s+|(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*)(?=[a-z]+\b)", re.I
+)
+
+
+# what a client or an office asks a reader to do by a day, beside the acts a task is made of (acts.ACT_VERBS)
+_LETTER_ACTS = frozenset(
+    {"translate", "proofread", "review", "revise", "confirm", "complete", "provide", "upload", "deliver"}
+)
+
+
+def _letter_asks(chat: Chat, body: str) -> Reply | None:
+    """What a pasted letter asks of the user, in the one sentence that asks it ("… for your tax return I still need
+    the certificate. Please send them to me by 19.02."): a task due on the day it names, read before what the letter
+    is about (the tax return's plan is the adviser's to make). None unless exactly one sentence asks with a day."""
+    asked = [
+        part[found.end() :]
+        for part in sentences.split(body)
+        if (found := _PLEASE_ACT_RE.match(part)) and dates.search(part, chat.now, chat.tz)
+    ]
+    if len(asked) != 1:
+        return None
+    said = re.sub(r"\s*\([^)]*\)", "", asked[0]).strip(" ?.!")  # "(approx. 4,000 words)"
+    said = re.sub(r"^([a-z]+)\s+(?:me|us)\s+(?=the|my|your|our|a|an)\b", r"\1 ", said, flags=re.I)  # send me the report
+    reply = _read(chat, request_of(said, chat.now, chat.tz))
+    if reply is None or not reply.calls or any(n != "create_task" for n, _ in reply.calls):
+        reply = None
+    elif len(str(reply.calls[0][1].get("title") or "").split()) < 2:
+        return None  # "Please pay by Friday": what to pay is in the letter's other sentences, which the rules read
+    else:
+        return reply
+    what, when = _split_when(said, chat)
+    what = re.split(r"\s*,\s*(?=quoting|stating|mentioning|citing)", what, maxsplit=1)[0]
+    verb = (what.split() or [""])[0].lower()
+    if when is None or len(what.split()) < 2 or verb not in acts.ACT_VERBS | _LETTER_ACTS or verb in ("find", "note"):
+        return None  # "please note that the office is closed on Monday", "please find attached …": nothing to do
+    return Reply("", [("create_task", {"title": _title(what), "due": dates.iso(when.value)})], "what a letter asks")
 
 
 # "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
@@ -288,7 +340,7 @@ def _referred(chat: Chat) -> Reply | None:
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
 _ASKED_OF_YOU_RE = lazy_regex(
-    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
+    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
 )
 
 
@@ -1378,10 +1430,12 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
 _PEOPLE = (
     r"colleague|coworker|co-worker|sister|brother|mum|mom|mother|dad|father|wife|husband|partner|friend|"
     r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
-    r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student"
+    r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student|"
+    # the people of someone's work: "my client Mr. Brandstätter must go to hospital", "my tax advisor is on holiday"
+    r"client|customer|advis[eo]r|accountant|lawyer|landlord|landlady|caretaker|editor|publisher|godmother|godfather"
 )
 _SOMEONE_ELSE_RE = lazy_regex(
-    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+[A-Z][\w-]+){{0,2}}"
+    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+(?:Mr|Mrs|Ms|Dr|Prof)\.?)?(?:\s+[A-Z][\w-]+){{0,2}}"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
@@ -1389,7 +1443,8 @@ _SOMEONE_ELSE_RE = lazy_regex(
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
     rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they))\s+"
     rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
-    rf"moves|visits)\b"
+    # "must go to hospital", "must have an operation": theirs, as "goes" is
+    rf"moves|visits|must\s+(?:go|travel|fly|move|stay|have\s+(?:an?|his|her|their)))\b"
 )
 
 
@@ -1798,8 +1853,9 @@ def _add(chat: Chat, text: str) -> Reply | None:
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
-        args["due"] = dates.iso(when.value)
-        rule += f" ({when.stated(chat.tz)})"
+        due = _deadline(when, chat)
+        args["due"] = dates.iso(due)
+        rule += f" ({dates.Found(when.phrase, due, when.start, when.reading).stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
 
 

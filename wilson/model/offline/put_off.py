@@ -18,8 +18,9 @@ _WHEN = r"(?P<when>(?:on|at|in|next|tomorrow|tonight|this|after|later)\b[^,;]*?)
 # a reason said after the moment: ", this week I have no time for them", ", I am in a call now", "as I'm busy"
 _REASON = r"(?:\s*[,;]\s*(?:this\s+week|today|now|right\s+now|i|we|he|she|they|it|because|as|since)\b.*)?"
 _AGAIN = lazy_regex(
-    # "ask me about the receipts again on Monday at 9", "remind me of the BDÜ profile again next week"
-    r"^(?:please\s+)?(?:ask|remind|ping|nudge)\s+me\s+(?:about|of)\s+(?P<what>.+?)\s+again\s+"
+    # "ask me about the receipts again on Monday at 9", "nudge me about the BDÜ profile again next week" ("remind me
+    # about X again on Monday" is read as it is: intents.py ABOUT_RE)
+    r"^(?:please\s+)?(?:ask|ping|nudge)\s+me\s+(?:about|of)\s+(?P<what>.+?)\s+again\s+"
     + _WHEN
     + _REASON
     # "bring up the health insurance research again in two hours"

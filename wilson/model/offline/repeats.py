@@ -73,6 +73,9 @@ _MORE_RE = lazy_regex(
     re.I,
 )
 # more weekdays said with the first: "every Wednesday and Saturday", "every Monday, Wednesday and Friday"
+_AT_HOUR_IN_THE_RE = lazy_regex(
+    r"\b(?P<at>at\s+\d{1,2}(?::\d\d)?)\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b", re.I
+)
 _MORE_DAYS_RE = lazy_regex(rf"^(?:\s*(?:,|and|&)\s*(?:on\s+)?(?:{_WEEKDAY})s?\b)+", re.I)
 _PLURAL_DAYS_RE = lazy_regex(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
 _BOUND_RE = lazy_regex(
@@ -96,6 +99,10 @@ class Reading:
 def read(rest: str, now: datetime, tz) -> Reading | None:
     """What follows "remind me" → a Reading; None when it is no repeating reminder (a one-off, or none).
     'to call Mum every Sunday at 6pm' → Reading('0 18 * * 0', 'call Mum')."""
+    # "at 7 in the morning" is 7 am: the part of the day is the hour's, not a day of its own
+    rest = _AT_HOUR_IN_THE_RE.sub(
+        lambda m: f"{m.group('at')} {'am' if m.group('part').lower() == 'morning' else 'pm'}", rest
+    )
     yearly = _yearly(rest, now, tz)
     if yearly is not None:
         return yearly
@@ -108,10 +115,12 @@ def read(rest: str, now: datetime, tz) -> Reading | None:
     day = (_MONTH_DAY_RE.search(rest) or _MONTH_DAY_WORDS_RE.search(rest)) if monthly else None
     if day:
         spans.append(day.span())  # "on the 15th of every month": the day is the schedule's
+    more = _MORE_DAYS_RE.match(rest[said.end() :]) if found and found.group("unit") else None
+    if more:  # "… every Tuesday and Thursday at 7": the second day is the schedule's too, not a one-off's
+        spans.append((said.end(), said.end() + more.end()))
     left = _without(rest, spans)
     if _dated(left, now, tz) and said.start() > 0 and not _BOUND_RE.search(left):
         return None  # "on Friday … every Tuesday": a one-off, and the schedule is part of what to say
-    more = _MORE_DAYS_RE.match(rest[said.end() :]) if found and found.group("unit") else None
     if more and (found.group("unit") or "").lower() in WEEKDAYS and not unread and not _BOUND_RE.search(left):
         # "every Wednesday and Saturday": one schedule on those days
         days = [found.group("unit").lower(), *(d.lower() for d in re.findall(_WEEKDAY, more.group(0), re.I))]
@@ -266,7 +275,7 @@ def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
     said = [c for i, c in enumerate(text) if not any(start <= i < end for start, end in spans)]  # spans may overlap
     text = " ".join("".join(said).split())
-    text = re.sub(r"^(?:[:,\-–]\s*)?(?:to\s+|about\s+)?", "", text, flags=re.I)
+    text = re.sub(r"^(?:[:,\-–]\s*)?(?:to\s+|about\s+|of\s+(?:the\s+)?)?", "", text, flags=re.I)
     text = re.sub(r"\s+(?:on|at|and|,)$", "", text, flags=re.I)
     return re.sub(r"\s+([:,])", r"\1", text).strip(" ,:;.!-–")
 
