@@ -275,3 +275,52 @@ def test_outcomes_naming_no_task_of_the_users_change_nothing(text):
 def test_a_call_told_without_its_doer_is_still_the_users():
     tasks = [{"id": 51, "title": "Call the landlord about the heating", "due": "2027-01-08", "status": "open"}]
     assert read("talked to the landlord, all sorted", tasks=tasks).calls == [("complete_task", {"task_id": 51})]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        (
+            'I\'d be grateful if you added "call the tax office" to my list for Thursday',
+            ("create_task", {"title": "Call the tax office", "due": "2027-01-07"}),
+        ),
+        (
+            "It would be kind if you reminded me at 5 to call Tom",
+            ("remind", {"text": "call Tom", "at": "2027-01-05T17:00:00+01:00"}),
+        ),
+        (
+            "I should like to be reminded every morning at 7 to take my vitamins",
+            ("create_reminder", {"text": "take my vitamins", "cron": "0 7 * * *"}),
+        ),
+    ],
+)
+def test_a_wish_said_in_the_past_tense_or_with_should_is_the_request(text, call):
+    assert read(text).calls == [call]
+
+
+@pytest.mark.parametrize("text", ["It would be nice if you visited us in spring", "I'd be glad if you liked it"])
+def test_a_wish_in_the_past_tense_of_no_request_asks_nothing(text):
+    assert not read(text).calls
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        ("the card to Gran is in the post", ("complete_task", {"task_id": 71})),
+        ("we cancelled the anniversary dinner, so no table needed any more", ("cancel_task", {"task_id": 72})),
+        ("not doing the yoga course this year, take it off the list", ("cancel_task", {"task_id": 73})),
+    ],
+)
+def test_an_outcome_told_in_everyday_words_changes_the_task_it_names(text, call):
+    tasks = [
+        {"id": 71, "title": "Post the birthday card to Gran", "due": "2027-01-09", "status": "open"},
+        {"id": 72, "title": "Book a table for the anniversary", "due": "2027-01-15", "status": "open"},
+        {"id": 73, "title": "Sign up for the yoga course", "due": "2027-02-15", "status": "open"},
+    ]
+    assert read(text, tasks=tasks).calls == [call]
+
+
+@pytest.mark.parametrize("text", ["the letter is in the post for you", "no sugar needed", "not doing much today"])
+def test_everyday_words_naming_no_task_change_nothing(text):
+    tasks = [{"id": 71, "title": "Post the birthday card to Gran", "due": "2027-01-09", "status": "open"}]
+    assert not read(text, tasks=tasks).calls

@@ -28,6 +28,7 @@ def _kinds(reply) -> list[str]:
         ("I have decided to take the state examination for translators on 18 May.", "State examination"),
         ("I must have my wisdom teeth removed on 8 February at the oral surgeon in Wilmersdorf.", "wisdom teeth"),
         ("I will have an eye laser operation on 4 March at a clinic in Tempelhof.", "Eye laser operation"),
+        ("I'm getting my wisdom tooth out on 4 February", "wisdom tooth"),
         ("We have signed the contract for a bigger flat in Neukölln, we move on 1 April.", "Neukölln"),
     ],
 )
@@ -240,3 +241,49 @@ def test_what_the_people_of_ones_work_need_of_the_user_is_still_a_task():
 def test_the_open_plans_are_asked_for_only_in_so_many_words(text, asked):
     reply = asked_about.answered(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK), text)
     assert (reply is not None and reply.rule == "the open plans") == asked
+
+
+# the same kinds in everyday words ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("what's up?", "keeping an eye"),
+        ("should I take the train or fly?", "your call"),
+        ("is it better to call or write?", "your call"),
+        ("sorry, wrong chat", "No problem"),
+        ("oops, ignore that", "No problem"),
+        ("brb", "👍"),
+    ],
+)
+def test_everyday_questions_and_slips_get_a_word_back(text, says):
+    reply = read(text)
+    assert not reply.calls and says in reply.text
+
+
+@pytest.mark.parametrize("text", ["should I renew the passport?", "what's up with the flights?", "wrong about that"])
+def test_other_questions_are_not_taken_for_a_choice_or_a_slip(text):
+    assert asked_about.answered(phrases.Chat(text=text, now=NOW, tz=BERLIN, playbook=PLAYBOOK), text) is None
+
+
+def test_a_call_said_with_phoned_or_rang_is_the_call_made():
+    tasks = [{"id": 61, "title": "Call the plumber", "status": "open"}]
+    assert read("phoned the plumber earlier", tasks=tasks).calls == [("complete_task", {"task_id": 61})]
+    assert read("I rang the plumber this morning", tasks=tasks).calls == [("complete_task", {"task_id": 61})]
+    assert not read("rang the bell", tasks=tasks).calls
+
+
+def test_a_family_member_who_gets_married_is_a_wedding_to_plan_for_and_a_colleague_is_not():
+    assert "create_topic" in _kinds(read("my brother gets married on 3 July in Cologne"))
+    assert not read("my colleague Anna gets married on 3 July").calls
+
+
+def test_a_letter_asking_to_transfer_a_sum_named_before_keeps_the_sum():
+    letter = (
+        "Dear Mr Lang, your service charge statement for 2025 shows an additional payment of EUR 96.40. Please transfer "
+        "this amount by 20 February 2027 to the usual account, quoting your tenant number 12-07. Kind regards, "
+        "Property Office"
+    )
+    ((name, args),) = read(letter).calls
+    assert (name, args["due"]) == ("create_task", "2027-02-20") and "96.40" in args["title"]

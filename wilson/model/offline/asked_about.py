@@ -1,8 +1,9 @@
 """Questions the other rules leave unread, answered honestly instead of with "I didn't understand": which plans are
 open ("Which plans do I have open at the moment?": read with `list_topics`, answered after its result), what weekday
 a date is ("Is 12.03. a Friday?"), how one of Wilson's functions works ("How does the snooze function work?"), an
-opinion asked for ("Do you think it is better to charge per word?": offline, there is none to give), and a season's
-wish with more words around it ("Happy new year to you as well, by the way!").
+opinion or a choice asked for ("Do you think it is better to charge per word?", "should I take the train or fly?":
+offline, there is none to give), "what's up?", a message sent by mistake ("sorry, wrong chat"), and a season's wish
+with more words around it ("Happy new year to you as well, by the way!"); "brb" gets a thumb.
 
 Pure: reads the message and the context, writes nothing.
 """
@@ -59,8 +60,22 @@ _KEYS = {
 }
 _OPINION = lazy_regex(
     r"^(?:(?:and\s+)?(?:do|would)\s+you\s+(?:think|say|recommend|advise)|what\s+(?:do|would)\s+you\s+(?:think|say|"
-    r"recommend|advise)|in\s+your\s+opinion|what'?s\s+your\s+(?:opinion|view|advice))\b.*\?\s*$",
+    r"recommend|advise)|in\s+your\s+opinion|what'?s\s+your\s+(?:opinion|view|advice))\b.*\?\s*$"
+    # a choice to make: "should I take the train or fly?", "is it better to call or to write?"
+    r"|^(?:should|shall)\s+(?:i|we)\b[^?]*\bor\b[^?]*\?\s*$|^is\s+it\s+better\s+to\b[^?]*\bor\b[^?]*\?\s*$",
     re.I | re.S,
+)
+# a message sent by mistake: "sorry, wrong chat", "oops, ignore that"
+_SLIP = lazy_regex(
+    r"^(?:(?:sorry|oops|whoops|ups)[\s,!.]+)?(?:wrong\s+(?:chat|person|window|number)|ignore\s+(?:that|this|me)|"
+    r"not\s+for\s+you|that\s+wasn'?t\s+for\s+you|never\s*mind)[\s!.]*$",
+    re.I,
+)
+# "brb", "gtg": the user steps away
+_AWAY = lazy_regex(r"^(?:brb|be\s+right\s+back|gtg|g2g|got\s+to\s+go|gotta\s+go|ttyl|afk)[\s!.]*$", re.I)
+# "what's up?", "what's new with you?": asked of Wilson, as "how are you?" is
+_WHATS_UP = lazy_regex(
+    r"^(?:hey\s+|so\s+)?(?:what'?s\s+up|wh?assup|what'?s\s+new)(?:\s+with\s+you)?\s*[?!.]*\s*$", re.I
 )
 # a season's wish with words around it: "Happy new year to you as well, by the way!"
 _WISH = lazy_regex(
@@ -91,6 +106,12 @@ def answered(chat: Chat, text: str) -> Reply | None:
             [],
             "an opinion asked for",
         )
+    if _SLIP.match(said):
+        return Reply("No problem. Nothing was changed.", [], "a message sent by mistake")
+    if _AWAY.match(said):
+        return Reply("👍", [], "the user steps away")
+    if _WHATS_UP.match(said):
+        return Reply("All quiet here: I'm keeping an eye on things. Nothing was changed.", [], "how Wilson is")
     if _WISH.match(said):
         return Reply("Thank you, and to you! 🎉", [], "a season's wish")
     return None

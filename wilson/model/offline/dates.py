@@ -1222,8 +1222,11 @@ _COUNTED_AFTER = lazy_regex(
     re.I,
 )
 # a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
-# and a policy's or a customer's number with its parts joined by hyphens ("HR-2291-07"): no date either
-_CODE_RE = lazy_regex(r"(?-i:\b[A-Z]{2,3}(?:\s?\d{2,5}\b|-\d{2,6}(?:-\d+)*\b))(?!\s*(?:EUR|€|Uhr|h\b))")
+# and a policy's number with its parts joined by hyphens ("HR-2291-07", read as July 2291): no date either (one that
+# starts with a year, "PR-2027-0142", is left as it was: the parser reads no day in it)
+_CODE_RE = lazy_regex(
+    r"(?-i:\b[A-Z]{2,3}(?:\s?\d{2,5}\b|-(?!(?:19|20)\d\d\b)\d{2,6}(?:-\d+)*\b))(?!\s*(?:EUR|€|Uhr|h\b))"
+)
 # words before a date that make the date parser's search lose the day after them
 _PARSER_MISREADS = lazy_regex(r"\bbefore\b", re.I)
 # "at a clinic", "at an office" after a day: a place, which the parser tries to read as an hour and loses the day

@@ -36,6 +36,28 @@ _IF_YOU_COULD = lazy_regex(
     r"may\s+i\s+ask\s+you\s+to|i\s+(?:kindly\s+)?ask\s+you\s+to)\s+(?:please\s+|kindly\s+)?",
     re.I,
 )
+# "I'd be grateful if you added …", "it would be kind if you reminded me …": the wish said in the past tense
+_IF_YOU_DID = lazy_regex(
+    r"^(?:(?:it|that)\s+would\s+be\s+(?:very\s+|really\s+)?(?:kind|nice|great|good|helpful|lovely)(?:\s+of\s+you)?|"
+    r"i(?:'d|\s+would)\s+be\s+(?:very\s+|most\s+)?(?:grateful|thankful|glad)|i(?:'d|\s+would)\s+appreciate\s+it)\s+"
+    r"if\s+you\s+(?P<verb>added|put|noted|reminded|moved|deleted|removed|cancelled|canceled|dropped|snoozed)\b",
+    re.I,
+)
+_DID = {
+    "added": "add",
+    "noted": "note",
+    "reminded": "remind",
+    "moved": "move",
+    "deleted": "delete",
+    "removed": "remove",
+    "cancelled": "cancel",
+    "canceled": "cancel",
+    "dropped": "drop",
+    "snoozed": "snooze",
+    "put": "put",
+}
+# "I should like to be reminded …": the older English "should" of a wish
+_SHOULD_LIKE = lazy_regex(r"^i\s+should\s+(?=like\b|love\b|be\s+grateful\b)", re.I)
 # "I would be grateful for a reminder on Sunday at 18:00 to …", "from now on I need a reminder on …": a reminder
 _FOR_A_REMINDER = lazy_regex(
     r"^(?:from\s+now\s+on\s*,?\s+)?i(?:'d|\s+would)?\s+(?:be\s+(?:very\s+|most\s+)?grateful\s+for|appreciate|"
@@ -114,7 +136,8 @@ def plain(text: str) -> str:
     was = None
     while was != said:
         was = said
-        said = _SO_KIND.sub("", _PLEASE_DONT_FORGET.sub("", said))
+        said = _SO_KIND.sub("", _PLEASE_DONT_FORGET.sub("", _SHOULD_LIKE.sub("I would ", said)))
+        said = _IF_YOU_DID.sub(lambda m: _DID[m.group("verb").lower()], said)
         said = _IF_YOU_COULD.sub("", said)
         time_i = _TIME_I.match(said)
         if time_i:

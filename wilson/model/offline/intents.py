@@ -268,6 +268,8 @@ def _letter_asks(chat: Chat, body: str) -> Reply | None:
     verb = (what.split() or [""])[0].lower()
     if when is None or len(what.split()) < 2 or verb not in acts.ACT_VERBS | _LETTER_ACTS or verb in ("find", "note"):
         return None  # "please note that the office is closed on Monday", "please find attached …": nothing to do
+    if verb in ("pay", "transfer", "remit") and payments.AMOUNT_RE.search(body):
+        return None  # a sum to pay: the rules that read bills and payments name it with its amount
     return Reply("", [("create_task", {"title": _title(what), "due": dates.iso(when.value)})], "what a letter asks")
 
 

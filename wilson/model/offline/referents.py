@@ -93,7 +93,8 @@ def with_amount(text: str) -> str:
 
 
 _PAID_FOR_RE = lazy_regex(
-    r"\b(?:the|your)\s+(?:annual\s+|yearly\s+|monthly\s+|quarterly\s+)?(?P<noun>premium|fee|contribution|bill|invoice|"
-    r"rent|charge|tax|payment|deposit|fine)\b",
+    r"\b(?:the|your|an?)\s+(?:annual\s+|yearly\s+|monthly\s+|quarterly\s+|additional\s+|outstanding\s+)?"
+    r"(?P<noun>premium|fee|contribution|bill|invoice|"
+    r"rent|tax|deposit|fine)\b",
     re.I,
 )
