@@ -1,6 +1,6 @@
 """The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt,
-phrases_dev_c.txt, phrases_dev_d.txt, phrases_dev_e.txt and phrases_dev_f.txt, a second to sixth dev batch written
-blind later, and phrases_held_back.txt):
+phrases_dev_c.txt, phrases_dev_d.txt, phrases_dev_e.txt, phrases_dev_f.txt and phrases_dev_g.txt, a second to sixth dev
+batch (the sixth in two voices) written blind later, and phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
 (tests/table_support.py). A chat line answered "I didn't understand" is a miss wherever its row expects anything
@@ -62,7 +62,6 @@ DEV_D_LEFT = {
     183: "a weekday said alone as a change is the next one from today, as the first and fifth batches expect of 'and "
     "on tuesday?' / 'and on thursday?'; this batch wants the one after the proposed day",
     202: "the task is named in German ('Gliederung'), its title is English",
-    203: "the change is read, but 'the visa thing' names another open visa task better than Amina's parents' one",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'Lake Garda' is no place the gazetteer knows (the date, 'over Easter', is read)",
     271: "answers line 269's plan, which was not made",
@@ -96,11 +95,25 @@ DEV_F_LEFT = {
     "batch wants the bill's plan)",
     194: "a sum with its day that 'is due' is a payment task, as line 193 (the batch wants the bill's plan)",
 }
+# The sixth dev batch (G, written blind 2026-12-06 in a formal freelancer's voice; measured before any tuning on it: chat
+# 0.62 / 0.59) is held to every row but these, each failing for the reason given.
+DEV_G_LEFT = {
+    # a reminder's text is checked whole, as the other batches write it ("text=call the dentist"); these rows name one
+    # word of it, and the text read is the whole act ("call the notary's office")
+    88: "text=notary checks one word of the reminder's text 'call the notary's office'; the checker compares it whole",
+    91: "text=documents checks one word of the reminder's text; the checker compares it whole",
+    94: "text=laundry checks one word of the reminder's text; the checker compares it whole",
+    189: "the wedding's topic is closed, but named by its title, which does not say Wrocław (as dev_e line 200)",
+    208: "a premium with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
+    209: "a back-payment with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
+    254: "'write a short poem for …' reads as a to-do, as 'write the thank-you cards' is one; the batch wants the help",
+}
 LEFT = {
     "phrases_dev_c.txt": DEV_C_LEFT,
     "phrases_dev_d.txt": DEV_D_LEFT,
     "phrases_dev_e.txt": DEV_E_LEFT,
     "phrases_dev_f.txt": DEV_F_LEFT,
+    "phrases_dev_g.txt": DEV_G_LEFT,
 }
 HALVES = [
     "phrases_dev.txt",
@@ -109,6 +122,7 @@ HALVES = [
     "phrases_dev_d.txt",
     "phrases_dev_e.txt",
     "phrases_dev_f.txt",
+    "phrases_dev_g.txt",
     "phrases_held_back.txt",
 ]
 

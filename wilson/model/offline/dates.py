@@ -1203,6 +1203,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     masked = _BARE_HOUR_RE.sub(_blank, _CLOCK_TIME_RE.sub(_blank, SPOKEN_CLOCK_RE.sub(_blank, masked)))
     masked = _BETWEEN_COUNT_RE.sub(_blank, masked)
     masked = _PARSER_MISREADS.sub(_blank, masked)
+    masked = _AT_A_PLACE_RE.sub(_blank, masked)  # "on 4 March at a clinic": the parser then finds "March" alone
     masked = _CODE_RE.sub(_blank, masked)  # "flight VC 3152 on 19 March": the parser takes 3152 for the year
     masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(
@@ -1263,9 +1264,15 @@ _COUNTED_AFTER = lazy_regex(
     re.I,
 )
 # a flight's, a train's or a bus's number ("VC 3152", "LH123", "ICE 1043"): no year, no day
-_CODE_RE = lazy_regex(r"(?-i:\b[A-Z]{2,3}\s?\d{2,5}\b)(?!\s*(?:EUR|€|Uhr|h\b))")
+# and a policy's number with its parts joined by hyphens ("HR-2291-07", read as July 2291): no date either (one that
+# starts with a year, "PR-2027-0142", is left as it was: the parser reads no day in it)
+_CODE_RE = lazy_regex(
+    r"(?-i:\b[A-Z]{2,3}(?:\s?\d{2,5}\b|-(?!(?:19|20)\d\d\b)\d{2,6}(?:-\d+)*\b))(?!\s*(?:EUR|€|Uhr|h\b))"
+)
 # words before a date that make the date parser's search lose the day after them
 _PARSER_MISREADS = lazy_regex(r"\bbefore\b", re.I)
+# "at a clinic", "at an office" after a day: a place, which the parser tries to read as an hour and loses the day
+_AT_A_PLACE_RE = lazy_regex(r"\bat\s+an?\b(?=\s+(?!quarter\b|half\b)[^\W\d])", re.I)
 CLAUSES_UP_TO = 300  # characters: a chat message is read clause by clause; a long paste is not read twice
 
 
@@ -1308,7 +1315,8 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
             continue
         start, cursor = located.start(), located.end()
         phrase = masked[start:cursor]
-        kept = re.sub(r"\s+(?:at|on|in|by|and|or)$", "", phrase.strip(" ,.;:!?"), flags=re.I)  # "on Friday at" noon
+        # "on Friday at" noon, "on 8 February at the" oral surgeon
+        kept = re.sub(r"\s+(?:at|on|in|by|and|or)(?:\s+the)?$", "", phrase.strip(" ,.;:!?"), flags=re.I)
         unit = re.match(r"(?:hrs?|mins?|secs?)\s+(?=\D)", kept, re.I)  # "send it to HR by Friday": HR is no hour
         if unit:
             kept, phrase = kept[unit.end() :], phrase[phrase.index(kept) + unit.end() :]

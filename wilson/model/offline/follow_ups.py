@@ -55,6 +55,12 @@ NOT_NEEDED_RE = lazy_regex(
 )
 
 
+# "no, that is not necessary, I have done it already this morning": the reason says no, whatever day it names
+_NOT_NEEDED_WHY_RE = lazy_regex(
+    r"^(?:(?:that|it)(?:'s|\s+is|\s+was)\s+)?(?:not\s+(?:necessary|needed)|no\s+need)\b", re.I
+)
+
+
 def follow_up(chat: Chat, text: str) -> Reply | None:
     """A short follow-up to the proposal just asked (the user's first message since): a no with its reason is a
     no, and a day or an hour said alone ("and on Tuesday?", "make it 9 instead" says it of "it") changes its
@@ -107,7 +113,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         rest = normal(why)
         for one in found:
             rest = rest.replace(one.phrase.lower(), " ")
-        if (
+        if not _NOT_NEEDED_WHY_RE.match(why) and (
             relative_change(why)
             or found
             and (

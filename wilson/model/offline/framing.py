@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import acts, dates
+from wilson.model.offline import acts, dates, formal
 from wilson.kernel.lazy_regex import lazy_regex
 
 # the requests the rules follow: only before one of these is "can you" a request and not a question
@@ -356,6 +356,7 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
     while was != text and rounds < 8:  # each wrapper comes off once; a rewrite that reads as another stops here
         rounds += 1
         was = text
+        text = formal.plain(text)  # "would you be so kind as to …", "please note that I must …"
         text = _JOIN.sub("", text)
         text = _LEAD_IN.sub("", text)
         text = _VAGUE_FIRST.sub("", text)

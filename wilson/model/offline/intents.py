@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from wilson.model.offline import (
     acts,
     anchored,
+    asked_about,
     dates,
     done_in_words,
     due_by,
@@ -85,6 +86,13 @@ from wilson.model.offline.words import best, covers, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 
+def _deadline(when: dates.Found, chat: Chat) -> object:
+    """A task's due: "by tomorrow evening" is due tomorrow (a part of the day is no hour said); "by 5pm" keeps it."""
+    if isinstance(when.value, datetime) and not re.search(r"\d|noon|midday|midnight|mittag", when.phrase, re.I):
+        return dates.local_date(when.value, chat.tz)
+    return when.value
+
+
 def _split_when(rest: str, chat: Chat, months: bool = False, deadline: bool = False) -> tuple[str, dates.Found | None]:
     """'call mom on Sunday' → ('call mom', Found('on Sunday')); the date phrase may come first or last.
     `months`: "in June" is a day, its 1st; a part of the day alone ("this evening") is one too (dates.search).
@@ -122,7 +130,7 @@ def _split_when(rest: str, chat: Chat, months: bool = False, deadline: bool = Fa
     what = re.sub(r"\s+(?:sometime|some time|at some point)$", "", what)  # "get a haircut sometime next week"
     what = re.sub(r"^(?:on|at|by|in|between|from|bis|am|zum|spätestens)\s+|^to\s+", "", what.strip())
     what = re.sub(r"^\s*to\s+", "", what)
-    what = " ".join(what.split()).strip(" ,.!:;-–")
+    what = " ".join(what.split()).strip(" ,.!?:;-–")  # "call the bank by Friday?": no "?" in the title
     what = re.sub(r"\s+,", ",", re.sub(r"\s*\.\s*,", ",", what))  # "… Eintrittsgeld ., bei Frau": the date's own stop
     # "renew the parking permit, it expires": why it is due then is no part of what to do
     what = re.sub(
@@ -204,11 +212,13 @@ def answer(chat: Chat) -> Reply:
     body, letter = sentences.letter_body(chat.text)
     reply = None
     if letter:  # a pasted letter: what it asks of the user ("could you send me the report" is "send the report")
+        body = referents.with_amount(body)  # "… amounts to 164.80 EUR. Please transfer the amount by …"
         asked = _ASKED_OF_YOU_RE.sub(r"\g<verb> ", _BITTE_SIE_RE.sub(_german_asked, body))
         chat = replace(chat, text=request_of(asked.rstrip(" ?") if asked != body else asked, chat.now, chat.tz))
         reply = _the_one_asked(chat, body, asked)
     reply = reply or (
-        _referred(chat)
+        (_letter_asks(chat, body) if letter else None)
+        or _referred(chat)
         or anchored.before_told(chat, chat.text)
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
@@ -236,6 +246,7 @@ def answer(chat: Chat) -> Reply:
             or _buried(chat, chat.text)
             or _musing(chat.text)
             or _statement(" ".join(parts) or chat.text)
+            or asked_about.answered(chat, chat.text)
             or questions.answered(chat, chat.text)
             or Reply(
                 HELP_AGAIN if any(CAN_DO in said for said in chat.said_before) else HELP,
@@ -263,6 +274,49 @@ def _the_one_asked(chat: Chat, body: str, asked: str) -> Reply | None:
     ):
         return None  # no day in the sentence that asks ("Bitte überweisen Sie den Betrag …"): the whole letter says it
     return reply
+
+
+# a letter's sentence that asks its reader to act: "Please send them to me by 19.02.", "Could you please also translate
+# the two annexes and send them to us by 22 January?"
+_PLEASE_ACT_RE = lazy_regex(
+    r"^\s*(?:please\s+|(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*)(?=[a-z]+\b)", re.I
+)
+
+
+# what a client or an office asks a reader to do by a day, beside the acts a task is made of (acts.ACT_VERBS)
+_LETTER_ACTS = frozenset(
+    {"translate", "proofread", "review", "revise", "confirm", "complete", "provide", "upload", "deliver"}
+)
+
+
+def _letter_asks(chat: Chat, body: str) -> Reply | None:
+    """What a pasted letter asks of the user, in the one sentence that asks it ("… for your tax return I still need
+    the certificate. Please send them to me by 19.02."): a task due on the day it names, read before what the letter
+    is about (the tax return's plan is the adviser's to make). None unless exactly one sentence asks with a day."""
+    asked = [
+        part[found.end() :]
+        for part in sentences.split(body)
+        if (found := _PLEASE_ACT_RE.match(part)) and dates.search(part, chat.now, chat.tz)
+    ]
+    if len(asked) != 1:
+        return None
+    said = re.sub(r"\s*\([^)]*\)", "", asked[0]).strip(" ?.!")  # "(approx. 4,000 words)"
+    said = re.sub(r"^([a-z]+)\s+(?:me|us)\s+(?=the|my|your|our|a|an)\b", r"\1 ", said, flags=re.I)  # send me the report
+    reply = _read(chat, request_of(said, chat.now, chat.tz))
+    if reply is None or not reply.calls or any(n != "create_task" for n, _ in reply.calls):
+        reply = None
+    elif len(str(reply.calls[0][1].get("title") or "").split()) < 2:
+        return None  # "Please pay by Friday": what to pay is in the letter's other sentences, which the rules read
+    else:
+        return reply
+    what, when = _split_when(said, chat)
+    what = re.split(r"\s*,\s*(?=quoting|stating|mentioning|citing)", what, maxsplit=1)[0]
+    verb = (what.split() or [""])[0].lower()
+    if when is None or len(what.split()) < 2 or verb not in acts.ACT_VERBS | _LETTER_ACTS or verb in ("find", "note"):
+        return None  # "please note that the office is closed on Monday", "please find attached …": nothing to do
+    if verb in ("pay", "transfer", "remit") and payments.AMOUNT_RE.search(body):
+        return None  # a sum to pay: the rules that read bills and payments name it with its amount
+    return Reply("", [("create_task", {"title": _title(what), "due": dates.iso(when.value)})], "what a letter asks")
 
 
 # "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
@@ -334,7 +388,7 @@ def _referred(chat: Chat) -> Reply | None:
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
 _ASKED_OF_YOU_RE = lazy_regex(
-    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
+    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
 )
 
 
@@ -885,6 +939,8 @@ _CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but
 
 def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
+    if REMIND_RE.match(text):  # "remind me in 3 hours to check whether the client has paid": asks, tells nothing done
+        return None
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
@@ -1068,7 +1124,7 @@ def _remind(chat: Chat, text: str) -> Reply | None:
         task = _task_named(chat, about.group("what"))
         found = dates.search(about.group("when"), chat.now, chat.tz, parts=True)
         at = dates.at_moment(found[0] if found else None, chat.now, chat.tz)
-        if task is not None and at is not None:
+        if task is not None and at is not None and _thing_named(about.group("what"), str(task.get("title"))):
             return Reply(
                 "",
                 [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
@@ -1082,6 +1138,13 @@ def _remind(chat: Chat, text: str) -> Reply | None:
     if at is None or not what:
         return _when_to_remind(chat, what, when)
     return Reply("", [("remind", {"text": what, "at": at.isoformat()})], f"one-off reminder ({when.stated(chat.tz)})")
+
+
+def _thing_named(what: str, title: str) -> bool:
+    """Whether the words name the task by more than its verb: "the call with Dr. Haberland" is no "Call Mrs. Wendler
+    about the tax documents" (a new reminder), "the tax documents" is."""
+    verb = (title.split() or [""])[0].lower()
+    return bool((words(what) & words(title)) - {verb})
 
 
 def _when_to_remind(chat: Chat, what: str, when: dates.Found | None) -> Reply:
@@ -1120,11 +1183,12 @@ def _move(chat: Chat, text: str) -> Reply | None:
     found = MOVE_RE.match(text)
     if not found:
         return None
-    when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
+    what, said_when = _moved_parts(found, chat)
+    when = dates.search(said_when, chat.now, chat.tz, parts=True)
     verb = text.strip().split()[0].lower()
     if not when and verb in ("snooze", "pause", "postpone"):  # "snooze the tyres till March": its 1st
-        when = dates.search(f"in {found.group('when')}", chat.now, chat.tz, months=True)
-    task = _task_named(chat, found.group("what"))
+        when = dates.search(f"in {said_when}", chat.now, chat.tz, months=True)
+    task = _task_named(chat, what)
     if task is None:
         return Reply(
             f"I couldn't tell which task you mean, so nothing was changed. {looks.task_list(chat)}",
@@ -1169,6 +1233,25 @@ _NAMED_THEN_DROPPED_RE = lazy_regex(
     r"(?P<verb>scratch|drop|cancel|delete|remove|ditch|forget)\s+(?:those|that|it|them|this|that\s+one)\b(?P<rest>.*)$",
     re.I,
 )
+
+
+def _moved_parts(found: re.Match, chat: Chat) -> tuple[str, str]:
+    """What is moved and to when: "move the invoice for Lindqvist Verlag to the 20th" moves the invoice for Lindqvist
+    Verlag (its "for" is part of the name, as the words after it say no day) to the 20th."""
+    what, when = found.group("what"), found.group("when")
+    day = dates.search(when, chat.now, chat.tz, parts=True)
+    if day and not when[: day[0].start].strip(" ,"):
+        return what, when
+    later = re.match(
+        r"(?P<what>.+)\s+(?:to|until|till)\s+(?P<when>.+?)\s*[.!]*$",
+        f"{what} {found.group(0)[found.end('what') :]}".strip(),
+        re.I | re.S,
+    )
+    if later is None:
+        return what, when
+    day = dates.search(later.group("when"), chat.now, chat.tz, parts=True)
+    named = re.sub(r"\s+(?:to|until|till|for|by|on)$", "", later.group("what"), flags=re.I)
+    return (named, later.group("when")) if day and not later.group("when")[: day[0].start].strip(" ,") else (what, when)
 
 
 def _drop(chat: Chat, text: str) -> Reply | None:
@@ -1470,10 +1553,12 @@ _PEOPLE = (
     r"boss|manager|son|daughter|kids?|children|boyfriend|girlfriend|neighbou?r|cousin|aunt|uncle|grandma|"
     r"grandpa|granny|roommate|flatmate|niece|nephew|parents|team|teacher|student|"
     # "the Yilmaz family next door", "the couple upstairs"
-    r"family|couple|people|folks|classmate"
+    r"family|couple|people|folks|classmate|"
+    # the people of someone's work: "my client Mr. Brandstätter must go to hospital", "my tax advisor is on holiday"
+    r"client|customer|advis[eo]r|accountant|lawyer|landlord|landlady|caretaker|editor|publisher|godmother|godfather"
 )
 _SOMEONE_ELSE_RE = lazy_regex(
-    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+[A-Z][\w-]+){{0,2}}"
+    rf"^\s*(?:(?i:my|our|the)\s+(?:\w+\s+)?(?i:{_PEOPLE})(?i:s)?(?:\s+(?:Mr|Mrs|Ms|Dr|Prof)\.?)?(?:\s+[A-Z][\w-]+){{0,2}}"
     rf"(?:\s+(?i:next door|downstairs|upstairs|across the (?:street|hall|road)|from work|from school))?"
     # "my sister's baby is due", "my colleague's surgery is on Monday": theirs (a child's
     # appointment is the parent's to plan, so not theirs)
@@ -1485,7 +1570,8 @@ _SOMEONE_ELSE_RE = lazy_regex(
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow|My|Our)\b)[A-Z][a-z]+['’]s\s+(?:\w+\s+)?"
     rf"(?i:exam|test|interview|surgery|operation|treatment|flight))\s+"
     rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
-    rf"moves|visits)\b"
+    # "must go to hospital", "must have an operation": theirs, as "goes" is
+    rf"moves|visits|must\s+(?:go|travel|fly|move|stay|have\s+(?:an?|his|her|their)))\b"
 )
 
 
@@ -1947,8 +2033,9 @@ def _add(chat: Chat, text: str) -> Reply | None:
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}
     rule = "add a task" + (f" to the topic {topic.get('title')}" if topic else "")
     if when is not None:
-        args["due"] = dates.iso(when.value)
-        rule += f" ({when.stated(chat.tz)})"
+        due = _deadline(when, chat)
+        args["due"] = dates.iso(due)
+        rule += f" ({dates.Found(when.phrase, due, when.start, when.reading).stated(chat.tz)})"
     return Reply("", [("create_task", args)], rule)
 
 

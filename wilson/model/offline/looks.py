@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from wilson.model.offline import dates, finished, when_event
+from wilson.model.offline import asked_about, dates, finished, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
 from wilson.model.offline.phrases import (
     ALL_MEMORIES,
@@ -222,6 +222,8 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
     call's): the reminders, the whole list, or the calendar with the list beside it. None for other calls."""
     if called == ["list_reminders"]:
         return reminders_answer(chat, results[0])
+    if called == ["list_topics"]:
+        return asked_about.topic_lines_after(called, results)
     if called == ["list_tasks"] and args.get("status") == "done":
         if not isinstance(results[0], list):
             return Reply("I couldn't read your list just now. Nothing was changed.", [], "tasks unreadable")

@@ -398,7 +398,9 @@ MY_REMINDERS_RE = lazy_regex(
     r"\b(?:my reminders|what reminders|which reminders|any reminders|"
     r"list (?:the |my )?reminders|show (?:me )?(?:the |my )?reminders|"
     r"what (?:did|have) i ask(?:ed)? you to remind me|what (?:are|will) you (?:going to )?"
-    r"remind(?:ing)? me)\b",
+    r"remind(?:ing)? me|"
+    # "did I already set a reminder for the office rent?"
+    r"(?:did|have)\s+i\s+(?:already\s+)?(?:set|made|created|asked\s+for)\s+a\s+reminder)\b",
     re.I,
 )
 # "I paid the rent", "I've booked the flights": done, in the past tense, by a verb that finishes what the task's

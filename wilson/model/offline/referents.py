@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates
+from wilson.model.offline import dates, formal, payments
 from wilson.kernel.lazy_regex import lazy_regex
 
 # the thing told first, with what is happening to it: "my residence permit runs out", "the car's TÜV is due",
@@ -34,6 +34,9 @@ _NEEDED_RE = lazy_regex(
 _REQUEST_START_RE = lazy_regex(
     r"\s*(?:[.;!?]+|,|\s-\s|\s(?=so\s|and\s|(?:can|could|would|will)\s+you\s|please\s))\s*(?:(?:so|and)\s+)?", re.I
 )
+_PUT_IT_ON_RE = lazy_regex(r"^(?:put|set|move|change)\s+(?P<it>it|them)\s+(?:on|to|for)\s+(?=\S)", re.I)
+# how the need changed is no part of the thing: "the translation earlier than planned"
+_SOONER_RE = lazy_regex(r"\s+(?:earlier|sooner|later)(?:\s+than\s+(?:planned|expected|agreed))?$", re.I)
 _IT_RE = lazy_regex(r"\b(?:it|them)\b", re.I)
 _NOT_IT_RE = lazy_regex(r"\b(?:it'?s|it\s+is|it\s+was|make\s+it\b|is\s+it)\b", re.I)
 
@@ -43,10 +46,13 @@ def with_referent(text: str, now: datetime, tz) -> str | None:
     named = _NAMED_RE.match((text or "").strip()) or _NEEDED_RE.search((text or "").strip())
     if named is None:
         return None
-    start = _REQUEST_START_RE.search(named.string, named.end("thing") + 1)
+    # the thing needed ends its sentence: its stop is where the request begins
+    start = _REQUEST_START_RE.search(named.string, named.end("thing") + (named.re.pattern != _NEEDED_RE.pattern))
     if start is None:
         return None
-    told, asked = named.string[: start.start()], named.string[start.end() :].strip()
+    told, asked = named.string[: start.start()], formal.plain(named.string[start.end() :].strip())
+    # "… needs the translation earlier than planned. Could you put it on Monday?": a move of the thing to that day
+    asked = _PUT_IT_ON_RE.sub(r"move \g<it> to ", asked)
     if (
         not asked
         or not _IT_RE.search(asked)
@@ -55,7 +61,7 @@ def with_referent(text: str, now: datetime, tz) -> str | None:
         and not (re.match(r"(?:can|could|would|will)\s+you\b", asked, re.I))
     ):
         return None
-    thing = named.group("thing")
+    thing = _SOONER_RE.sub("", named.group("thing"))
     thing = thing[:1].lower() + thing[1:]  # "My permit …" begins a sentence; in the request it is mid-sentence
     asked = _IT_RE.sub(thing, asked, count=1).rstrip(" ?.!")
     asked = re.sub(r"[\s,]+(?:please|pls|thanks|thank you)$", "", asked, flags=re.I)
@@ -66,3 +72,29 @@ def with_referent(text: str, now: datetime, tz) -> str | None:
         at = listed.start() if listed else len(asked)  # "put X on my list": the day goes with X
         asked = f"{asked[:at]} by {phrase}{asked[at:]}"
     return asked
+
+
+# "… amounts to 164.80 EUR for 2027. Please transfer the amount by 1 February": the sum named before
+_THE_AMOUNT_RE = lazy_regex(
+    r"\b(?:the|this|that)\s+(?:total\s+|full\s+|outstanding\s+)?(?:amount|sum)\b(?!\s+of\b)", re.I
+)
+
+
+def with_amount(text: str) -> str:
+    """The text with "the amount" a letter asks to pay read as the sum it named before; as it was otherwise."""
+    named = payments.AMOUNT_RE.search(text)
+    if named is None:
+        return text
+    nouns = list(_PAID_FOR_RE.finditer(text[: named.start()]))  # "the annual premium … amounts to 164.80 EUR"
+    if not nouns:
+        return text  # the sum of nothing named: the rules that read bills read the letter as it is
+    sum_of = f"the {nouns[-1].group('noun').lower()} of {named.group(0)}"
+    return text[: named.end()] + _THE_AMOUNT_RE.sub(sum_of, text[named.end() :], count=1)
+
+
+_PAID_FOR_RE = lazy_regex(
+    r"\b(?:the|your|an?)\s+(?:annual\s+|yearly\s+|monthly\s+|quarterly\s+|additional\s+|outstanding\s+)?"
+    r"(?P<noun>premium|fee|contribution|bill|invoice|"
+    r"rent|tax|deposit|fine)\b",
+    re.I,
+)

@@ -73,6 +73,9 @@ _MORE_RE = lazy_regex(
     re.I,
 )
 # more weekdays said with the first: "every Wednesday and Saturday", "every Monday, Wednesday and Friday"
+_AT_HOUR_IN_THE_RE = lazy_regex(
+    r"\b(?P<at>at\s+\d{1,2}(?::\d\d)?)\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b", re.I
+)
 _MORE_DAYS_RE = lazy_regex(rf"^(?:\s*(?:,|and|&)\s*(?:on\s+)?(?:{_WEEKDAY})s?\b)+", re.I)
 _PLURAL_DAYS_RE = lazy_regex(rf"\b(?:{_WEEKDAY}|weekend)s\b", re.I)
 _BOUND_RE = lazy_regex(
@@ -96,6 +99,10 @@ class Reading:
 def read(rest: str, now: datetime, tz) -> Reading | None:
     """What follows "remind me" → a Reading; None when it is no repeating reminder (a one-off, or none).
     'to call Mum every Sunday at 6pm' → Reading('0 18 * * 0', 'call Mum')."""
+    # "at 7 in the morning" is 7 am: the part of the day is the hour's, not a day of its own
+    rest = _AT_HOUR_IN_THE_RE.sub(
+        lambda m: f"{m.group('at')} {'am' if m.group('part').lower() == 'morning' else 'pm'}", rest
+    )
     yearly = _yearly(rest, now, tz)
     if yearly is not None:
         return yearly
@@ -268,7 +275,7 @@ def _clock(hour: int, minute: int, half: str, part: str, text: str, as_written: 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
     said = [c for i, c in enumerate(text) if not any(start <= i < end for start, end in spans)]  # spans may overlap
     text = " ".join("".join(said).split())
-    text = re.sub(r"^(?:[:,\-–]\s*)?(?:to\s+|about\s+)?", "", text, flags=re.I)
+    text = re.sub(r"^(?:[:,\-–]\s*)?(?:to\s+|about\s+|of\s+(?:the\s+)?)?", "", text, flags=re.I)
     text = re.sub(r"\s+(?:on|at|and|,)$", "", text, flags=re.I)
     return re.sub(r"\s+([:,])", r"\1", text).strip(" ,:;.!-–")
 

@@ -161,12 +161,17 @@ _CLOCK_WORDS = lazy_regex(
     re.I,
 )
 _MINUTES = {"thirty": "30", "fifteen": "15", "fortyfive": "45"}
+# "half past two of the call", "quarter to six": a clock whatever follows it (_CLOCK_WORDS leaves "past two of …")
+_PAST_WORDS = lazy_regex(rf"\b(?P<lead>(?:half|quarter)\s+(?:past|to))\s+(?P<n>{_HOUR_WORD})\b", re.I)
 
 
 def plain(text: str) -> str:
     """`text` with shorthand spelled out, key words' typos corrected and hours said in words written as a clock
     shows them, and emoji read as the words they stand for; everything else as it was."""
-    text = _CLOCK_WORDS.sub(_clock, _WORD.sub(_plain_word, emoji_said(text or "")))
+    text = _WORD.sub(_plain_word, emoji_said(text or ""))
+    text = _CLOCK_WORDS.sub(
+        _clock, _PAST_WORDS.sub(lambda m: f"{m.group('lead')} {_HOURS[m.group('n').lower()]}", text)
+    )
     text = _FEW.sub(lambda m: f"{'2' if m.group('few').lower().startswith('couple') else '3'} {m.group('unit')}", text)
     text = _AT_SIGN.sub("at ", _TO_VERB.sub("to ", text))
     text = _ISH.sub(lambda m: f"at {m.group('hour')}", text)
