@@ -106,7 +106,6 @@ DEV_G_LEFT = {
     189: "the wedding's topic is closed, but named by its title, which does not say Wrocław (as dev_e line 200)",
     208: "a premium with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
     209: "a back-payment with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
-    254: "'write a short poem for …' reads as a to-do, as 'write the thank-you cards' is one; the batch wants the help",
 }
 LEFT = {
     "phrases_dev_c.txt": DEV_C_LEFT,
