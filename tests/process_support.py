@@ -20,7 +20,8 @@ REPL = [sys.executable, str(ROOT / "bin" / "wilson-repl")]
 
 
 def run_repl(home: Path, script: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = dict(os.environ, WILSON_CORE_TIMEZONE="Europe/Berlin")
+    # no dashboard on a fixed port in a test
+    env = dict(os.environ, WILSON_CORE_TIMEZONE="Europe/Berlin", WILSON_WEB_ENABLED="false")
     return subprocess.run(
         REPL + ["--home", str(home), "--json", *args],
         input=script,

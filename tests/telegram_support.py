@@ -78,6 +78,7 @@ def wilson(tmp_path, fake, model):
             "WILSON_TELEGRAM_ALLOWED_USERS": f"{OWNER},{FRIEND}",
             "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
             "WILSON_CORE_QUIET_HOURS": "off",
+            "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
         }
         environ.update({f"WILSON_{k.upper()}": str(v) for k, v in env.items()})
         config = load(tmp_path, environ=environ)

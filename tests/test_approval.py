@@ -398,6 +398,7 @@ def test_repl_lists_approvals_tasks_and_topics(tmp_path):
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
+    env["WILSON_WEB_ENABLED"] = "false"  # no dashboard on a fixed port in a test
     result = subprocess.run(
         [
             sys.executable,

@@ -68,6 +68,7 @@ def test_telegrams_menu_is_the_table_and_every_command_in_it_is_answered(tmp_pat
         "WILSON_TELEGRAM_ALLOWED_USERS": str(OWNER),
         "WILSON_TELEGRAM_POLL_TIMEOUT": "1",
         "WILSON_CORE_QUIET_HOURS": "off",
+        "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
     }
     app = Wilson(load(tmp_path, environ=environ), RealClock(), llm="offline", log_level="WARNING").start()
     try:

@@ -25,6 +25,7 @@ def demo_output(home: Path) -> list[dict]:
     zone = re.search(r"WILSON_CORE_TIMEZONE=(\S+)", recipe).group(1)
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = zone
+    env["WILSON_WEB_ENABLED"] = "false"  # no dashboard on a fixed port in a test
     done = subprocess.run(
         [
             sys.executable,

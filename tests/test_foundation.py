@@ -30,7 +30,8 @@ def test_newcomer_says_hello_and_gets_an_answer(tmp_path):
 
 
 def test_wilson_run_without_telegram_serves_the_terminal(tmp_path):
-    env = dict(os.environ, WILSON_HOME=str(tmp_path))
+    # no dashboard on a fixed port in a test
+    env = dict(os.environ, WILSON_HOME=str(tmp_path), WILSON_WEB_ENABLED="false")
     env.pop("WILSON_TELEGRAM_TOKEN", None)
     result = subprocess.run(
         [sys.executable, str(ROOT / "bin" / "wilson"), "run", "--llm", "offline"],
@@ -48,7 +49,7 @@ def test_wilson_run_without_telegram_serves_the_terminal(tmp_path):
 def test_stimulus_survives_kill_9_and_is_answered_exactly_once(tmp_path):
     home = tmp_path / "home"
     with ScriptedServer([{"match": {"role": "deep"}, "reply": {"text": "slow hello"}, "latency_ms": 30000}]) as server:
-        env = dict(os.environ, WILSON_LLM_BASE_URL=server.base_url, WILSON_LLM_MODEL="m")
+        env = dict(os.environ, WILSON_LLM_BASE_URL=server.base_url, WILSON_LLM_MODEL="m", WILSON_WEB_ENABLED="false")
         proc = subprocess.Popen(
             REPL + ["--home", str(home), "--json"],
             stdin=subprocess.PIPE,

@@ -44,6 +44,7 @@ def test_killed_right_after_approving_a_change_is_called_at_most_once_and_told_a
             WILSON_LLM_BASE_URL=model_server.base_url,
             WILSON_LLM_MODEL="m",
             WILSON_FAULT_POINTS=point,
+            WILSON_WEB_ENABLED="false",  # no dashboard on a fixed port in a test
             **servers(log),
         )
         proc = subprocess.Popen(

@@ -53,8 +53,10 @@ def clone(tmp_path_factory) -> Path:
 
 
 def plain_shell(command: str, cwd: Path, home: Path, stdin: str = "") -> subprocess.CompletedProcess:
-    """`command` as typed into a new terminal: sh, a system PATH, no VIRTUAL_ENV, no WILSON_* settings."""
-    env = {"PATH": PLAIN_PATH, "HOME": str(home), "LANG": "C.UTF-8"}
+    """`command` as typed into a new terminal: sh, a system PATH, no VIRTUAL_ENV, no WILSON_* settings but
+    the dashboard's port: 0, a free one. The default (8765) may be held by another Wilson on this machine,
+    which the doctor rightly reports, and a Wilson this test starts must not hold it for anyone else."""
+    env = {"PATH": PLAIN_PATH, "HOME": str(home), "LANG": "C.UTF-8", "WILSON_WEB_PORT": "0"}
     return subprocess.run(
         ["/bin/sh", "-c", command], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=90
     )

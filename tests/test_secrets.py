@@ -98,6 +98,7 @@ def environment(model: EchoingModelServer, fake: FakeTelegram) -> dict[str, str]
         "WILSON_CALENDAR_CALDAV_PASSWORD": CALDAV_PASSWORD,
         "WILSON_CORE_QUIET_HOURS": "off",
         "WILSON_CORE_TIMEZONE": "Europe/Berlin",
+        "WILSON_WEB_ENABLED": "false",  # no dashboard on a fixed port in a test
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 from datetime import datetime, timezone
 
@@ -99,19 +100,51 @@ def test_hung_actor_is_detected_by_its_handler_age_and_replaced():
     sup.stop()
 
 
-def test_a_long_handler_that_makes_progress_is_not_hung():
-    """Five budgets long, with a sign of progress at each step: the watchdog leaves it alone."""
-    sup = make([ActorSpec("a", Recorder)])
+class Stepper(Recorder):
+    """A long handler that says it is working at each step, stepping when the test says so."""
+
+    budget = 30.0  # far beyond any stall of a loaded machine: the test moves the clock, not the machine
+
+    def receive(self, message):
+        if isinstance(message, queue.Queue):
+            while (stepped := message.get()) is not None:
+                liveness.beat(self.budget)
+                stepped.set()
+            return
+        super().receive(message)
+
+
+def test_a_long_handler_that_makes_progress_is_not_hung(monkeypatch):
+    """Five budgets long, with a sign of progress at each step: the watchdog leaves it alone.
+
+    Each step takes half a budget on the monotonic clock because the test moves it on (the handler's
+    record and the watchdog read the same clock), not because the machine is slow or fast: with real
+    waits, a loaded machine that left the actor's thread unscheduled for a budget made it look hung."""
+    real, ahead = clockmod.monotonic, [0.0]
+
+    def moved() -> float:
+        return real() + ahead[0]
+
+    monkeypatch.setattr(clockmod, "monotonic", moved)
+    monkeypatch.setattr(liveness, "monotonic", moved)
+    sup = make([ActorSpec("a", Stepper)])
     sup.start()
     first = sup.ref("a")
-    done = threading.Event()
-    steps = int(Recorder.budget / 0.05) * 5
-    sup.tell("a", ("work", steps, done))
+    steps: queue.Queue = queue.Queue()
+    sup.tell("a", steps)
+    assert wait_for(lambda: sup.busy().get("a") == "Queue")
     checks = []
-    assert wait_for(lambda: sup.busy().get("a") == "tuple")
-    while sup.busy().get("a"):
+    for n in range(10):
+        ahead[0] += Stepper.budget / 2  # the step took half a budget: judged just before it says so
         checks.append(sup.check()["a"])
-    assert len(checks) > 1 and set(checks) == {"running"}
+        stepped = threading.Event()
+        steps.put(stepped)
+        assert stepped.wait(10), f"step {n} was not taken"
+    ahead[0] += Stepper.budget / 2
+    checks.append(sup.check()["a"])
+    steps.put(None)
+    assert wait_for(lambda: "a" not in sup.busy())
+    assert checks == ["running"] * 11  # five and a half budgets since the handler began
     assert sup.ref("a") is first and sup.health["a"].restarts == 0
     sup.stop()
 

@@ -34,6 +34,7 @@ def run(repl: Repl, line: str) -> str:
 def repl_process(home: Path, script: str, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
+    env["WILSON_WEB_ENABLED"] = "false"  # no dashboard on a fixed port in a test
     return subprocess.run(
         REPL + ["--home", str(home), "--llm", "offline", "--clock", "sim", *args],
         input=script,

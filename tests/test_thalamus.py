@@ -679,6 +679,7 @@ quit
 def run_repl(home: Path, llm: str) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WILSON_")}
     env["WILSON_CORE_TIMEZONE"] = "Europe/Berlin"
+    env["WILSON_WEB_ENABLED"] = "false"  # no dashboard on a fixed port in a test
     done = subprocess.run(
         [
             sys.executable,
