@@ -193,6 +193,51 @@ class CrashOnceCortex(CortexActor):
         raise exc
 
 
+class CrashesBeforeItsStartReturns(CrashOnceCortex):
+    """CrashOnceCortex whose first start() returns to the supervisor only once the crash is being reported: on a
+    loaded machine the actor's thread can take its first row and die before the supervisor's thread has the ref."""
+
+    reported = threading.Event()
+    starts = 0
+    runs = 0
+
+    @classmethod
+    def start(cls, *args, **kwargs):
+        cls.starts += 1
+        ref = super().start(*args, **kwargs)
+        if cls.starts == 1:
+            assert cls.reported.wait(10), "the first incarnation never reported its crash"
+        return ref
+
+    def run(self, row):
+        CrashesBeforeItsStartReturns.runs += 1
+        if CrashesBeforeItsStartReturns.runs == 1:
+            raise RuntimeError("bug while working on the row")
+        inbox.finish(row.id, self.now(), owner=self.owner)
+
+
+def test_a_crash_reported_before_the_supervisor_has_the_actors_ref_restarts_it_at_once(db, tmp_path):
+    row = inbox.add(source="calendar", text="work", priority=2, at=NOW, origin="background")
+    sup = make(
+        [ActorSpec("cortex", CrashesBeforeItsStartReturns)],
+        config=configmod.load(tmp_path, environ={}),
+        base_backoff=0.01,
+        watchdog_seconds=600,  # the watchdog's round is not what restarts it
+        claims=Claims(release=inbox.release_owner),
+    )
+    report = sup.crashed
+
+    def crashed(*args, **kwargs):
+        CrashesBeforeItsStartReturns.reported.set()
+        report(*args, **kwargs)
+
+    sup.crashed = crashed  # the actor reports through its directory, this supervisor
+    sup.start()
+    assert wait_for(lambda: Inbox.get_by_id(row.id).status == "done", what="the row done by the restarted cortex")
+    assert sup.health["cortex"].restarts == 1
+    sup.stop()
+
+
 def test_row_in_hand_when_an_actor_crashes_is_not_lost(db, tmp_path):
     row = inbox.add(source="calendar", text="work", priority=2, at=NOW, origin="background")
     sup = make(

@@ -89,6 +89,9 @@ class Supervisor:
         self._incarnations: dict[str, Incarnation] = {}  # by actor urn
         self.health: dict[str, Health] = {s.name: Health() for s in self.specs}
         self._lock = threading.Lock()
+        # held while an actor starts and until its ref is known: a crash it reports in its first moments (its first
+        # message fails before start() has returned here) waits for the ref instead of being taken for a stale one
+        self._starting = threading.RLock()
         self._stopping = threading.Event()
         self._restarting: set[str] = set()  # incarnations whose restart is under way
         self._watchdog: threading.Thread | None = None
@@ -101,14 +104,15 @@ class Supervisor:
         self._watchdog.start()
 
     def _start_one(self, spec: ActorSpec) -> None:
-        ref = spec.actor_class.start(self.ctx, name=spec.name, **spec.kwargs)
-        with self._lock:
-            old = self._refs.get(spec.name)
-            self._refs[spec.name] = ref
-            if old is not None:
-                # what waited in the old mailbox is not coming: the new actor recovers it from the database
-                self._incarnations.pop(old.actor_urn, None)
-        self.health[spec.name].state = "running"
+        with self._starting:
+            ref = spec.actor_class.start(self.ctx, name=spec.name, **spec.kwargs)
+            with self._lock:
+                old = self._refs.get(spec.name)
+                self._refs[spec.name] = ref
+                if old is not None:
+                    # what waited in the old mailbox is not coming: the new actor recovers it from the database
+                    self._incarnations.pop(old.actor_urn, None)
+            self.health[spec.name].state = "running"
         logger.info("started {}", spec.name)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -203,7 +207,7 @@ class Supervisor:
         (by Pykka and by the watchdog), must not restart the actor that now has the name."""
         if self._stopping.is_set():
             return
-        with self._lock:
+        with self._starting, self._lock:
             current = self._refs.get(name)
             if urn is not None and (current is None or current.actor_urn != urn):
                 return
@@ -245,8 +249,8 @@ class Supervisor:
             self._fence(old)
             if old.is_alive():
                 old.stop(block=False)
+        health.restarts += 1  # counted before the new incarnation can finish anything: whoever sees its work sees it
         self._start_one(spec)
-        health.restarts += 1
         logger.warning("{} restarted after {:.2f}s ({})", name, backoff, health.last_error)
 
     def check(self) -> dict[str, str]:
