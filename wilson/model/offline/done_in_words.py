@@ -207,3 +207,67 @@ def _done_by_its_noun(chat: Chat, what: str) -> list[dict]:
         and rest
         and rest & words(str(t.get("title")))
     ]
+
+
+# a call made, said as the talk it was: "just got off the phone with the chimney sweep", "spoke to the insurance people
+# about the windscreen", "finally got hold of Grandpa Henrik" are the call made ("Call the chimney sweep" done)
+_TALKED_RE = lazy_regex(
+    r"^(?P<lead>\s*(?:(?:ok|so|yay|phew)[\s,!]+)?(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|already\s+|finally\s+)*)"
+    r"(?:got\s+off\s+the\s+(?:phone|line)\s+with|(?:spoke|spoken|talked)\s+(?:to|with)|got\s+hold\s+of|"
+    r"(?:got|gotten)\s+through\s+to|reached|had\s+a\s+(?:call|chat)\s+with|heard\s+back\s+from)\s+",
+    re.I,
+)
+# a mail or a text sent, said by its noun: "Sent Dr. Okonkwo the email about my referral" is "Email Dr. Okonkwo about
+# the referral" done, "sent Marta a text" is "Text Marta" done
+_SENT_THE_MAIL_RE = lazy_regex(
+    r"^(?P<lead>\s*(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|already\s+|finally\s+)*)sent\s+"
+    r"(?P<who>(?:[\w.'-]+\s+){1,4}?)(?:the|an?|that|this|my)\s+"
+    r"(?P<noun>e-?mail|mail|text|message)\b",
+    re.I,
+)
+_NOUN_VERB = {"e-mail": "emailed", "email": "emailed", "mail": "emailed", "text": "texted", "message": "messaged"}
+# when or on the way, said after a deed: "on my way to work", "an hour ago", "last weekend", a tick; it names no task
+_WHEN_SAID_RE = lazy_regex(
+    r"(?:\s+(?:on\s+(?:my|the|our)\s+way(?:\s+(?:to|home|back|in|out)\b[\w' ]{0,20}?)?|"
+    r"(?:an?|one|two|three|\d+|a\s+few|a\s+couple\s+of)\s+(?:minutes?|hours?|days?)\s+ago|"
+    r"(?:last|this)\s+(?:night|weekend|week|morning|afternoon|evening)|earlier(?:\s+today)?|yesterday|today|"
+    r"after\s+work|at\s+lunch(?:time)?|just\s+now)|\s*[✔✓✅👍🙌🎉])+[\s.!]*$",
+    re.I,
+)
+
+
+def plainly(text: str) -> str:
+    """A deed said as people say it, in the words a task is written with: a talk is a call, a mail sent is an
+    email, and when or on which way it was done is left off ("just got off the phone with the chimney sweep" →
+    "just called the chimney sweep"). The text unchanged when it says none of these."""
+    said = _TALKED_RE.sub(lambda m: f"{m.group('lead')}called ", text, count=1)
+    said = _SENT_THE_MAIL_RE.sub(
+        lambda m: f"{m.group('lead')}{_NOUN_VERB[m.group('noun').lower()]} {m.group('who').strip()}", said, count=1
+    )
+    return _WHEN_SAID_RE.sub("", said).strip() or text
+
+
+# a thing said to be in the state a task asks for: "the winter tyres are on" is "Get the winter tyres fitted" done
+_IN_STATE_RE = lazy_regex(
+    r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)\s+(?:is|are|'s|'re)\s+(?:now\s+|finally\s+|all\s+)*"
+    r"(?:on|in|up|fitted|installed|fixed|repaired|serviced|changed|swapped|ready)(?:\s+(?:now|already|at\s+last))?"
+    r"[\s.!]*$",
+    re.I,
+)
+
+
+def in_state(chat: Chat, text: str) -> Reply | None:
+    """The one open task to get or have a thing put in a state ("Get the winter tyres fitted"), said to be in it."""
+    found = None if text.rstrip().endswith("?") else _IN_STATE_RE.match(text)
+    wanted = words(found.group("what")) if found else set()
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and re.match(r"(?:get|have)\s", str(t.get("title") or ""), re.I)
+        and wanted
+        and covers(wanted, words(str(t.get("title"))))
+    ]
+    if len(fitting) != 1:
+        return None
+    return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing in the state a task asks for")

@@ -944,6 +944,9 @@ def _done(chat: Chat, text: str) -> Reply | None:
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
+    reply = _done_plainly(chat, text)
+    if reply is not None:
+        return reply
     tail = _DONE_TAIL_RE.sub("", text)
     if tail != text and tail.strip():
         reply = _done_said(chat, tail)
@@ -952,10 +955,21 @@ def _done(chat: Chat, text: str) -> Reply | None:
     clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
     for clause in reversed(clauses) if len(clauses) > 1 else ():
         clause = _DONE_TAIL_RE.sub("", clause) or clause
-        reply = _done_said(chat, clause) or done_in_words.done_in_any_verb(chat, clause)
+        reply = _done_said(chat, clause) or done_in_words.done_in_any_verb(chat, clause) or _done_plainly(chat, clause)
         if reply is not None and reply.calls:
             return reply
     return None
+
+
+def _done_plainly(chat: Chat, text: str) -> Reply | None:
+    """A deed said as people say it ("just got off the phone with the chimney sweep", "the winter tyres are on"),
+    read in the words its task is written with; None unless that names one open task done."""
+    plain = done_in_words.plainly(text)
+    reply = None
+    if plain != text:
+        reply = _done_said(chat, plain) or done_in_words.done_in_any_verb(chat, plain)
+    reply = reply or done_in_words.in_state(chat, plain)
+    return reply if reply is not None and reply.calls else None
 
 
 def _done_said(chat: Chat, text: str) -> Reply | None:
@@ -983,7 +997,9 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     # little else: "I got an email from the school about the trip" is news, not the trip done; "I booked a
     # dentist appointment for Tuesday", naming no task, may be a plan to make
     named = {w for w in title.split()[1:] if w[:1].isupper()}  # "Pay Anna": "Anna paid" is Anna paying
-    if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(found.group("what").split()):
+    said = found.group("what").split()
+    # a name said alone is who did it; "the Leipzig train tickets are bought" names a thing
+    if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(said) and all(w[:1].isupper() for w in said):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
     if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
@@ -1019,7 +1035,7 @@ _SAME_DONE = {
     "bring": {"bring", "return"},
     "hand": {"hand", "return", "submit"},
     "get": {"get", "buy", "pick", "collect", "order"},
-    "buy": {"buy", "get"},
+    "buy": {"buy", "get", "book"},  # "the train tickets are bought" is "Book train tickets" done
     "pick": {"pick", "get", "collect", "buy"},
     "collect": {"collect", "pick", "get"},
     "call": {"call", "phone", "ring"},
