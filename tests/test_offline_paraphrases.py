@@ -160,7 +160,7 @@ def test_a_no_in_any_words_rejects_it(text):
 @pytest.mark.parametrize(
     "text, changes",
     [
-        ("earlier please, 7am", "please 7am"),
+        ("earlier please, 7am", "7am"),
         ("a bit later, 11?", "at 11"),
         ("not today, tomorrow", "tomorrow"),
         ("not at 9 but at 10", "at 10"),

@@ -1,12 +1,13 @@
 """Kinds of language the seventh dev batch's twins (phrases_dev_h.txt, phrases_dev_i.txt) showed the rules missing,
 each read as a kind, in wordings of our own, beside lines of the same shape that must not match: a deed said as
-people say it (a talk for a call, a mail sent by its noun, a thing in its state), ..."""
+people say it (a talk for a call, a mail sent by its noun, a thing in its state), a new time said with a word before or after it,
+a short answer typed loosely or with what to leave, ..."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.offline_support import read
+from tests.offline_support import OLDER, REMINDER, read
 
 # a deed said as people say it: its task done ---------------------------------------------------------------------
 
@@ -53,3 +54,85 @@ def test_a_deed_said_as_people_say_it_completes_its_task(text, task_id):
 )
 def test_other_peoples_deeds_needs_and_questions_complete_nothing(text):
     assert "complete_task" not in [name for name, _ in read(text, tasks=DONE_TASKS).calls]
+
+
+# a new time right after a proposal, with a word before or after it -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, changes",
+    [
+        ("9 would be better actually", "at 9"),
+        ("hmm no, half past 7", "half past 7"),
+        ("nope, 10 o'clock please", "at 10 o'clock"),
+        ("a little earlier please, 8am", "8am"),
+        ("thursday would suit me better", "thursday"),
+        ("and monday too?", "monday"),
+        ("friday works for me", "friday"),
+        ("wednesday would work better though", "wednesday"),
+    ],
+)
+def test_a_new_time_with_words_around_it_changes_the_proposal_just_made(text, changes):
+    assert read(text, pending=[REMINDER, OLDER]).calls == [
+        ("decide", {"proposal": 4, "action": "modify", "changes": changes})
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "friday would suit me better, the dentist moved",  # more said than a time
+        "and what about the flights on tuesday?",
+        "no, Tom is coming at 9",
+    ],
+)
+def test_a_time_with_more_said_is_no_bare_change(text):
+    assert ("decide", {"proposal": 4, "action": "modify", "changes": text}) not in read(
+        text, pending=[REMINDER, OLDER]
+    ).calls
+    assert not any(
+        args.get("changes") in ("friday", "tuesday", "at 9") for name, args in read(text, pending=[REMINDER]).calls
+    )
+
+
+# short answers typed loosely, a no with what to leave ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("yeah go ahed", "approve"),
+        ("yes pleas", "approve"),
+        ("yep go ahaed", "approve"),
+        ("nah leave it", "reject"),
+        ("nope, skip it", "reject"),
+        ("no, forget that one", "reject"),
+    ],
+)
+def test_a_short_answer_typed_loosely_decides_the_proposal(text, action):
+    assert read(text, pending=[REMINDER]).calls == [("decide", {"proposal": 4, "action": action})]
+
+
+@pytest.mark.parametrize("text", ["yes leave it", "leave it to me", "go ahead and add the milk"])
+def test_a_yes_with_a_no_or_with_a_request_is_no_bare_answer(text):
+    assert ("decide", {"proposal": 4, "action": "approve"}) not in read(text, pending=[REMINDER]).calls
+    assert ("decide", {"proposal": 4, "action": "reject"}) not in read(text, pending=[REMINDER]).calls
+
+
+WAITING = {"id": 4, "items": [{"position": 1, "description": "New task: Pay rent — due Fri 8 Jan 2027"}]}
+
+
+@pytest.mark.parametrize("text", ["cheers, that's great", "that's great!", "thanks, that's perfect"])
+def test_pleasure_said_later_is_about_what_was_said_since(text):
+    assert not read(text, pending=[WAITING]).calls  # messages on from the proposal: no answer to it
+
+
+@pytest.mark.parametrize("text", ["cheers, that's great", "thanks, that's perfect"])
+def test_pleasure_said_right_after_the_proposal_agrees_to_it(text):
+    assert read(text, pending=[{**WAITING, "just_asked": True}]).calls == [
+        ("decide", {"proposal": 4, "action": "approve"})
+    ]
+
+
+def test_a_yes_in_words_said_later_still_agrees():
+    assert read("yes, that's great", pending=[WAITING]).calls == [("decide", {"proposal": 4, "action": "approve"})]

@@ -35,3 +35,17 @@ def said_yes(text: str) -> bool:
     """Whether the whole message agrees to the proposal it answers, in words and courtesy only."""
     said = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
     return bool(said) and len(said.split()) <= 12 and bool(_SAID.match(said)) and bool(_AGREES.search(said))
+
+
+# a yes in its own words, not only pleasure ("that's great" may be about anything said since)
+_YES_WORD = lazy_regex(
+    r"(?:^|\s)(?:yes|yeah|yep|agreed|i agree|exactly|correct|of course|certainly|please do|do so|go ahead|"
+    r"(?:that|this) works)(?=\s|$)"
+)
+
+
+def only_pleased(text: str) -> bool:
+    """Whether a yes (said_yes) is pleasure alone, "that's great", "cheers, that sounds good", with no word that
+    answers: right after a proposal it agrees to it; later it is about what was said since."""
+    said = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    return said_yes(text) and not _YES_WORD.search(said)

@@ -16,7 +16,7 @@ import re
 from datetime import datetime
 
 from wilson.model.offline import dates
-from wilson.model.offline.agreed import said_yes
+from wilson.model.offline.agreed import only_pleased, said_yes
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.relative import moved, on_weekday, relative_change
@@ -88,6 +88,8 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         said = {"approve": "yes", "reject": "no", "yes to": "yes", "no to": "no"}.get(said, said)
     newest = proposals[0]
     short = short_answer(said) or ("yes" if said_yes(said) else None)  # "yse", "noo", "Yes, thank you very much."
+    if short == "yes" and not newest.get("just_asked") and only_pleased(said) and not YES_RE.match(said):
+        short = None  # "cheers, that's great" three messages on: about what was said since, no answer
     if not ref and newest.get("not_the_last_asked") and (YES_RE.match(said) or short == "yes"):
         # the last proposal the user saw was answered already: this "yes" may be about anything said since,
         # and would change their world (a bare "no" changes nothing, and still declines the newest waiting)

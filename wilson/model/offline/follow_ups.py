@@ -21,14 +21,17 @@ from wilson.kernel.lazy_regex import lazy_regex
 
 # "and on Tuesday?", "what about 9?", "or Friday instead": a day or an hour said alone right after a proposal
 _ABOUT = (
+    # "hmm no, quarter past 9", "a bit later please, 8 o'clock": a no or a please before the new time
     r"(?:and|or|but|what about|how about|maybe|rather|actually|then|better|instead|hmm+|oh|ok|okay|well|wait|"
+    r"no|nope|nah|please|pls|"
     r"earlier|later|like|a bit|a little|slightly|not (?:today|tomorrow|tonight|then|that day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
     r"sorry|(?:can|could) (?:you|we) (?:do|make it|make that|say)|let(?:'?s| us) (?:do|say|make it)|do|say|"
     r"(?:change|move|set|put|make) (?:the )?(?:time|day|date|it|that|this) (?:to|for))"
 )
 FOLLOW_UP_RE = lazy_regex(
-    rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|"
-    r"works(?: better)?|is better|would be better|suits me(?: better)?|is fine))*$"
+    rf"^(?:{_ABOUT}\s+)*(?P<when>.+?)(?:\s+(?:instead|then|please|maybe|rather|actually|too|though|"
+    # "saturday would suit me better actually", "6 would work for me"
+    r"(?:works|would work|is|would be|suits|would suit)(?:\s+(?:for\s+)?me)?(?:\s+better)?|is fine|if possible))*$"
 )
 # "no, I already did that", "nope - not needed": a no with its reason after it
 NO_BECAUSE_RE = lazy_regex(

@@ -155,14 +155,30 @@ def word_answer(word: str) -> str | None:
     return best[1] if best else None
 
 
+# what goes with a no alone: "nah leave it", "no, skip it", "nope forget that"
+_NO_FILL = frozenset({"leave", "skip", "forget", "drop", "it", "that", "this", "one", "thanks", "thx"})
+
+
+def _fill(word: str) -> bool:
+    """A word of courtesy, typed loosely too: "ahed" for "ahead", "pleas" for "please" (five letters or more, one
+    edit away, so that no short word becomes another)."""
+    return (
+        word in _FILL
+        or len(word) >= 4
+        and any(len(known) >= 5 and known[0] == word[0] and distance(word, known, cutoff=1) <= 1 for known in _FILL)
+    )
+
+
 def short_answer(text: str) -> str | None:
-    """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks");
-    None for anything longer or anything else."""
+    """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks",
+    "yeah go ahed", "nah leave it"); None for anything longer or anything else."""
     if re.search(r"\d", text):
         return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
     said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
-    answers = {word_answer(w) for w in said if w not in _FILL}
-    rest = [w for w in said if w not in _FILL and word_answer(w) is None]
+    answers = {word_answer(w) for w in said if not _fill(w)}
+    rest = [w for w in said if not _fill(w) and word_answer(w) is None]
+    if answers - {None} == {"no"} and set(rest) <= _NO_FILL:
+        answers, rest = {"no"}, []
     if rest or len(answers) != 1 or len(said) > 4:
         return None
     return answers.pop()
