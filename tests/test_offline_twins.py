@@ -1,13 +1,16 @@
 """Kinds of language the seventh dev batch's twins (phrases_dev_h.txt, phrases_dev_i.txt) showed the rules missing,
 each read as a kind, in wordings of our own, beside lines of the same shape that must not match: a deed said as
 people say it (a talk for a call, a mail sent by its noun, a thing in its state), a new time said with a word before or after it,
-a short answer typed loosely or with what to leave, ..."""
+a short answer typed loosely or with what to leave, pleasure said later; deadlines said as the time left ("I've got a
+week from today to …", "before the month is out"), a thing that has to do something by a day, where a task goes said
+before it ("Also put on the list: …"), ..."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.offline_support import OLDER, REMINDER, read
+from tests.offline_support import BERLIN, NOW, OLDER, REMINDER, read
+from wilson.model.offline import dates
 
 # a deed said as people say it: its task done ---------------------------------------------------------------------
 
@@ -136,3 +139,98 @@ def test_pleasure_said_right_after_the_proposal_agrees_to_it(text):
 
 def test_a_yes_in_words_said_later_still_agrees():
     assert read("yes, that's great", pending=[WAITING]).calls == [("decide", {"proposal": 4, "action": "approve"})]
+
+
+# deadlines said as the time left ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "phrase, day",
+    [
+        ("before the month is out", "2027-01-31"),
+        ("by the time the week is over", "2027-01-10"),
+        ("before the year is out", "2027-12-31"),
+        ("one month from today", "2027-02-05"),
+        ("a month from now", "2027-02-05"),
+    ],
+)
+def test_the_end_of_a_period_and_a_month_from_today_are_days(phrase, day):
+    assert [dates.iso(f.value) for f in dates.search(f"pay it {phrase}", NOW, BERLIN)] == [day]
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("I've got a week from today to return the rental car", "Return the rental car", "2027-01-12"),
+        ("we have two weeks to renew the parking permit", "Renew the parking permit", "2027-01-19"),
+        ("I only have ten days to send in the claim form", "Send in the claim form", "2027-01-15"),
+        ("remember I need to cancel the trial before the month is out", "Cancel the trial", "2027-01-31"),
+    ],
+)
+def test_the_time_left_to_do_something_is_its_deadline(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've got a week to think about it",  # time to think is no errand
+        "Tom has two weeks to finish his report",  # someone else's
+        "do I have a week to send the form?",
+    ],
+)
+def test_time_to_think_or_someone_elses_time_is_no_task(text):
+    assert "create_task" not in [name for name, _ in read(text).calls]
+
+
+# a thing that has to do something by a day ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "The van has to go through its safety check before June",
+            "The van: go through its safety check",
+            "2027-05-31",
+        ),
+        ("the boiler needs to pass its inspection by March 1", "The boiler: pass its inspection", "2027-03-01"),
+        ("the gutters have to be swept before April", "Sweep the gutters", "2027-03-31"),
+    ],
+)
+def test_what_a_thing_has_to_do_by_a_day_is_a_task_due_then(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my brother has to fly to Rome by Friday",  # a person's doing
+        "the kids have to be in bed by 8",
+        "the van has to go through its safety check",  # no day
+        "does the van have to go through its check before June?",
+    ],
+)
+def test_a_person_who_has_to_or_no_day_is_no_task(text):
+    assert "create_task" not in [name for name, _ in read(text).calls]
+
+
+# where a task goes, said before it -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        ("Also put on the list: return the ladder by March 3", "Return the ladder", "2027-03-03"),
+        ("and put this on my to-do list too - book the vet by Friday", "Book the vet", "2027-01-08"),
+        ("add to the list: sell the pram", "Sell the pram", None),
+    ],
+)
+def test_a_task_after_where_it_goes_is_added(text, title, due):
+    args = {"title": title, **({"due": due} if due else {})}
+    assert read(text).calls == [("create_task", args)]
+
+
+@pytest.mark.parametrize("text", ["put it on the list", "is the ladder on the list?"])
+def test_the_list_named_with_no_task_after_it_adds_nothing_new(text):
+    assert ("create_task", {"title": "On the list"}) not in read(text).calls

@@ -166,6 +166,12 @@ _IRREGULAR = {
     "met": "meet",
     "cancelled": "cancel",
     "labelled": "label",
+    "swept": "sweep",
+    "fed": "feed",
+    "lent": "lend",
+    "dug": "dig",
+    "hung": "hang",
+    "spent": "spend",
     "travelled": "travel",
 }
 

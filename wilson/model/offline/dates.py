@@ -862,7 +862,24 @@ def _day_stop_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None
 
 
 # "within a month", "in one month": the same day next month (the parser reads the month's 1st)
-_A_MONTH_RE = lazy_regex(r"\b(?:within|in)\s+(?:a|one|1)\s+month\b", re.I)
+_A_MONTH_RE = lazy_regex(
+    r"\b(?:(?:within|in)\s+(?:a|one|1)\s+month|(?:a|one|1)\s+month\s+from\s+(?:today|now))\b", re.I
+)
+# "before the month is out", "by the time the week is over": the period's last day (the parser reads none of it)
+_PERIOD_OUT_RE = lazy_regex(
+    r"\b(?:before|by\s+the\s+time|until)\s+(?:the|this)\s+(?P<period>week|month|year)\s+is\s+(?:out|over|up|done)\b",
+    re.I,
+)
+
+
+def _period_out(match: re.Match, now: datetime, tz: ZoneInfo) -> date:
+    today = now.astimezone(tz).date()
+    period = match.group("period").lower()
+    if period == "week":
+        return today + timedelta(days=6 - today.weekday())
+    if period == "month":
+        return today.replace(day=calendar.monthrange(today.year, today.month)[1])
+    return today.replace(month=12, day=31)
 
 
 # "3/2 to 5/2", "3/2-5/2": a stretch of days written with slashes starts on its first
@@ -1154,6 +1171,7 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
         (_SLASH_DAY_RE, _slash_day),
         (_DAY_STOP_MONTH_RE, _day_stop_month),
         (_A_MONTH_RE, _a_month),
+        (_PERIOD_OUT_RE, _period_out),
         (_AFTER_WEEKEND_RE, _after_weekend),
         (_SLASH_RANGE_RE, _slash_day),
     ):

@@ -60,7 +60,20 @@ _MOVING = lazy_regex(
 )
 # "the Crete flights can wait until March", "no need for the gift anymore": a move or a drop said as news
 _CAN_WAIT = lazy_regex(r"^(?P<what>(?:the|my|our)\s+.+?)\s+can wait\s+(?:until|till|to)\s+(?P<when>.+)$", re.I | re.S)
-_DAY_OF_MONTH = lazy_regex(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}\s+[A-Z][a-z]{2,}", re.I)
+# a day agreed as the new deadline: "the 20th", "20.2.", "20 February", "the end of February"
+_DAY_OF_MONTH = lazy_regex(
+    r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}\s+[A-Z][a-z]{2,}|\bend\s+of\s+(?:the\s+)?[a-z]+", re.I
+)
+# "I've got one month from today to send back the forms", "we have two weeks to find a flat": the time left is the
+# deadline, "I need to send back the forms one month from today"
+_TIME_LEFT = lazy_regex(
+    r"^(?:(?:i|we)(?:'ve|\s+have)?\s+(?:got\s+|only\s+|just\s+)*|(?:i|we)\s+(?:only\s+|just\s+)?have\s+)"
+    r"(?P<span>(?:a|an|one|two|three|four|five|six|ten|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?))"
+    # time to think, to rest or to go is no errand
+    r"(?P<from>\s+from\s+(?:today|now))?\s+(?:left\s+)?to\s+"
+    r"(?P<what>(?!(?:think|wait|relax|rest|enjoy|decide|spare|play|go|kill|breathe|recover)\b)[a-z].+?)[.!]*$",
+    re.I | re.S,
+)
 _REASON_AFTER = lazy_regex(r"\s*[,;]\s*(?:(?:he|she|they|it|that|which|as|because|since)\b).*$", re.I | re.S)
 # "no need for that, I already did it" names nothing: a no to what was just proposed (follow_ups.py reads it)
 _NO_NEED = lazy_regex(
@@ -147,6 +160,13 @@ _PUT_ON_LIST = lazy_regex(
     r"(?:list|to-?do(?:\s+list)?|tasks|task\s+list)\b(?P<rest>.*)$",
     re.I | re.S,
 )
+# "Also put on the list: sell the old bike by February 14", "put this on my to-do list too - call the bank": where it
+# goes said first, the task after a colon or a dash
+_ON_LIST_FIRST = lazy_regex(
+    r"^(?:put|stick|pop|jot|write|note|add)(?:\s+(?:this|these|it|one))?(?:\s+down)?\s+(?:on|onto|to|in)\s+(?:my|the|our)\s+"
+    r"(?:to-?do\s+|task\s+)?(?:list|tasks|to-?dos)(?:\s+(?:too|as\s+well|also|please))*\s*(?::|-+|–|—)\s*(?P<what>\S.*)$",
+    re.I | re.S,
+)
 _TODO_NOTE = lazy_regex(
     r"^(?:bitte\s+)?(?:to\s+do|todo|to-do|task|(?:als\s+|neue\s+|eine\s+)?aufgabe(?:\s+bitte)?)\s*[:\-–]\s*(?P<what>.+)$",
     re.I | re.S,
@@ -179,8 +199,20 @@ _NEED_THING = lazy_regex(
 # the thing, read as the act ("I need to send in the meter reading by 15.01")
 _PASSIVE = lazy_regex(
     r"^(?:the|my|our|your)\s+(?P<thing>[^,.;!?]+?)\s+(?:has|have|needs?|must|should)\s+(?:to\s+)?be\s+"
-    r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read)"
+    r"(?P<done>[a-z]+(?:ed|en)|sent|paid|done|made|bought|brought|put|set|sold|kept|read|swept|cut|fed|lent|built|"
+    r"held|told|dug|shut|spent|hung)"
     r"(?P<particle>\s+(?:in|off|back|out|up|over))?\b(?P<rest>.*)$",
+    re.I | re.S,
+)
+# "The car has to go through its inspection before May", "the boiler needs to pass its check by March": what a thing
+# of the user's has to do by a day is theirs to see to ("The car: go through its inspection", due then); a person
+# who has to ("my brother has to fly out by Friday") is someone else's doing
+_THING_MUST = lazy_regex(
+    r"^(?P<thing>(?:the|my|our)\s+(?!(?:brother|sister|mum|mom|mother|dad|father|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|friend|friends|kids?|children|child|boss|colleague|flatmate|roommate|neighbou?r|parents|"
+    r"grandma|grandpa|granny|family|team|landlord|landlady|doctor|teacher|cousin|uncle|aunt|baby)\b)"
+    r"[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:(?:has|have|needs?)\s+to|must)\s+(?P<act>(?!be\b)[a-z]+\s+[^,;!?]+?)\s+"
+    r"(?P<when>(?:by|before|until|till)\s+[^,;!?]+?)[.!]*$",
     re.I | re.S,
 )
 # "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
@@ -372,6 +404,10 @@ def unframed(text: str, now: datetime | None = None, tz=None) -> str:
         moving = _MOVING.match(text.replace("’", "'"))
         text = f"move {moving.group('what')}" if moving else text
         text = _reworded(text)
+        left = _TIME_LEFT.match(text)
+        if left:
+            span = left.group("span") + (left.group("from") or "") if left.group("from") else f"in {left.group('span')}"
+            text = f"I need to {left.group('what')} {span}"
         waits, no_need = _CAN_WAIT.match(text), _NO_NEED.match(text)
         if waits:
             # "the Kessler invoice can wait till the 20th, they said that's fine": a day of the month agreed is the new
@@ -462,6 +498,9 @@ def _in_own_words(text: str) -> str:
     if passive and not _QUESTION_END.search(text):
         verb = acts.base_verb(passive.group("done")) + (passive.group("particle") or "")
         text = f"I need to {verb} the {passive.group('thing')}{passive.group('rest')}"
+    must = None if passive else _THING_MUST.match(text)
+    if must and not _QUESTION_END.search(text):
+        text = f"add {must.group('thing')}: {must.group('act')} {must.group('when')}"
     told = _IT_TOLD_FIRST.match(text)
     if told and not _QUESTION_END.search(text):
         thing = told.group("thing")[:1].lower() + told.group("thing")[1:]
@@ -522,6 +561,9 @@ def _remembered(text: str) -> str:
     found = _DAY_THEN_TASK.match(text)
     if found:
         return f"add {found.group('what').strip()} {found.group('when').strip()}"
+    found = _ON_LIST_FIRST.match(text)
+    if found:
+        return f"add {found.group('what').strip()}"
     found = _PUT_ON_LIST.match(text)
     if found:  # "put call grandma on my list for Sunday"
         return f"add {found.group('what').strip()}{found.group('rest')}"
