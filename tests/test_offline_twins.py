@@ -3,7 +3,8 @@ each read as a kind, in wordings of our own, beside lines of the same shape that
 people say it (a talk for a call, a mail sent by its noun, a thing in its state), a new time said with a word before or after it,
 a short answer typed loosely or with what to leave, pleasure said later; deadlines said as the time left ("I've got a
 week from today to …", "before the month is out"), a thing that has to do something by a day, where a task goes said
-before it ("Also put on the list: …"), ..."""
+before it ("Also put on the list: …"); how Wilson is and whether a day is busy, asked in other words; other people's
+trips told with who goes along or as news; a move said by when the home must be left."""
 
 from __future__ import annotations
 
@@ -234,3 +235,71 @@ def test_a_task_after_where_it_goes_is_added(text, title, due):
 @pytest.mark.parametrize("text", ["put it on the list", "is the ladder on the list?"])
 def test_the_list_named_with_no_task_after_it_adds_nothing_new(text):
     assert ("create_task", {"title": "On the list"}) not in read(text).calls
+
+
+# how Wilson is, whether a day is busy ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["you doing ok today?", "Are you doing alright, Wilson?", "everything good with you?", "how's life?"]
+)
+def test_how_wilson_is_asked_in_other_words_gets_a_word_back(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.rule == "how Wilson is"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Is Thursday afternoon busy for me?", "is tomorrow free?", "how busy is my friday?", "how does next week look?"],
+)
+def test_whether_a_day_is_busy_is_a_look_at_it(text):
+    reply = read(text)
+    assert reply.calls == [] and reply.text.startswith("Nothing due")
+
+
+@pytest.mark.parametrize("text", ["are you ok with me adding the milk?", "is the kitchen free?"])
+def test_other_questions_with_the_same_words_are_neither(text):
+    assert read(text).rule not in ("how Wilson is", "list what's coming")
+
+
+# other people's trips --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jonas and his girlfriend are going skiing in Austria next week",
+        "Mira and her dad are flying to Lisbon on Friday",
+        "fun fact, my brother just booked a trip to Bangkok for the 20th",
+        "guess what, my sister already booked a trip to Oslo for March",
+    ],
+)
+def test_someone_elses_trip_is_no_plan_of_the_users(text):
+    assert read(text).calls == []
+
+
+@pytest.mark.parametrize(
+    "text", ["guess what, I'm going to Lisbon on March 3!", "I just booked a trip to Bangkok for the 20th"]
+)
+def test_the_users_own_trip_told_as_news_is_planned(text):
+    assert "create_topic" in [name for name, _ in read(text).calls]
+
+
+# a move said by when the home must be left ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the landlord accepted our notice, we have to be out of the flat by March 31",
+        "notice is in, I need to be out of here by the end of May",
+    ],
+)
+def test_having_to_be_out_of_the_home_by_a_day_is_a_move(text):
+    calls = read(text).calls
+    assert calls[0][0] == "create_topic" and "Pack boxes" in [args.get("title") for _, args in calls]
+
+
+@pytest.mark.parametrize("text", ["Tom has to be out of the flat by May", "I have to be out of the office by 6"])
+def test_someone_else_out_or_out_of_the_office_is_no_move(text):
+    assert "Pack boxes" not in [args.get("title") for _, args in read(text).calls]

@@ -863,7 +863,11 @@ HOW_ARE_YOU_RE = lazy_regex(
     r"^(?:(?:hi|hey|hello|so|and|hallo)[\s,]+)*(?:how are you|how are things|how's it going|how is it going|"
     r"wie geht'?s(?: dir| euch)?|wie geht es dir|"
     r"how'?s your day|how is your day|how was your day|"
-    r"how are you doing|how do you do|how have you been|you ok|all good)\b[\s\w,]{0,20}[?!.]*$",
+    r"how are you doing|how do you do|how have you been|you ok|all good|how you doing|how are you holding up|"
+    # "you doing ok today?", "Are you doing alright, Wilson?", "everything good with you?"
+    r"(?:are\s+)?you\s+(?:doing|feeling|keeping)\s+(?:ok|okay|alright|all right|well|good|fine)|are you (?:ok|okay|"
+    r"alright|all right|well|good)|everything (?:ok|okay|alright|good|fine) with you|how(?:'s| is) (?:life|everything))"
+    r"\b[\s\w,]{0,20}[?!.]*$",
     re.I,
 )
 APPROVE_RE = lazy_regex(r"^(?:approve|approved|accept)(?: (?:it|all|that|this|them|all of it))?$")
@@ -1581,11 +1585,14 @@ _SOMEONE_ELSE_RE = lazy_regex(
     rf"(?:(?<!son)(?<!daughter)(?<!kids)(?<!kid)(?<!children)['’]s?\s+(?:\w+\s+)?(?i:baby|surgery|"
     rf"operation|exam|test|interview|trip|flight|move|visit|treatment))?|"
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow)\b)(?P<name>[A-Z][a-z]+)"
-    rf"(?:\s+and\s+[A-Z][a-z]+)?|(?i:he|she|they)|"
+    # "Jonas and his girlfriend are going skiing": the two of them
+    rf"(?:\s+and\s+(?:[A-Z][a-z]+|(?i:his|her|their)\s+\w+))?|(?i:he|she|they)|"
     # "Anna's exam is on Thursday": a named person's own exam, operation or interview
     rf"(?!(?:We|You|It|This|That|There|Here|Today|Tomorrow|My|Our)\b)[A-Z][a-z]+['’]s\s+(?:\w+\s+)?"
     rf"(?i:exam|test|interview|surgery|operation|treatment|flight))\s+"
-    rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|"
+    # "my brother just booked a trip to Bangkok": theirs, booked
+    rf"(?:(?i:just|already|finally|also)\s+)?"
+    rf"(?i:is|are|has|have|was|were|will|goes|go|flies|fly|leaves|starts|takes|gets|travels|booked|"
     # "must go to hospital", "must have an operation": theirs, as "goes" is
     rf"moves|visits|must\s+(?:go|travel|fly|move|stay|have\s+(?:an?|his|her|their)))\b"
 )

@@ -276,7 +276,12 @@ def _whole_list(chat: Chat) -> Reply | None:
 AGENDA_RE = lazy_regex(
     r"\b(what'?s on|what is on|what do i have|what have i got|what'?s happening|anything on|"
     r"schedule|agenda|am i (?:free|busy|around)|(?:any )?plans (?:on|for|this|next|tomorrow|today)|"
-    r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?)\b"
+    r"anything planned|my (?:next|first) (?:appointment|meeting|event)s?|"
+    # "is Thursday afternoon busy for me?", "how busy is my friday?", "how does next week look?"
+    r"is\s+(?:my\s+)?(?:today|tomorrow|tonight|(?:next\s+|this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"the\s+\d{1,2}(?:st|nd|rd|th)?|the\s+weekend|next\s+week|this\s+week)(?:\s+(?:morning|afternoon|evening|night))?"
+    r"\s+(?:busy|free|full|packed|booked(?:\s+up)?)|how\s+(?:busy|full|packed)\s+is|"
+    r"how\s+does\s+(?:my\s+)?[\w ]{2,25}?\s+look)\b"
 )
 TASKS_ONLY_RE = lazy_regex(r"\b(plate|due|tasks?|to-?dos?|to do|need to do)\b")
 

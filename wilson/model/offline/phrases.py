@@ -184,6 +184,8 @@ WHEREABOUTS_RE = lazy_regex("^" + _WHERE + _NOW_WORDS, re.I)
 LEAD_RE = lazy_regex(
     r"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|thanks|thank you|thx|"
     r"cheers|ok|okay|great|cool|so|oh|sorry|"
+    # news announced before it is told: "fun fact, my brother …", "guess what: …", "btw, …"
+    r"fun fact|guess what|btw|by the way|news|big news|quick update|update|"
     + _WHERE.replace("(?P<where>", "(?:")
     + "|"
     + _UNWELL
