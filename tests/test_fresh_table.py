@@ -37,7 +37,10 @@ FLOOR = 0.85  # the issue's: proposal precision and recall
 # kinds): each time one more line that got "I didn't understand" is answered or proposed where its row expects
 # otherwise; which one is not known, as the rows are not read. Its recall stayed at 35/43.
 # Its recall is 35/42 (0.83) since the one line whose row expects the honest help and gets it counts neither way.
-HELD_BACK = {"calendar": (FLOOR, FLOOR), "chat": (0.87, 0.83)}
+# The round tuned on the seventh dev batch's twins (2026-12-07) took it to 36/41, 36/42 (a new time with words around
+# it right after a proposal, short answers typed loosely) and to 38/41 (0.93), 38/42 (0.90): sentences before one
+# request asked outright that only tell what others do are its reason, not a second request. It meets the floor now.
+HELD_BACK = {"calendar": (FLOOR, FLOOR), "chat": (0.92, 0.90)}
 HELD_BACK_MISTIMED = 0  # its plans with a step due outside their time (none, like the dev half)
 # The third dev batch (written blind 2026-12-06, measured before any tuning: chat 0.60 / 0.53) is held to every row
 # but these, each left failing for the reason given; a row failing that is not listed fails the test, and so does a

@@ -4,7 +4,8 @@ people say it (a talk for a call, a mail sent by its noun, a thing in its state)
 a short answer typed loosely or with what to leave, pleasure said later; deadlines said as the time left ("I've got a
 week from today to …", "before the month is out"), a thing that has to do something by a day, where a task goes said
 before it ("Also put on the list: …"); how Wilson is and whether a day is busy, asked in other words; other people's
-trips told with who goes along or as news; a move said by when the home must be left."""
+trips told with who goes along or as news; a move said by when the home must be left; money owed or that "has to go out"; context before one request asked outright;
+a task told of, then moved as "that one"; leave given ("you can delete …") as a request; a licence's riding test."""
 
 from __future__ import annotations
 
@@ -303,3 +304,119 @@ def test_having_to_be_out_of_the_home_by_a_day_is_a_move(text):
 @pytest.mark.parametrize("text", ["Tom has to be out of the flat by May", "I have to be out of the office by 6"])
 def test_someone_else_out_or_out_of_the_office_is_no_move(text):
     assert "Pack boxes" not in [args.get("title") for _, args in read(text).calls]
+
+
+# money owed, money that has to go out ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "dont forget, I still owe Mia my half of the cabin, by end of January",
+            "Pay Mia my half of the cabin",
+            "2027-01-31",
+        ),
+        ("we owe Tom 40 euros by Friday", "Pay Tom (40 EUR)", "2027-01-08"),
+        ("hort snack money of 18.50 euros has to go out by feb 3", "Pay hort snack money (18.50 EUR)", "2027-02-03"),
+        ("the rent has to go out by the 3rd", "Pay rent", "2027-02-03"),
+    ],
+)
+def test_money_owed_or_to_go_out_by_a_day_is_a_payment_task(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+@pytest.mark.parametrize(
+    "text", ["Tom owes me 40 euros by Friday", "the invitations have to go out by Friday", "I owe you one"]
+)
+def test_money_coming_in_or_things_going_out_are_no_payment(text):
+    assert not any(str(args.get("title", "")).startswith("Pay") for _, args in read(text).calls)
+
+
+# context, then one request asked outright -----------------------------------------------------------------------
+
+
+def test_sentences_before_the_one_request_only_say_why():
+    text = "ok so Mia's school trip is on the 20th and she needs 15 euros in cash. please remind me tomorrow at 7:30 to put the money in her bag"
+    assert read(text).calls == [("remind", {"text": "put the money in her bag", "at": "2027-01-06T07:30:00+01:00"})]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        (
+            "Crazy few days. My parents arrive on Saturday and the plumber comes Friday at 8. please remind me "
+            "Thursday at 7pm to clear the bathroom",
+            ("remind", {"text": "clear the bathroom", "at": "2027-01-07T19:00:00+01:00"}),
+        ),
+        (
+            "so the school trip costs 20 euros and it's on the 18th. add pack the lunch box by the 18th",
+            ("create_task", {"title": "Pack the lunch box", "due": "2027-01-18"}),
+        ),
+    ],
+)
+def test_what_others_do_before_the_one_request_is_its_reason(text, call):
+    assert read(text).calls == [call]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add milk. remind me to call Anna at 6",  # two asked outright
+        "I'm going to Japan on March 20. remind me to buy an adapter on March 1",  # the user's own news
+        "what's due this week? remind me to pack on Friday",  # a question
+    ],
+)
+def test_the_users_own_news_a_question_or_two_requests_are_asked_one_at_a_time(text):
+    assert read(text).calls == []
+
+
+# a task told of, then moved as "that one" ------------------------------------------------------------------------
+
+MOVE_TASKS = [
+    {"id": 11, "title": "Send Clara the photos", "due": "2027-01-10", "status": "open"},
+    {"id": 12, "title": "Pay the window cleaner", "due": "2027-01-08", "status": "open"},
+    {"id": 5, "title": "Fix the bike light", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task_id, due",
+    [
+        ("Clara needs the photos sooner, can you change that one to this Friday?", 11, "2027-01-08"),
+        ("the window cleaner comes later, could you move it to the 15th?", 12, "2027-01-15"),
+        ("you can move the photos one to Friday", 11, "2027-01-08"),
+    ],
+)
+def test_a_task_told_of_then_moved_as_that_one_moves(text, task_id, due):
+    assert read(text, tasks=MOVE_TASKS).calls == [("update_task", {"task_id": task_id, "due": due})]
+
+
+def test_that_one_naming_no_task_moves_nothing():
+    assert read("I saw Tom yesterday, can you move it to Friday?", tasks=MOVE_TASKS).calls == []
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        ("you can delete the bike light task, I sold the bike last weekend", ("cancel_task", {"task_id": 5})),
+        (
+            "you can remind me tomorrow at 9 to call the bank",
+            ("remind", {"text": "call the bank", "at": "2027-01-06T09:00:00+01:00"}),
+        ),
+    ],
+)
+def test_leave_given_is_a_request(text, call):
+    assert read(text, tasks=MOVE_TASKS).calls == [call]
+
+
+# a licence's tests ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["I'm taking the motorbike riding test on March 9", "my road test is on Feb 3"])
+def test_a_riding_or_road_test_is_an_exam(text):
+    assert read(text).calls[0][0] == "create_topic"
+
+
+def test_someone_elses_riding_test_is_theirs():
+    assert read("Jule has her riding test next week").calls == []

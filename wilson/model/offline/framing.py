@@ -35,7 +35,9 @@ _POLITE = lazy_regex(
     r"appreciate\s+it\s+|i\s+would\s+(?:really\s+)?appreciate\s+it\s+)?if\s+you\s+(?:could|can|would)"
     r"\s+(?:please\s+|kindly\s+|just\s+)*"
     r"|would\s+you\s+mind\s+|i'?d\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|"
-    r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+)"
+    r"i\s+need\s+you\s+to\s+|(?:please|pls|plz|kindly|just)\s+|"
+    # "you can delete the bike light task, I sold the bike": leave given is a request
+    r"you\s+(?:can|could|may)\s+(?:now\s+|just\s+|go\s+ahead\s+and\s+)?)"
     r"(?=" + _VERBS + ")",
     re.I,
 )
@@ -211,14 +213,14 @@ _THING_MUST = lazy_regex(
     r"^(?P<thing>(?:the|my|our)\s+(?!(?:brother|sister|mum|mom|mother|dad|father|son|daughter|wife|husband|partner|"
     r"boyfriend|girlfriend|friend|friends|kids?|children|child|boss|colleague|flatmate|roommate|neighbou?r|parents|"
     r"grandma|grandpa|granny|family|team|landlord|landlady|doctor|teacher|cousin|uncle|aunt|baby)\b)"
-    r"[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:(?:has|have|needs?)\s+to|must)\s+(?P<act>(?!be\b)[a-z]+\s+[^,;!?]+?)\s+"
+    r"[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:(?:has|have|needs?)\s+to|must)\s+(?P<act>(?!be\b|go\s+out\b)[a-z]+\s+[^,;!?]+?)\s+"
     r"(?P<when>(?:by|before|until|till)\s+[^,;!?]+?)[.!]*$",
     re.I | re.S,
 )
 # "tomorrow I need to bring the contract to the office, so can you remind me at 8 in the morning": what to be
 # reminded of said first, the request after it with only its time
 _REMIND_LAST = lazy_regex(
-    r"^(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
+    r"^(?!you\s+(?:can|could|may)\s+remind\b)(?P<before>[^.!?]+?)[\s,;]+(?:(?:and|so|then|ok|okay|pls|please)[\s,]+)*"
     r"(?:(?:can|could|would|will)\s+you\s+|please\s+)*remind me\b"
     r"(?P<after>(?:\s+(?:at|on|in|by|tomorrow|tonight|today|this|next|later|around|before|every|each|"
     r"daily|weekly|"

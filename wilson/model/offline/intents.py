@@ -226,6 +226,7 @@ def answer(chat: Chat) -> Reply:
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
+        or _that_one_moved(chat, chat.text)
         or _read(chat, chat.text)
     )
     two = reply is not None and reply.rule == TWO_REQUESTS
@@ -236,6 +237,10 @@ def answer(chat: Chat) -> Reply:
             reply = _merged(asked) if asked else None
         elif len(asked) == 1 and asked[0].calls:  # "Ugh, the landlord again. … Please add a task to …": one request
             reply = _merged(asked)
+    if reply is not None and reply.rule == TWO_REQUESTS:
+        # sentences typed without capitals ("… in cash. please remind me …") are sentences still
+        said = parts if len(parts) > 1 else [p for p in re.split(r"(?<=[.!?])\s+", chat.text.strip()) if p]
+        reply = (_asked_last(chat, said) if len(said) > 1 else None) or reply
     if reply is None:
         reply = (
             _clause_asked(chat, chat.text)
@@ -258,6 +263,51 @@ def answer(chat: Chat) -> Reply:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
     return reply
+
+
+# "Clara needs the photos sooner, can you change that one to this Friday?": a task told of, then moved as "that one"
+_THAT_ONE_MOVED_RE = lazy_regex(
+    r"^(?P<told>[^,.;!?]{4,80}?)\s*[,;.!-]+\s*(?:so\s+|and\s+)?(?:(?:can|could|would)\s+you\s+|please\s+)*(?:please\s+)?"
+    r"(?P<verb>change|move|push|set|put|make)\s+(?:that(?:\s+one)?|it|this(?:\s+one)?|the\s+deadline)\s+"
+    r"(?P<rest>(?:to|till|until)\s+[^?!]+?)(?:\s+please)?\s*[?!.]*$",
+    re.I,
+)
+
+
+def _that_one_moved(chat: Chat, text: str) -> Reply | None:
+    """The one open task a clause names, moved to the day the request after it gives to "that one"; None unless the
+    clause names a task and the move reads as one."""
+    found = _THAT_ONE_MOVED_RE.match(text.strip())
+    task = _task_named(chat, found.group("told")) if found else None
+    if found is None or task is None:
+        return None
+    reply = _read(chat, f"move {task.get('title')} {found.group('rest')}")
+    if reply is None or [name for name, _ in reply.calls] != ["update_task"]:
+        return None
+    return reply if reply.calls[0][1].get("task_id") == task.get("id") else None
+
+
+_OWN_OR_ASKED_RE = lazy_regex(
+    r"\?\s*$|^(?:(?:ok|okay|so|and|well|oh)[\s,]+)*(?:i|i'm|i’m|im|i've|i'll|i'd|we|we're|we’re|we've|we'll|done|finished|"
+    r"mark|what|when|where|who|which|how|is|are|do|does|can|could|will|would)\b",
+    re.I,
+)
+
+
+def _asked_last(chat: Chat, parts: list[str]) -> Reply | None:
+    """ "ok so Noah's class trip is on the 20th and he needs 12 euros in cash. please remind me tomorrow at 7:45 to
+    put the money in his bag": the sentences before the one request only tell why it is asked, whatever plan they
+    might read as alone; that request, read alone. None unless the last sentence, and only it, asks outright."""
+    requests = [request_of(part, chat.now, chat.tz) for part in parts]
+    outright = [bool(REMIND_RE.match(r) or EXPLICIT_ADD_RE.match(r)) for r in requests]
+    if not outright[-1] or any(outright[:-1]):
+        return None
+    # what others do or how things are is the reason; the user's own news ("I'm going to Japan on March 20. Add buy
+    # adapter by March 1"), a done or a question before the request is one more thing asked, one at a time
+    if any(_OWN_OR_ASKED_RE.search(part.strip()) for part in parts[:-1]):
+        return None
+    reply = _read(chat, requests[-1])
+    return reply if reply is not None and reply.calls and reply.rule != TWO_REQUESTS else None
 
 
 def _the_one_asked(chat: Chat, body: str, asked: str) -> Reply | None:

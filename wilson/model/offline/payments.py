@@ -40,10 +40,22 @@ AMOUNT_RE = lazy_regex(
 PAY_RE = lazy_regex(
     r"\b(?:pay|paid|payable|transfer|settle|due|owe|bill|invoice|fee|fees|tax|rent|fine|premium|"
     r"wants|asks for|asking for|charges|requests|"  # "the insurance wants 312,80 EUR by 1 March"
-    r"instal?ment|deposit|(?:be)?zahlen|bezahlt|überweisen|überwiesen|rechnung|gebühr|fällig)\b",
+    r"instal?ment|deposit|(?:be)?zahlen|bezahlt|überweisen|überwiesen|rechnung|gebühr|fällig|"
+    # money that "has to go out by feb 10" is paid by then (invitations that go out are sent)
+    r"(?:money|euros?|eur|sum|amount|payment|transfer)\b[^.!?]{0,20}?\b(?:has|have|needs?|must)\s+(?:to\s+)?go\s+out|"
+    r"(?<=[€$£])\s*[\d.,]+\s+(?:has|have|needs?|must)\s+(?:to\s+)?go\s+out)\b",
     re.I,
 )
-_PAY_VERB = r"\b(?:pay|transfer|settle|(?:be)?zahlen|bezahlt\s+werden|überweisen|überwiesen\s+werden)\b"
+# a debt of the user's: "I still owe Ines my share of the holiday flat", "we owe Tom 40 euros"
+_OWED_RE = lazy_regex(
+    r"\b(?:i|we)\s+(?:still\s+|also\s+)?owe\s+(?!(?:you|it|that|this)\b)(?P<thing>[^,.;!?]+?)"
+    r"(?=\s*(?:[,.;!?]|\b(?:by|before|until|till|on)\b|$))",
+    re.I,
+)
+_PAY_VERB = (
+    r"\b(?:pay|transfer|settle|(?:be)?zahlen|bezahlt\s+werden|überweisen|überwiesen\s+werden|"
+    r"(?:has|have|needs?|must)\s+(?:to\s+)?go\s+out)\b"
+)
 # a payment done or offered is no task
 NOT_TO_PAY_RE = lazy_regex(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
@@ -70,7 +82,7 @@ _THING_AFTER_PAY = lazy_regex(
 )
 _THING_PAID = lazy_regex(
     r"(?:\bthe|\byour|\bmy|\bour)\s+(?P<thing>[\w' -]{2,40}?)\s+(?:has|have|needs?|must|is|are)\s+"
-    r"(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)\b",
+    r"(?:(?:to\s+be\s+|be\s+)?(?:paid|due|payable|settled)|(?:to\s+)?go\s+out)\b",
     re.I,
 )
 _THING_AFTER_AMOUNT = lazy_regex(
@@ -78,6 +90,8 @@ _THING_AFTER_AMOUNT = lazy_regex(
     r"(?=\s+(?:on|by|before|until|till|next|this|tomorrow|today)\b|[,.;!?]|$)",
     re.I,
 )
+# what is paid named first, with no article: "kita lunch money of 62.50 euros has to go out by feb 10"
+_NAMED_FIRST = lazy_regex(r"^\s*(?P<thing>[a-z][\w' -]{2,40}?)\s+(?:of|for|amounting to|totalling|totaling)\s*$", re.I)
 _TRIM = lazy_regex(r"^(?:the|your|my|our|a|an)\s+|\s+(?:the|amount|sum)$", re.I)
 
 
@@ -112,6 +126,7 @@ _PAID_THINGS = frozenset(
         "back",
         "payment",
         "back-payment",
+        "money",  # "Pay kita lunch money"
     }
 )
 
@@ -142,7 +157,7 @@ def _thing(text: str) -> str | None:
         if after and re.search(r"\b(?:pay|transfer|settle)\s+$", text[: amount.start()], re.I):
             # "pay 35 euros for the school trip": pay for the school trip; "transfer 300 EUR to the landlord"
             return ("for " if after.group("prep").lower() == "for" else "") + after.group("thing")
-        before = _THING_BEFORE_AMOUNT.search(text[: amount.start()])
+        before = _THING_BEFORE_AMOUNT.search(text[: amount.start()]) or _NAMED_FIRST.match(text[: amount.start()])
         if before:
             return before.group("thing")
     for pattern in (_THING_AFTER_PAY, _THING_PAID):
@@ -157,7 +172,8 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if not PAY_RE.search(text) or NOT_TO_PAY_RE.search(text):
         return None
     amount = amount_of(text)
-    if amount is None and not re.search(_PAY_VERB, text, re.I):
+    owed = _OWED_RE.search(text)
+    if amount is None and not re.search(_PAY_VERB, text, re.I) and owed is None:
         return None  # "the rent is due on Friday" without a sum is a deadline the other rules read
     thing = _thing(text)
     if thing and re.fullmatch(r"(?:the\s+)?(?:amount|sum|total)", thing.strip(), re.I):
@@ -165,6 +181,8 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
     if not thing and amount:
         noun = re.search(r"\b(invoice|bill|fee|tax|rent|fine|premium|deposit|back[- ]payment|payment)\b", text, re.I)
         thing = f"the {noun.group(1).lower()}" if noun else None  # "Invoice 2027-0113, amount due: 89.90 EUR"
+    if not thing and owed is not None:  # "Pay Ines my share of the holiday flat": whom, and what
+        thing = " ".join(AMOUNT_RE.sub(" ", owed.group("thing")).split()) or None
     if not thing and amount and re.search(_PAY_VERB, text, re.I):
         thing = amount  # "bitte überweisen Sie 45 EUR bis zum 20. Januar": pay the sum itself
         amount = None
@@ -191,7 +209,8 @@ def payment(text: str, now: datetime, tz) -> Payment | None:
             thing = re.sub(r"\s+(?:on|by|before|until|till|at|in|the)$", "", thing[:at].rstrip(" ,"), flags=re.I)
     thing = " ".join(_TRIM.sub("", thing.strip()).split())
     if (
-        not thing.startswith("for ")
+        owed is None
+        and not thing.startswith("for ")
         and thing.split()[-1].lower() not in _PAID_THINGS
         and not thing[:1].isupper()
         and not AMOUNT_RE.fullmatch(thing)
