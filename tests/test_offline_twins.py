@@ -1,11 +1,17 @@
 """Kinds of language the seventh dev batch's twins (phrases_dev_h.txt, phrases_dev_i.txt) showed the rules missing,
-each read as a kind, in wordings of our own, beside lines of the same shape that must not match: a deed said as
-people say it (a talk for a call, a mail sent by its noun, a thing in its state), a new time said with a word before or after it,
-a short answer typed loosely or with what to leave, pleasure said later; deadlines said as the time left ("I've got a
-week from today to …", "before the month is out"), a thing that has to do something by a day, where a task goes said
-before it ("Also put on the list: …"); how Wilson is and whether a day is busy, asked in other words; other people's
-trips told with who goes along or as news; a move said by when the home must be left; money owed or that "has to go out"; context before one request asked outright;
-a task told of, then moved as "that one"; leave given ("you can delete …") as a request; a licence's riding test."""
+each read as a kind, in wordings of our own, beside lines of the same shape that must not match:
+
+- a deed said as people say it (a talk for a call, a mail sent by its noun, a thing in its state);
+- a new time said with a word before or after it, a short answer typed loosely or with what to leave, pleasure
+  said later;
+- deadlines said as the time left ("I've got a week from today to …", "before the month is out"), a thing that has
+  to do something by a day, where a task goes said before it ("Also put on the list: …");
+- how Wilson is and whether a day is busy, asked in other words; other people's trips told with who goes along or
+  as news; a move said by when the home must be left;
+- money owed or that "has to go out"; what others do before one request asked outright; a task told of, then
+  moved as "that one"; leave given ("you can delete …") as a request; a licence's riding test;
+- a pasted letter's sum asked for as "it", "the amount" after a named fee, "den Betrag", or handed to a child.
+"""
 
 from __future__ import annotations
 
@@ -420,3 +426,48 @@ def test_a_riding_or_road_test_is_an_exam(text):
 
 def test_someone_elses_riding_test_is_theirs():
     assert read("Jule has her riding test next week").calls == []
+
+
+# a pasted letter's sum, asked for by another name ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        (
+            "Dear Mr Brandt, according to our records invoice no. 4471 of 54.20 EUR for the repair of your bike is still "
+            "open. We kindly ask you to settle it by 20 January 2027. Should you have paid in the meantime, please "
+            "disregard this letter. Kind regards, Radhaus Mitte",
+            "Pay invoice (54.20 EUR)",
+            "2027-01-20",
+        ),
+        (
+            "Dear parents, the course fee for the winter term of the swimming class is 120.00 EUR. Please transfer the "
+            "amount by 25 January 2027 with the reference SW-27. Thank you! Schwimmschule Nord",
+            "Pay fee (120.00 EUR)",
+            "2027-01-25",
+        ),
+        (
+            "Sehr geehrte Frau Kaya, für Ihren Antrag berechnen wir Gebühren in Höhe von 35,00 EUR. Bitte überweisen "
+            "Sie den Betrag bis zum 01.02.2027. Mit freundlichen Grüßen, Bezirksamt Mitte",
+            "Pay 35,00 EUR",
+            "2027-02-01",
+        ),
+        (
+            "Dear parents, the class 2b outing to the zoo takes place on 28 January. Please give your child 8.00 EUR "
+            "and return the signed form by Friday, 22 January 2027. Many thanks, Mr Peters",
+            "Give your child 8.00 EUR and return the signed form",
+            "2027-01-22",
+        ),
+    ],
+)
+def test_a_letters_sum_asked_for_by_another_name_is_a_task_with_the_sum(text, title, due):
+    assert read(text).calls == [("create_task", {"title": title, "due": due})]
+
+
+def test_a_letter_saying_only_that_a_sum_was_received_asks_nothing():
+    text = (
+        "Dear Ms Roth, we confirm that we received your payment of 54.20 EUR on 3 January 2027. We kindly ask you to "
+        "keep this letter for your records. Kind regards, Radhaus Mitte"
+    )
+    assert "create_task" not in [name for name, _ in read(text).calls]

@@ -335,7 +335,7 @@ _PLEASE_ACT_RE = lazy_regex(
 
 # what a client or an office asks a reader to do by a day, beside the acts a task is made of (acts.ACT_VERBS)
 _LETTER_ACTS = frozenset(
-    {"translate", "proofread", "review", "revise", "confirm", "complete", "provide", "upload", "deliver"}
+    {"translate", "proofread", "review", "revise", "confirm", "complete", "provide", "upload", "deliver", "give"}
 )
 
 
@@ -438,7 +438,11 @@ def _referred(chat: Chat) -> Reply | None:
 
 # a letter's request of its reader: "could you please send me the report by Thursday?"
 _ASKED_OF_YOU_RE = lazy_regex(
-    r"\b(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+", re.I
+    r"\b(?:(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|also\s+)*|"
+    # "We kindly ask you to settle it by 22 January"
+    r"(?:we|i)\s+(?:would\s+)?(?:kindly\s+|therefore\s+|now\s+)*(?:ask|request|urge)\s+you\s+(?:kindly\s+)?to\s+)"
+    r"(?P<verb>[a-z]+)(?:\s+(?:me|us))?\s+",
+    re.I,
 )
 
 

@@ -76,7 +76,10 @@ def with_referent(text: str, now: datetime, tz) -> str | None:
 
 # "… amounts to 164.80 EUR for 2027. Please transfer the amount by 1 February": the sum named before
 _THE_AMOUNT_RE = lazy_regex(
-    r"\b(?:the|this|that)\s+(?:total\s+|full\s+|outstanding\s+)?(?:amount|sum)\b(?!\s+of\b)", re.I
+    r"\b(?:the|this|that)\s+(?:total\s+|full\s+|outstanding\s+)?(?:amount|sum)\b(?!\s+of\b)|"
+    # "settle it by 22 January": the sum asked for, by its pronoun
+    r"(?:(?<=\bsettle)|(?<=\bpay)|(?<=\btransfer))\s+it\b",
+    re.I,
 )
 
 
@@ -86,15 +89,21 @@ def with_amount(text: str) -> str:
     if named is None:
         return text
     nouns = list(_PAID_FOR_RE.finditer(text[: named.start()]))  # "the annual premium … amounts to 164.80 EUR"
-    if not nouns:
+    german = _GERMAN_AMOUNT_RE.search(text, named.end())
+    if not nouns and german is None:
         return text  # the sum of nothing named: the rules that read bills read the letter as it is
+    if german is not None:  # "Gerichtskosten in Höhe von 143,20 EUR. Bitte überweisen Sie den Betrag …"
+        return text[: german.end()] + f" von {named.group(0)}" + text[german.end() :]
     sum_of = f"the {nouns[-1].group('noun').lower()} of {named.group(0)}"
-    return text[: named.end()] + _THE_AMOUNT_RE.sub(sum_of, text[named.end() :], count=1)
+    said = _THE_AMOUNT_RE.sub(lambda m: f" {sum_of}" if m.group(0).startswith(" ") else sum_of, text[named.end() :], 1)
+    return text[: named.end()] + said
 
 
 _PAID_FOR_RE = lazy_regex(
-    r"\b(?:the|your|an?)\s+(?:annual\s+|yearly\s+|monthly\s+|quarterly\s+|additional\s+|outstanding\s+)?"
+    # "the course fee", "your semester contribution", "our records invoice no. …": a word or two may name it
+    r"\b(?:the|your|our|an?)\s+(?:[\w-]+\s+){0,2}?"
     r"(?P<noun>premium|fee|contribution|bill|invoice|"
     r"rent|tax|deposit|fine)\b",
     re.I,
 )
+_GERMAN_AMOUNT_RE = lazy_regex(r"\bden\s+(?:offenen\s+|gesamten\s+)?betrag\b(?!\s+von\b)", re.I)
