@@ -12,10 +12,10 @@ format the writers wrote to; the README says both figures for the held-back half
 
 The held-back half is run, never read nor tuned on. The issue's floor is 0.85 proposal precision and recall, for
 the calendar's plans and for the chat's proposals alike; the dev half, which the rules may be tuned on, is held to
-it. The held-back half's calendar reaches it (measured 2026-12-06: 0.94 / 0.94), its chat not yet (0.88 / 0.83), so it
-is held where it stands (its plan steps are all due inside their time now), and the test says how far from
-the issue's floor it is: a change that makes it worse
-fails, one that reaches the floor moves HELD_BACK up to it. A held-back failure names no row (it is run, not read).
+it. The held-back half's calendar reaches it (measured 2026-12-06: 0.94 / 0.94), and its chat since 2026-12-07 (0.93 /
+0.90; 0.88 / 0.83 before); each is held where it stands (its plan steps are all due inside their time now), and the
+test says whether it meets the issue's floor: a change that makes it worse fails, one that raises it moves HELD_BACK
+up to it. A held-back failure names no row (it is run, not read).
 A missing table fails the test (they are part of the project), it is not skipped. Each dev table meets the floor.
 
 `.venv/bin/python -m pytest -q -s -p no:cacheprovider tests/test_fresh_table.py` prints each half's scores.
@@ -111,12 +111,18 @@ DEV_G_LEFT = {
     208: "a premium with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
     209: "a back-payment with its sum that 'is due' is a payment task, as the first batch's bills are (as dev_e line 213)",
 }
+# The seventh dev batch, twins of the first batch's chat rows by two writers (H and I, written blind 2026-12-07;
+# measured before any tuning on them: chat 0.87 / 0.84 and 0.85 / 0.80) passes every row now, and is held to every one.
+DEV_H_LEFT: dict[int, str] = {}
+DEV_I_LEFT: dict[int, str] = {}
 LEFT = {
     "phrases_dev_c.txt": DEV_C_LEFT,
     "phrases_dev_d.txt": DEV_D_LEFT,
     "phrases_dev_e.txt": DEV_E_LEFT,
     "phrases_dev_f.txt": DEV_F_LEFT,
     "phrases_dev_g.txt": DEV_G_LEFT,
+    "phrases_dev_h.txt": DEV_H_LEFT,
+    "phrases_dev_i.txt": DEV_I_LEFT,
 }
 HALVES = [
     "phrases_dev.txt",
