@@ -90,7 +90,6 @@ def test_declining_on_the_sign_in_page_is_told_and_nothing_is_stored(tmp_path, i
     assert not (tmp_path / "accounts").exists()
 
 
-@pytest.mark.slow
 def test_mail_is_read_and_sent_with_xoauth2_and_a_revoked_grant_is_told_once(
     tmp_path, idp, oauth_dovecot, smtp, make_app
 ):
