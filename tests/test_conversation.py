@@ -64,6 +64,8 @@ def planner(answer_words):
 # "yes" --------------------------------------------------------------------------------------
 def test_yes_after_a_proposal_approves_it_exactly_once(scripted):
     def answer(ctx):
+        if not ctx["pending_proposals"]:  # the last question, once it is decided: a model answers it in words
+            return {"text": "Nothing is due this week."}
         (pending,) = ctx["pending_proposals"]
         # a sloppy model says it twice; the run records it once
         return {
