@@ -11,6 +11,7 @@ listening connection was down, and the way expired leases are found.
 
 from __future__ import annotations
 
+import os
 import select
 import threading
 
@@ -36,6 +37,9 @@ class Waker:
         self.dsn = dsn
         self.poll_seconds = poll_seconds
         self._stop = threading.Event()
+        # written to by stop(): the listening select wakes at once instead of at the end of its poll_seconds
+        # (a process on PostgreSQL took up to 5 s, the join's limit, to stop)
+        self._wake_read, self._wake_write = os.pipe()
         self._thread = threading.Thread(target=self._run, name="waker", daemon=True)
 
     def start(self) -> "Waker":
@@ -43,8 +47,14 @@ class Waker:
         return self
 
     def stop(self) -> None:
+        if self._stop.is_set():  # stopped before: its pipe may be closed
+            return
         self._stop.set()
+        os.write(self._wake_write, b"x")
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():  # else it may still select on the pipe: left to the process's end
+            os.close(self._wake_read)
+            os.close(self._wake_write)
 
     def nudge(self, tables: set[str]) -> None:
         targets: set[str] = set()
@@ -81,12 +91,14 @@ class Waker:
             self.sweep()  # what was written before we listened
             swept = monotonic()
             while not self._stop.is_set():
-                readable, _, _ = select.select([connection], [], [], self.poll_seconds)
+                readable, _, _ = select.select([connection, self._wake_read], [], [], self.poll_seconds)
+                if self._stop.is_set():
+                    break
                 if monotonic() - swept >= self.poll_seconds:
                     # also under steady notifications: expired leases announce themselves to nobody
                     self.sweep()
                     swept = monotonic()
-                if not readable:
+                if connection not in readable:
                     continue
                 connection.poll()
                 tables = {n.payload for n in connection.notifies}
