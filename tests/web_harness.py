@@ -81,7 +81,9 @@ class LoopbackSite:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, name="test-site", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, name="test-site", daemon=True
+        )
 
     def __enter__(self):
         self.thread.start()
