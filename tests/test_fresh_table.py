@@ -1,7 +1,6 @@
-"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt,
-phrases_dev_c.txt, phrases_dev_d.txt, phrases_dev_e.txt, phrases_dev_f.txt, phrases_dev_g.txt, phrases_dev_h.txt and phrases_dev_i.txt, a second
-to seventh dev batch (the sixth in two voices, the seventh twins of the first batch's chat rows by two writers) written
-blind later, and phrases_held_back.txt):
+"""The offline rules against the fresh phrase tables (tests/data/fresh/phrases_dev.txt, phrases_dev_b.txt to
+phrases_dev_i.txt, a second to seventh dev batch written blind later (the sixth in two voices, the seventh three twins
+of each of the first batch's chat rows, by two writers), and phrases_held_back.txt):
 calendar events and chat lines written, with their expected outcomes, by someone who read only the README,
 docs/ and issue 44, never the rules nor the older tables. Same row format and scoring as tests/data/offline/
 (tests/table_support.py). A chat line answered "I didn't understand" is a miss wherever its row expects anything
