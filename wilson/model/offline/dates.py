@@ -1121,6 +1121,29 @@ _DAY_CHANGED_RE = lazy_regex(
 
 
 def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
+    """Every date phrase in a text, in order, each read forward from `now` in `tz` (see `_search`)."""
+    # one message is read for dates by several rules (its framing, its reminder, its task, its follow-up): the
+    # reading is a pure function of its arguments, kept for the same ones. `now` is keyed by its wall time and
+    # its very tzinfo (an equal instant in another zone could give values in that zone); a copy of the list
+    # goes out, its `Found`s being frozen
+    return list(_search_kept(text or "", _moment_key(now), now, _zone_key(tz), tz, months, parts))
+
+
+def _moment_key(now: datetime) -> tuple:
+    return (now.replace(tzinfo=None), now.fold, type(now.tzinfo), repr(now.tzinfo), now.tzinfo)
+
+
+def _zone_key(tz) -> tuple:
+    return (type(tz), repr(tz))
+
+
+@lru_cache(maxsize=512)
+def _search_kept(text: str, _now_key: tuple, now: datetime, _tz_key: tuple, tz, months: bool, parts: bool):
+    # `now` and `tz` are keyed by `_now_key` and `_tz_key` besides themselves (equal for an equal instant)
+    return tuple(_search(text, now, tz, months, parts))
+
+
+def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
     the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day). `parts`: a part
     of the day said alone is a moment ("this evening", "in the morning"), and so is the weekend, as in a request;
@@ -1309,12 +1332,13 @@ _MONTH_THEN_WEEKDAY = lazy_regex(
 )
 
 
-def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
-    """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
-    unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
+@lru_cache(maxsize=512)
+def _parser_hits(masked: str, _now_key: tuple, now: datetime, _tz_key: tuple, tz) -> tuple:
+    """The date parser's (phrase, datetime) pairs in `masked`: a pure function of the text, the moment (its naive
+    local time is the parser's base) and the zone (its date order), kept for the same ones, as the same masked
+    text is read again by several rules (`search` with and without `parts`, a clause alone); its milliseconds
+    are most of a message's reading."""
     _, search_dates = _parser()
-    if not could_hold_date(masked, _LANGUAGES_KEY):
-        return  # "ping 3": no word the parser knows, so nothing it could find would be kept (date_words)
     try:
         hits = search_dates(masked, languages=LANGUAGES, settings=_settings(now, tz, date_order(tz))) or []
         if _ENGLISH_MONTH.search(masked) and not any(_ENGLISH_MONTH.search(phrase) for phrase, _ in hits):
@@ -1323,6 +1347,16 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
             hits = search_dates(masked, languages=["en"], settings=_settings(now, tz, date_order(tz))) or hits
     except (ValueError, OverflowError, AttributeError):
         hits = []
+    return tuple(hits)
+
+
+def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
+    """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
+    unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
+    _parser()  # first: `could_hold_date` reads the languages the parser loaded
+    if not could_hold_date(masked, _LANGUAGES_KEY):
+        return  # "ping 3": no word the parser knows, so nothing it could find would be kept (date_words)
+    hits = _parser_hits(masked, _moment_key(now), now, _zone_key(tz), tz)
     cursor = 0
     for phrase, parsed in hits:
         # the parser gives its phrase with the spaces collapsed, and a masked hour leaves a run of them
