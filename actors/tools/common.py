@@ -8,6 +8,7 @@ each skill import several small modules for one concern.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -311,13 +312,15 @@ def reminder_at(value, tz: ZoneInfo) -> datetime:
 _COMMON = {"a", "an", "the", "to", "for", "of", "and", "my", "our", "on", "in", "at", "with", "by", "up", "do"}
 
 
-def _title_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=2048)
+def _title_words(text: str) -> frozenset[str]:
+    # a new title is compared with every open task's: its words, and theirs, read once (a pure function)
     found = set()
     for word in re.findall(r"[a-z0-9]+", str(text or "").lower()):
         if word in _COMMON:
             continue
         found.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return found
+    return frozenset(found)
 
 
 def similar_titles(a: str, b: str) -> bool:
@@ -349,17 +352,22 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
     if name != "create_task":
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
-    for task in (
-        # each task's topic read with it, not one query per task (hundreds on a long list)
-        Task.select(Task, Topic)
+    for task_id, task_title, topic_id, topic_title in (
+        # each task's topic read with it, not one query per task (hundreds on a long list); as plain rows, as
+        # only the one that matches is wanted whole: a model object per open task cost most of a proposal's
+        # description (it is asked twice a proposal, its description and its hints)
+        Task.select(Task.id, Task.title, Task.topic, Topic.title)
         .join(Topic, peewee.JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
         .where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
         .order_by(Task.id)
         .limit(500)
+        .tuples()
     ):
-        same_topic = topic is None or task.topic_id is None or task.topic.title.strip().lower() == topic.strip().lower()
-        if same_topic and similar_titles(task.title, title):
-            return task
+        same_topic = topic is None or topic_id is None or topic_title.strip().lower() == topic.strip().lower()
+        if same_topic and similar_titles(task_title, title):
+            task = Task.get_or_none(Task.id == task_id)
+            if task is not None:  # None: deleted since the rows above were read
+                return task
     return None
 
 
