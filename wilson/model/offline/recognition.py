@@ -130,9 +130,20 @@ def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:
     file already has is left out, so a skill adds life events but never rewrites the user's."""
     path = Path(path) if path else PLAYBOOK_PATH
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text()
+    except OSError as exc:
         raise ValueError(f"playbook {path}: {exc}") from None
+    return _playbook_of(text, extra, str(path))
+
+
+@functools.lru_cache(maxsize=16)
+def _playbook_of(text: str, extra: str, where: str) -> Playbook:
+    # every Wilson started (each test's, each process's) reads the same file: the playbook is a pure function of
+    # its text and `extra`, and frozen, so one is shared; the file is still read each time, so an edit is seen
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"playbook {where}: {exc}") from None
     try:
         added = tomllib.loads(extra) if extra.strip() else {}
     except tomllib.TOMLDecodeError as exc:
