@@ -546,3 +546,21 @@ def test_a_german_weekday_and_a_whole_hour_in_german_are_read_as_written():
         datetime(2027, 3, 15, 10, 0, tzinfo=BERLIN)
     ]
     assert dates.search("Öffnungszeiten: Mo-Fr 8 bis 18 Uhr", now, BERLIN) == []  # opening hours are no moment
+
+
+def test_a_kept_reading_is_the_one_made_afresh_and_each_caller_gets_its_own_list():
+    now = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)
+    kept = dates.search("call Tom on Friday at 3pm", now, BERLIN, parts=True)
+    kept.clear()  # a caller's list is its own: the next one still gets the reading
+    again = dates.search("call Tom on Friday at 3pm", now, BERLIN, parts=True)
+    dates.forget_readings()
+    assert again == dates.search("call Tom on Friday at 3pm", now, BERLIN, parts=True) != []
+
+
+def test_a_kept_reading_for_an_instant_given_in_another_zone_is_the_one_made_afresh_to_its_repr():
+    berlin = datetime(2027, 1, 5, 10, 0, tzinfo=BERLIN)
+    utc = berlin.astimezone(timezone.utc)  # equal to it: a reading kept by the instant alone could mix the two
+    for now in (berlin, utc, berlin):
+        kept = dates.search("in 2 hours or tomorrow at 3pm", now, BERLIN)
+        dates.forget_readings()
+        assert repr(kept) == repr(dates.search("in 2 hours or tomorrow at 3pm", now, BERLIN))

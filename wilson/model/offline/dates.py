@@ -1129,6 +1129,12 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     return list(_search_kept(text or "", _moment_key(now), now, _zone_key(tz), tz, months, parts))
 
 
+def forget_readings() -> None:
+    """Drop the kept readings: for a test that swaps the parser or a check, and must see them made again."""
+    _search_kept.cache_clear()
+    _parser_hits.cache_clear()
+
+
 def _moment_key(now: datetime) -> tuple:
     return (now.replace(tzinfo=None), now.fold, type(now.tzinfo), repr(now.tzinfo), now.tzinfo)
 
