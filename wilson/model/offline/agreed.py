@@ -31,9 +31,14 @@ _SAID = lazy_regex(rf"^(?:(?:{_AGREE}|{_COURTESY})\s*)+$")
 _AGREES = lazy_regex(rf"(?:^|\s)(?:{_AGREE})(?=\s|$)")
 
 
+def _plain(text: str) -> str:
+    """The words of a message, lower case, without punctuation."""
+    return " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+
+
 def said_yes(text: str) -> bool:
     """Whether the whole message agrees to the proposal it answers, in words and courtesy only."""
-    said = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    said = _plain(text)
     return bool(said) and len(said.split()) <= 12 and bool(_SAID.match(said)) and bool(_AGREES.search(said))
 
 
@@ -47,5 +52,5 @@ _YES_WORD = lazy_regex(
 def only_pleased(text: str) -> bool:
     """Whether a yes (said_yes) is pleasure alone, "that's great", "cheers, that sounds good", with no word that
     answers: right after a proposal it agrees to it; later it is about what was said since."""
-    said = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    said = _plain(text)
     return said_yes(text) and not _YES_WORD.search(said)

@@ -371,7 +371,7 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
         if not dates.search(clause, now, tz):
             clause = re.sub(
                 r"\b(?:it|to|at)\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b",
-                lambda m: m.group(0).split()[0] + " " + str(_HOUR_NUMBERS[m.group(1).lower()]),
+                lambda m: m.group(0).split()[0] + " " + str(HOUR_NUMBERS[m.group(1).lower()]),
                 clause,
                 flags=re.I,
             )  # "make it seven"
@@ -407,7 +407,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     return Reply("", [(i.get("tool"), args[id(i)]) for i in items if id(i) not in removed], "modify a proposal")
 
 
-_HOUR_NUMBERS = {
+# an hour's number by its word, "seven" → 7 (follow_ups.py reads hours said in words with it too)
+HOUR_NUMBERS = {
     w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
 }
 # an hour said as a number after "it", "to" or "for" ("make it 9", "change it to 10:30"), which the date reader

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline import dates
-from wilson.model.offline.answers import TIME_ONLY
+from wilson.model.offline.answers import HOUR_NUMBERS, TIME_ONLY
 from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
@@ -85,7 +85,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
             ],
             "a yes with a change",
         )
-    text = _HOUR_WORD_RE.sub(lambda m: str(_HOUR_WORDS[m.group(0).lower()]), text)  # "seven would be better"
+    text = _HOUR_WORD_RE.sub(lambda m: str(HOUR_NUMBERS[m.group(0).lower()]), text)  # "seven would be better"
     not_this = _NO_NOT_RE.match(text.strip())
     if not_this and word_answer(not_this.group("no")) == "no":
         text = text.strip()[not_this.end() :]  # "no, not tonight, tomorrow": the day it is not, then the new one
@@ -193,9 +193,6 @@ def _when_said_last(chat: Chat, why: str) -> str | None:
 # "no, not tonight, tomorrow": a no that only says which time it is not
 _NO_NOT_RE = lazy_regex(r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+\S)", re.I)
 # an hour said in words, alone in a follow-up: "seven would be better", "make it seven"
-_HOUR_WORDS = {
-    w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)
-}
 _HOUR_WORD_RE = lazy_regex(
     r"(?<![\w-])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=\s*(?:$|[?!.,]|am\b|pm\b|"
     r"o'?clock|instead|then|please|would|works|is\s+(?:better|fine)|thirty|fifteen|forty))",
