@@ -917,3 +917,21 @@ def test_an_offline_answer_is_traced_with_its_rule_and_only_the_calls_beside_it(
     assert words.data is None  # the reason names the role and the rule: the row does not say them twice
     assert calls.reason == f"reflex: offline rule: {called.rule or 'none'}"
     assert calls.data == {"tool_calls": ["arousal"]}
+
+
+def test_a_model_transport_not_asked_yet_costs_no_http_client():
+    """A Wilson starts without paying for httpx and its certificate store (about 0.2 s of CPU) until its model is
+    first asked; a transport closed unasked closes nothing."""
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "from wilson.model.transports import HttpTransport\n"
+        "transport = HttpTransport()\n"
+        "print('httpx' in sys.modules)\n"
+        "transport.close()\n"
+        "transport.client\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert found.stdout.split() == ["False", "True"], found.stderr

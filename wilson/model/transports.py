@@ -4,6 +4,7 @@ or from the offline rules in process."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -37,10 +38,24 @@ class HttpTransport:
     kind = "http"
 
     def __init__(self):
-        # lazy: httpx (with its command-line extras, about 70 ms) only once a request is made
-        import httpx
+        self._client: httpx.Client | None = None
+        self._making = threading.Lock()
 
-        self.client = httpx.Client(follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0))
+    @property
+    def client(self) -> httpx.Client:
+        """The one client, made at the first request: importing httpx and making a client (it loads the
+        certificate store) take about 0.2 s of CPU in a fresh process, which a Wilson should not pay at its start
+        for a model it has not asked yet (or never asks: a test's, an evaluation's)."""
+        if self._client is None:
+            with self._making:
+                if self._client is None:
+                    # lazy: see above, paid at the first request
+                    import httpx
+
+                    self._client = httpx.Client(
+                        follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0)
+                    )
+        return self._client
 
     def send(self, endpoint: Endpoint, model: str, payload: dict, watch=None) -> dict:
         """The response body. A request with `"stream": true` is read chunk by chunk: `watch(text, calls)` is asked
@@ -115,7 +130,8 @@ class HttpTransport:
         return body
 
     def close(self) -> None:
-        self.client.close()
+        if self._client is not None:
+            self._client.close()
 
 
 class Assembler:
