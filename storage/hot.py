@@ -3,8 +3,9 @@
 Peewee builds a statement by walking its expression tree anew on every call: 50-150 µs of
 Python each, several times what SQLite needs to run it. On the realtime path that was most
 of the CPU a stimulus cost, so the statements run for every stimulus (insert a row, read one
-by id, the inbox claim) keep their SQL text here, built on first use per backend and reused.
-Everything else in storage/ stays plain peewee.
+by id, the inbox claim) keep their SQL text here, built on first use per backend and reused;
+so do the keyed reads and upserts of settings and cursors (storage/kv.py), which the tick, the
+channels and the consolidation run all day. Everything else in storage/ stays plain peewee.
 
 The text is standard SQL that SQLite (≥ 3.35, for RETURNING) and PostgreSQL read alike; values
 pass through the model fields' own `db_value`, and rows come back as model instances through
