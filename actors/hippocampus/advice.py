@@ -37,9 +37,14 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
     if not isinstance(title, str) or not title.strip():
         return None
     unwanted = _unwanted(title)
-    for text in _forms(unwanted):
+    late = _late(title)
+    held_texts = _forms(unwanted)
+    late_texts = [late["text"], late["principle"], fallback_principle(late["text"])]
+    # one query for every memory asked about below: each proposal of a run is advised on
+    found = engram.find_live(("principle", "belief", "interpretation"), [*held_texts, *late_texts])
+    for text in held_texts:
         for kind in ("principle", "belief", "interpretation"):
-            memory = engram.find(kind, text)
+            memory = found.get((kind, engram.make_key(text)))
             # holding a kind of proposal back makes Wilson say less: only once the user approved it
             if memory is not None and memory.strength >= HOLD_BACK_AT and allowed(memory.text):
                 return {
@@ -60,10 +65,9 @@ def proposal_advice(tool: str, args: dict, now: datetime) -> dict | None:
     due = _parse_due(args.get("due"))
     if due is None:
         return None
-    late = _late(title)
-    for text in (late["text"], late["principle"], fallback_principle(late["text"])):
+    for text in late_texts:
         for kind in ("principle", "belief"):
-            memory = engram.find(kind, text)
+            memory = found.get((kind, engram.make_key(text)))
             if memory is None:
                 continue
             earlier = max(due - timedelta(days=EARLIER_BY_DAYS), now + MIN_LEAD)
