@@ -44,6 +44,19 @@ def untriaged(ids) -> list[int]:
     ]
 
 
+def any_unscanned() -> bool:
+    """Whether a row waits for the RAS: asked before every wait for the next moment due, so one statement
+    built once that reads no row."""
+    found = hot.execute(
+        "any unscanned",
+        lambda: (
+            f'SELECT 1 FROM "{ReceptorBuffer._meta.table_name}" WHERE "scanned_at" IS NULL AND "processed_at" IS NULL '
+            "LIMIT 1"
+        ),
+    )
+    return bool(found.rows)
+
+
 def unscanned() -> list[ReceptorBuffer]:
     return list(
         ReceptorBuffer.select()

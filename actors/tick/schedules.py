@@ -162,7 +162,7 @@ def arm_schedules(now: datetime) -> int:
 
 
 def _ras_idle() -> bool:
-    return not buffers.unscanned() and not alarm_unanswered()
+    return not buffers.any_unscanned() and not alarm_unanswered()
 
 
 def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
