@@ -15,14 +15,35 @@ from loguru import logger
 from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as apply
 
-from storage import kv, models
+from storage import hot, kv, models
 from storage.db import database
 from storage.engram import install_index
 from wilson.kernel.clock import wall_now
 
 
+_statements: dict = {}  # (model, kind of database) -> its CREATE TABLE and CREATE INDEX statements
+
+
+def create_tables(db, tables: list) -> None:
+    """`db.create_tables(tables)` (each only if it is not there), with each model's statements built once per
+    process: peewee built them anew for every new database, about half of what making one cost, and a process
+    that makes many homes (the tests, an evaluation) made them hundreds of times."""
+    for model in peewee.sort_models(tables):
+        if any(field.sequence for field in model._meta.sorted_fields):  # peewee looks for those and makes them
+            model.create_table(safe=True)
+            continue
+        key = (model, type(db))
+        statements = _statements.get(key)
+        if statements is None:
+            schema = model._schema
+            made = [schema._create_table(safe=True), *schema._create_indexes(safe=True)]
+            statements = _statements[key] = [context.query() for context in made]
+        for sql, params in statements:
+            db.execute_sql(sql, params)
+
+
 def _v1_create_tables(db, migrator):
-    db.create_tables(models.ALL_MODELS)
+    create_tables(db, models.ALL_MODELS)
 
 
 def _v2_engram_index(db, migrator):
@@ -32,7 +53,7 @@ def _v2_engram_index(db, migrator):
 def _v3_sent_messages(db, migrator):
     """The ids of delivered messages get a table of their own (an exact, indexed lookup for replies and
     reactions); what was delivered before is indexed from the outbox rows' results."""
-    db.create_tables([models.SentMessage])
+    create_tables(db, [models.SentMessage])
     rows = []
     box = models.Outbox
     delivered = box.select().where((box.status == "delivered") & box.result.is_null(False))
@@ -87,7 +108,7 @@ def _v4_leases_and_decisions(db, migrator):
     )
     if "approval_idempotency_key" not in {i.name for i in db.get_indexes("approval")}:
         db.execute_sql('CREATE UNIQUE INDEX "approval_idempotency_key" ON "approval" ("idempotency_key")')
-    db.create_tables([models.DecisionRow])
+    create_tables(db, [models.DecisionRow])
     # proposals older than this schema were presented when they were made
     models.Approval.update(presented_at=models.Approval.created_at).execute()
 
@@ -156,17 +177,17 @@ def _v18_inbox_status_index(db, migrator):
 
 def _v19_mail_senders(db, migrator):
     """The RAS learns which senders' mail is routine (actors/ras.py), one row per address."""
-    db.create_tables([models.MailSender])
+    create_tables(db, [models.MailSender])
 
 
 def _v20_mail_subjects(db, migrator):
     """The RAS learns routine mail by sender and subject too, one row per pair (actors/ras.py)."""
-    db.create_tables([models.MailSubject])
+    create_tables(db, [models.MailSubject])
 
 
 def _v21_bulk_senders(db, migrator):
     """Triage learns whose bulk mail it keeps dropping (actors/triage.py), one row per address."""
-    db.create_tables([models.BulkSender])
+    create_tables(db, [models.BulkSender])
 
 
 def _v22_model_failures(db, migrator):
@@ -186,7 +207,9 @@ MARKS = {
 def _v23_state_tables(db, migrator):
     """Decision chats, budget notices, web sessions, watches and marks leave the settings table for tables of
     their own: each row is carried over as it was, and the settings keep only settings."""
-    db.create_tables([models.DecisionChat, models.BudgetNotice, models.WebSession, models.Watch, models.Mark])
+    create_tables(db, [models.DecisionChat, models.BudgetNotice, models.WebSession, models.Watch, models.Mark])
+    if not models.Setting.select().exists():  # a new database: nothing to carry over, and a dozen reads fewer
+        return
     now = wall_now()
     for row in models.Setting.select().where(models.Setting.key.startswith("telegram:decision_chat:")):
         if isinstance(row.value, dict) and row.value.get("chat_id") is not None:
@@ -238,8 +261,9 @@ def current_version() -> int:
     db = database.obj
     if not db.table_exists(models.SchemaVersion._meta.table_name):
         return 0
-    row = models.SchemaVersion.select().order_by(models.SchemaVersion.version.desc()).first()
-    return row.version if row else 0
+    table = models.SchemaVersion._meta.table_name
+    [(version,)] = hot.execute("schema version", lambda: f'SELECT MAX("version") FROM "{table}"').rows
+    return version or 0
 
 
 def migrate() -> int:
@@ -267,7 +291,11 @@ def _migrate(db) -> int:
                 version = current_version()
                 continue
             step(db, migrator)
-            models.SchemaVersion.create(version=number, applied_at=wall_now())
+            hot.insert(
+                models.SchemaVersion,
+                hot.new(models.SchemaVersion, version=number, applied_at=wall_now()),
+                returning=False,
+            )
         logger.log("DEBUG" if fresh else "INFO", "schema migrated to v{} ({})", number, title)
         version = number
     if fresh and version:

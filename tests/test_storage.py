@@ -23,6 +23,29 @@ def test_migrations_are_versioned_and_idempotent(any_db):
     assert migrate() == MIGRATIONS[-1][0]
 
 
+def test_the_tables_made_from_statements_built_once_are_the_ones_peewee_makes(tmp_path):
+    import peewee
+
+    from storage.migrations import create_tables
+    from storage.models import ALL_MODELS
+
+    def schema(way: str) -> list:
+        db = peewee.SqliteDatabase(str(tmp_path / f"{way}.sqlite3"))
+        with db.bind_ctx(ALL_MODELS):
+            if way == "peewee":
+                db.create_tables(ALL_MODELS)
+            else:
+                create_tables(db, ALL_MODELS)
+                create_tables(db, ALL_MODELS)  # the kept statements, on tables that are there now
+        made = db.execute_sql("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+        db.close()
+        return made
+
+    built_once = schema("once")
+    assert len([row for row in built_once if row[0] == "table"]) == len(ALL_MODELS)
+    assert built_once == schema("peewee")
+
+
 def test_priority_zero_behind_a_hundred_background_rows_is_claimed_first(any_db):
     for n in range(100):
         inbox.add(source="tick", text=f"deadline {n}", priority=4, at=NOW, origin="background")
