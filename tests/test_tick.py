@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from actors.tick.actor import TickActor, run_scan
-from actors.shared.cron import next_fire
+from actors.shared.cron import next_fire, next_fire_walked
 from actors.deadlines import plan_task
 from actors.shared.schedule_rows import add_reminder
 from actors.shared.windows import window_times
@@ -587,3 +587,37 @@ def test_a_birthday_task_follows_its_kinds_windows_and_a_task_of_its_own_overrid
     assert fired[birthday.id] == [("3d", local(2027, 2, 17, 9, 0)), ("due", local(2027, 2, 20, 9, 0))]
     assert [w for w, _ in fired[other.id]] == ["7d", "1d", "due", "overdue"], "other kinds keep [tick] windows"
     assert fired[own.id] == [("1d", local(2027, 2, 19, 9, 0))], "Task.escalation overrides the kind's windows"
+
+
+DST_ZONES = ["Europe/Berlin", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe", "Africa/Casablanca", "UTC"]
+CRONS = ["*/15 * * * *", "0 * * * *", "0 7 * * *", "30 2 * * *", "*/7 2-3 * * *", "0 9 1-7 * 1", "59 23 31 12 *"]
+
+
+def offset_changes(tz: ZoneInfo, year: int) -> list[datetime]:
+    """The hours of `year` (UTC) at which the zone's offset changes."""
+    hour, end, found = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), []
+    while hour < end:
+        if hour.astimezone(tz).utcoffset() != (hour + timedelta(hours=1)).astimezone(tz).utcoffset():
+            found.append(hour)
+        hour += timedelta(hours=1)
+    return found
+
+
+@pytest.mark.parametrize("zone", DST_ZONES)
+def test_the_next_firing_away_from_a_change_is_what_the_walk_across_changes_finds(zone):
+    """next_fire reads the first wall time as its one moment unless an offset change lies near; around each
+    change of 2027 (Lord Howe's half hour and Morocco's two around Ramadan among them), every 20 minutes
+    from six hours before to six after, and every nine days of the year, it answers what the walk over the
+    slack answers."""
+    tz = ZoneInfo(zone)
+    changes = offset_changes(tz, 2027)
+    assert zone == "UTC" or len(changes) >= 2
+    moments = [change + timedelta(minutes=m) for change in changes for m in range(-360, 361, 20)]
+    moments += [datetime(2027, 1, 1, 5, 17, tzinfo=UTC) + timedelta(days=d) for d in range(0, 365, 9)]
+    differ = [
+        (cron, moment.isoformat())
+        for moment in moments
+        for cron in CRONS
+        if next_fire(cron, tz, moment) != next_fire_walked(cron, tz, moment)
+    ]
+    assert differ == []
