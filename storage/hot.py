@@ -4,8 +4,8 @@ Peewee builds a statement by walking its expression tree anew on every call: 50-
 Python each, several times what SQLite needs to run it. On the realtime path that was most
 of the CPU a stimulus cost, so the statements run for every stimulus (insert a row, read one
 by id, the inbox claim) keep their SQL text here, built on first use per backend and reused;
-so do the keyed reads and upserts of settings and cursors (storage/kv.py), which the tick, the
-channels and the consolidation run all day. Everything else in storage/ stays plain peewee.
+so do the keyed reads and upserts (`by_column`, `upsert`) of settings and cursors (storage/kv.py),
+which the tick, the channels and the consolidation run all day. Everything else in storage/ stays plain peewee.
 
 The text is standard SQL that SQLite (≥ 3.35, for RETURNING) and PostgreSQL read alike; values
 pass through the model fields' own `db_value`, and rows come back as model instances through
@@ -270,12 +270,34 @@ def create(model, **fields) -> peewee.Model:
 
 def by_id(model, row_id: int):
     """The row with this id as a model instance, or None."""
+    return by_column(model, model._meta.primary_key, row_id)
+
+
+def by_column(model, field, value):
+    """The row whose unique `field` holds `value`, as a model instance, or None."""
     result = execute(
-        ("by_id", model),
+        ("by column", model, field.name),
         lambda: (
-            f"SELECT {column_list(model)} FROM {_quote(model._meta.table_name)} WHERE "
-            f"{_quote(model._meta.primary_key.column_name)} = ?"
+            f"SELECT {column_list(model)} FROM {_quote(model._meta.table_name)} WHERE {_quote(field.column_name)} = ?"
         ),
-        (row_id,),
+        (field.db_value(value),),
     )
     return instance(model, result.rows[0]) if result.rows else None
+
+
+def upsert(model, conflict, **fields) -> None:
+    """INSERT a row of `fields`, or UPDATE the other columns of the row whose unique `conflict` field holds the
+    same value (ON CONFLICT … DO UPDATE, which SQLite and PostgreSQL read alike)."""
+    named = [model._meta.fields[name] for name in fields]
+
+    def build():
+        columns = ", ".join(_quote(f.column_name) for f in named)
+        updates = ", ".join(
+            f"{_quote(f.column_name)} = excluded.{_quote(f.column_name)}" for f in named if f is not conflict
+        )
+        return (
+            f"INSERT INTO {_quote(model._meta.table_name)} ({columns}) VALUES ({', '.join('?' for _ in named)}) "
+            f"ON CONFLICT ({_quote(conflict.column_name)}) DO UPDATE SET {updates}"
+        )
+
+    execute(("upsert", model, conflict.name, tuple(fields)), build, [f.db_value(fields[f.name]) for f in named])

@@ -19,40 +19,14 @@ from storage import hot
 from storage.models import Cursor, Setting
 
 
-def _by_key(model, column: str, value):
-    """The row of `model` whose unique `column` holds `value`, or None."""
-
-    def build():
-        return f'SELECT {hot.column_list(model)} FROM "{model._meta.table_name}" WHERE "{column}" = ?'
-
-    rows = hot.execute(("kv read", model, column), build, [value]).rows
-    return hot.instance(model, rows[0]) if rows else None
-
-
-def _upsert(model, conflict: str, values: dict) -> None:
-    """INSERT the row of `values`, or UPDATE the other columns of the row whose unique `conflict` column
-    holds the same value; in SQLite's and PostgreSQL's shared syntax."""
-    fields = [model._meta.fields[name] for name in values]
-
-    def build():
-        columns = ", ".join(f'"{f.column_name}"' for f in fields)
-        updates = ", ".join(f'"{f.column_name}" = excluded."{f.column_name}"' for f in fields if f.name != conflict)
-        return (
-            f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({", ".join("?" for _ in fields)}) '
-            f'ON CONFLICT ("{conflict}") DO UPDATE SET {updates}'
-        )
-
-    hot.execute(("kv upsert", model, tuple(values)), build, [f.db_value(values[f.name]) for f in fields])
-
-
 def get_setting(key: str, default=None):
     """The setting's value; `default` when it was never set or was set to null."""
-    row = _by_key(Setting, "key", key)
+    row = hot.by_column(Setting, Setting.key, key)
     return default if row is None or row.value is None else row.value
 
 
 def put_setting(key: str, value) -> None:
-    _upsert(Setting, "key", {"key": key, "value": value})
+    hot.upsert(Setting, Setting.key, key=key, value=value)
 
 
 def delete_setting(key: str) -> bool:
@@ -81,11 +55,11 @@ def get_cursor(name: str, default=None):
 
 def cursor_row(name: str) -> Cursor | None:
     """The row itself, for a reader that also needs when it was written (`updated_at`)."""
-    return _by_key(Cursor, "name", name)
+    return hot.by_column(Cursor, Cursor.name, name)
 
 
 def put_cursor(name: str, value, at: datetime) -> None:
-    _upsert(Cursor, "name", {"name": name, "value": value, "updated_at": at})
+    hot.upsert(Cursor, Cursor.name, name=name, value=value, updated_at=at)
 
 
 def delete_cursor(name: str) -> None:

@@ -291,11 +291,7 @@ def _migrate(db) -> int:
                 version = current_version()
                 continue
             step(db, migrator)
-            hot.insert(
-                models.SchemaVersion,
-                hot.new(models.SchemaVersion, version=number, applied_at=wall_now()),
-                returning=False,
-            )
+            hot.create(models.SchemaVersion, version=number, applied_at=wall_now())
         logger.log("DEBUG" if fresh else "INFO", "schema migrated to v{} ({})", number, title)
         version = number
     if fresh and version:
