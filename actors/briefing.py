@@ -28,12 +28,13 @@ from peewee import JOIN
 from actors import attention, escalation, tools
 from actors.deadlines import plan_task, task_windows
 from actors.proposals.carried import SETTLE_AFTER, briefed_before
-from actors.proposals.rules import OPEN, remind_before, remind_moment
+from actors.proposals.rules import OPEN, items_of, remind_before, remind_moment
 from actors.proposals.words import headline, render
 from actors.shared.windows import due_date, window_times, windows_config
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
+from storage.prepared import prepared
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Task, TaskFiring, TokenUsage, Topic, Trace
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
@@ -240,6 +241,13 @@ def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     return lines, traces
 
 
+# read every morning (and for each look at whether a briefing is owed), their text built once
+WAITING_PROPOSALS = prepared(
+    lambda s: Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > s.now)).order_by(Approval.id)
+)
+WAITING_NEWS = prepared(lambda s: Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id))
+
+
 def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozenset()) -> Day:
     """Everything the briefing of `now`'s local day would say, read from the database.
 
@@ -307,15 +315,13 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
                 day.soon_told.extend((task.id, name) for name in later)
     if day.overdue_before:
         day.overdue_line = escalation.overdue_summary(day.overdue_before, today, tz)
-    waiting = list(
-        Approval.select().where(Approval.status.in_(OPEN) & (Approval.expires_at > now)).order_by(Approval.id)
-    )
+    waiting = WAITING_PROPOSALS.models(now=now)
     ids = [a.id for a in waiting]
     oldest = min((as_utc(a.created_at) for a in waiting), default=as_utc(now))
     untold = set(ids) - _shown_alone(ids) - briefed_before(ids, oldest)
     before = remind_before(config)
     for approval in waiting:
-        items = [i for i in approval.items.order_by(ApprovalItem.position) if i.status == "pending"]
+        items = [i for i in items_of(approval.id) if i.status == "pending"]
         if not items:
             continue
         day.proposal_ids.append(approval.id)
@@ -335,7 +341,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN)
         )
     covered = _due_or_overdue_ids(now, tz)
-    for row in Outbox.select().where(Outbox.status == attention.WAITING).order_by(Outbox.id):
+    for row in WAITING_NEWS.models():
         tasks = set((row.payload or {}).get("tasks") or [])
         if tasks and (tasks <= covered or attention.acknowledged(tasks, row.created_at) >= tasks):
             continue  # listed above already, or the user has dealt with it

@@ -17,9 +17,10 @@ import peewee
 
 from actors.hippocampus import advice
 from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
-from storage import inbox, trace
+from storage import hot, inbox, trace
 from storage.db import claim_transaction, database
 from storage.models import Inbox, Task, TaskFiring, Topic
+from storage.prepared import prepared
 from wilson.kernel.clock import UTC, as_utc, parse_duration
 from wilson.kernel.timeparse import local_moment
 
@@ -166,27 +167,19 @@ def scan_deadlines(now: datetime, tz: ZoneInfo, default_windows: Windows) -> lis
     """Fire the deadline windows that are due; returns the inbox ids written."""
     now = as_utc(now)
     written: list[int] = []
-    # Only next_fire_at in the WHERE: SQLite without statistics would otherwise walk the status index.
-    found = list(
-        Task.select(Task.id, Task.status).where(Task.next_fire_at <= now).order_by(Task.next_fire_at).limit(SCAN_BATCH)
-    )
+    found = DUE_TASKS.rows(now=now)  # (id, status)
     horizon = now
-    if any(t.status in OPEN_STATUSES for t in found):
+    if any(status in OPEN_STATUSES for _, status in found):
         # Follow-ups falling due later in this local hour come along now: one bundle, one message.
         horizon = max(now, hour_end(now, tz) - timedelta(microseconds=1))
-        found = list(
-            Task.select(Task.id, Task.status)
-            .where(Task.next_fire_at <= horizon)
-            .order_by(Task.next_fire_at)
-            .limit(SCAN_BATCH)
-        )
-    stale = [t.id for t in found if t.status not in OPEN_STATUSES]
+        found = DUE_TASKS.rows(now=horizon)
+    stale = [task_id for task_id, status in found if status not in OPEN_STATUSES]
     if stale:  # closed by a writer that did not re-plan: nothing can fire for them
         Task.update(next_fire_at=None, next_window=None).where(Task.id.in_(stale)).execute()
-    for task_id in (t.id for t in found if t.status in OPEN_STATUSES):
+    for task_id in (task_id for task_id, status in found if status in OPEN_STATUSES):
         # IMMEDIATE: this transaction reads, then writes; a deferred one could not upgrade after another writer.
         with claim_transaction():
-            task = Task.get_or_none(Task.id == task_id)
+            task = hot.by_id(Task, task_id)
             if task is None or task.next_fire_at is None or task.next_fire_at > horizon:
                 continue  # changed since the query
             inbox_id = _fire_task(task, now, tz, default_windows, horizon)
@@ -335,15 +328,35 @@ def _topic_key(topic: Topic, tz: ZoneInfo) -> str:
     return f"topic_end:{topic.id}:{topic_end(topic, tz).isoformat()}"
 
 
-def _ending(before: datetime):
-    """Active topics whose event may be over by `before` (an end, or only a start, up to then)."""
-    return Topic.select().where(
+# read at every look of the tick (and the simulated clock's steps): their text built once
+ENDING = prepared(
+    lambda s: Topic.select().where(
         (Topic.status == "active")
         & (
-            (Topic.ends.is_null(False) & (Topic.ends <= before))
-            | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= before))
+            (Topic.ends.is_null(False) & (Topic.ends <= s.before))
+            | (Topic.ends.is_null() & Topic.starts.is_null(False) & (Topic.starts <= s.before))
         )
     )
+)
+NEXT_END = prepared(
+    lambda s: (
+        Topic.select(Topic.ends).where((Topic.status == "active") & (Topic.ends > s.now)).order_by(Topic.ends).limit(1)
+    )
+)
+DUE_TASKS = prepared(
+    # Only next_fire_at in the WHERE: SQLite without statistics would otherwise walk the status index.
+    lambda s: (
+        Task.select(Task.id, Task.status)
+        .where(Task.next_fire_at <= s.now)
+        .order_by(Task.next_fire_at)
+        .limit(SCAN_BATCH)
+    )
+)
+
+
+def _ending(before: datetime) -> list[Topic]:
+    """Active topics whose event may be over by `before` (an end, or only a start, up to then)."""
+    return ENDING.models(before=before)
 
 
 def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
@@ -364,14 +377,8 @@ def next_close(now: datetime, tz: ZoneInfo = UTC) -> datetime | None:
     later = [m for m in soon if m is not None and m > now]
     if later:
         return min(later)
-    upcoming = (
-        Topic.select(Topic.ends)
-        .where((Topic.status == "active") & (Topic.ends > now))
-        .order_by(Topic.ends)
-        .limit(1)
-        .first()
-    )
-    return as_utc(upcoming.ends) if upcoming is not None else None
+    upcoming = NEXT_END.value(now=now)
+    return as_utc(Topic.ends.python_value(upcoming)) if upcoming is not None else None
 
 
 def scan_topic_ends(now: datetime, tz: ZoneInfo = UTC) -> list[int]:

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from actors.shared.windows import due_date, task_kind
 from storage import marks
 from storage.models import Task, TaskFiring, Topic
+from storage.prepared import prepared
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 
@@ -86,16 +87,21 @@ def task_day(task: Task, tz) -> date | None:
     return due_date(task.due, tz) if task.due_is_date else as_utc(task.due).astimezone(tz).date()
 
 
+COMING_EVENTS = prepared(  # read for every briefing (its text built once)
+    lambda s: (
+        Topic.select()
+        .where((Topic.status == "active") & Topic.starts.is_null(False) & (Topic.starts > s.now))
+        .order_by(Topic.starts, Topic.id)
+    )
+)
+
+
 def raises(now: datetime, tz) -> list[Raise]:
     """What this morning raises: per event starting within a window, its open tasks that fit the window
     (or are overdue), not raised at this window before, and not just made (the user read them then)."""
     today = as_utc(now).astimezone(tz).date()
     found = []
-    for topic in (
-        Topic.select()
-        .where((Topic.status == "active") & Topic.starts.is_null(False) & (Topic.starts > now))
-        .order_by(Topic.starts, Topic.id)
-    ):
+    for topic in COMING_EVENTS.models(now=now):
         start = as_utc(topic.starts).astimezone(tz).date()
         days = (start - today).days
         window = window_for(days)

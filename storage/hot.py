@@ -188,6 +188,11 @@ def execute(key, build, params=()) -> Result:
     Its rows are read to the end before it returns: an unfinished SELECT would hold SQLite's
     read snapshot, an unfinished `… RETURNING` its write lock."""
     sql, writes = _sql(key, build)
+    return run(sql, writes, params)
+
+
+def run(sql: str, writes: bool, params) -> Result:
+    """Run a statement whose text is built already (`writes`: whether it does; storage/prepared.py's)."""
     db = database.obj
     run = getattr(db, "run_hot", None)  # SQLite's, without peewee's way to the connection (storage/db.py)
     if run is not None:

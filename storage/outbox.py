@@ -21,6 +21,7 @@ from datetime import datetime
 from storage import hot
 from storage.db import database
 from storage.models import Outbox
+from storage.prepared import prepared
 
 DUE = ("pending", "retry")
 
@@ -171,8 +172,23 @@ def wait_behind(channel: str, next_at: datetime | None) -> int:
     )
 
 
+PENDING_FOR = prepared(
+    lambda s: Outbox.select().where((Outbox.channel == s.channel) & (Outbox.status == "pending")).order_by(Outbox.id)
+)
+
+
+DUE_ON = prepared(
+    lambda s: Outbox.select(Outbox.id).where((Outbox.channel == s.channel) & Outbox.status.in_(DUE)).order_by(Outbox.id)
+)
+
+
+def due_ids(channel: str) -> list[int]:
+    """The ids of the channel's rows still to deliver (new or waiting for a retry), oldest first."""
+    return [outbox_id for (outbox_id,) in DUE_ON.rows(channel=channel)]
+
+
 def pending_for(channel: str) -> list[Outbox]:
-    return list(Outbox.select().where((Outbox.channel == channel) & (Outbox.status == "pending")).order_by(Outbox.id))
+    return PENDING_FOR.models(channel=channel)
 
 
 def release_held(at: datetime) -> list[Outbox]:

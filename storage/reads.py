@@ -12,6 +12,7 @@ from datetime import datetime
 from peewee import fn
 
 from storage import hot
+from storage.prepared import prepared
 from storage.models import Approval, Memory, Outbox, Task, Topic, Turn
 
 
@@ -111,7 +112,7 @@ def pending_items(approver: str, now: datetime, limit: int) -> list[tuple[int, l
 def answered_since_shown(approver: str, approval_id: int) -> bool:
     """Whether the approver answered another proposal (approved or rejected it, in whole or in part) after
     this one was last put before them: shown, nudged, or listed as waiting in a morning briefing."""
-    approval = Approval.get_or_none(Approval.id == approval_id)
+    approval = hot.by_id(Approval, approval_id)
     if approval is None:
         return False
     briefed = (
@@ -125,17 +126,22 @@ def answered_since_shown(approver: str, approval_id: int) -> bool:
         .scalar()
     )
     shown = max(m for m in (approval.created_at, approval.presented_at, approval.reminded_at, briefed) if m)
-    return (
-        Approval.select()
+    return ANSWERED_AFTER.value(approver=str(approver), approval=approval_id, shown=shown) is not None
+
+
+ANSWERED_AFTER = prepared(
+    lambda s: (
+        Approval.select(Approval.id)
         .where(
-            (Approval.approver == str(approver))
-            & (Approval.id != approval_id)
+            (Approval.approver == s.approver)
+            & (Approval.id != s.approval)
             & Approval.status.in_(("approved", "rejected", "partial"))
             # at the same instant (a simulated clock), the newer proposal's answer is the later one
-            & ((Approval.decided_at > shown) | ((Approval.decided_at == shown) & (Approval.id > approval_id)))
+            & ((Approval.decided_at > s.shown) | ((Approval.decided_at == s.shown) & (Approval.id > s.approval)))
         )
-        .exists()
+        .limit(1)
     )
+)
 
 
 def strongest_memories(kinds: tuple[str, ...], limit: int, at: datetime | None = None) -> list[Memory]:

@@ -19,8 +19,9 @@ from actors.tools.untrusted import unsaid_facts
 from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
 from actors.cortex.told import told_view
 from actors.cortex.prompts import BACKGROUND_PROMPT, SYSTEM_PROMPT
+from actors.proposals.rules import items_of
 from storage import reads
-from storage.models import Approval, ApprovalItem, Inbox, Task, Turn
+from storage.models import Approval, Inbox, Task, Turn
 from wilson import skills
 from wilson.model.offline import dates
 from wilson.model.offline.looks import AGENDA_RE, WHEN_TOPIC_RE
@@ -71,7 +72,7 @@ def build_context(
                 "id": approval.id,
                 "items": [
                     {"position": i.position, "tool": i.tool, "args": i.args, "description": i.description}
-                    for i in approval.items.order_by(ApprovalItem.position)
+                    for i in items_of(approval.id)
                     if i.status == "pending"
                 ],
             }

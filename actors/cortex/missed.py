@@ -11,7 +11,8 @@ from functools import reduce
 
 import peewee
 
-from storage.models import Approval, ApprovalItem, Inbox, Outbox, ReceptorBuffer, Turn
+from actors.proposals.rules import items_of
+from storage.models import Approval, Inbox, Outbox, ReceptorBuffer, Turn
 from wilson.model.offline.phrases import MISSED_RE, normal
 
 LOOK_BACK = timedelta(days=7)  # at most this far back, however long the user was away
@@ -121,7 +122,7 @@ def _proposals(boxes) -> list[tuple[Outbox, str]]:
         origin = Inbox.select(Inbox.origin).where(Inbox.id == approval.inbox_id).scalar() if approval else None
         if origin != "background":
             continue
-        items = list(approval.items.order_by(ApprovalItem.position))
+        items = items_of(approval.id)
         first = (items[0].description or "").split("\n", 1)[0] if items else approval.summary
         more = f" and {len(items) - 1} more" if len(items) > 1 else ""
         out.append(

@@ -23,6 +23,7 @@ from actors.proposals.rules import OPEN
 from storage import kv
 from storage.beliefs import ADOPTED, change_of
 from storage.models import Approval, ApprovalItem, Memory
+from storage.prepared import prepared
 
 OFFER_PREFIX = "learn:"  # a proposal's idempotency key: learn:<change key>, then learn:<change key>#2 when asked again
 
@@ -115,6 +116,16 @@ def occasions(memory: Memory) -> list[str]:
     return found
 
 
+# every principle and belief still held, read each night (its text built once)
+LIVE_LEARNED = prepared(
+    lambda s: (
+        Memory.select()
+        .where(Memory.kind.in_(("principle", "belief")) & Memory.invalidated_at.is_null())
+        .order_by(Memory.kind.desc(), Memory.strength.desc(), Memory.id)
+    )
+)
+
+
 def offers(now: datetime, hold_back_at: float) -> list[Offer]:
     """Live beliefs (of `hold_back_at` nights or more) and principles that would make Wilson say less, whose
     change is not approved: one each, the strongest memory of a change first. A change asked about before is
@@ -122,12 +133,7 @@ def offers(now: datetime, hold_back_at: float) -> list[Offer]:
     since (an unanswered offer is not asked every night, and a "no" is an answer)."""
     found: dict[str, tuple[Memory, dict]] = {}
     seen: dict[str, list[str]] = {}  # change key -> evidence, over every live memory that says it
-    query = (
-        Memory.select()
-        .where(Memory.kind.in_(("principle", "belief")) & Memory.invalidated_at.is_null())
-        .order_by(Memory.kind.desc(), Memory.strength.desc(), Memory.id)
-    )
-    for memory in query:
+    for memory in LIVE_LEARNED.models():
         change = change_of(memory.text)
         if change is None:
             continue

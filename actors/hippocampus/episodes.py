@@ -8,8 +8,9 @@ from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _day, _iso, _parse_due, _thumb
 from actors.hippocampus.heeded import followup_episodes, mail_episodes
-from actors.proposals.rules import OPEN
-from storage import engram
+from actors.proposals.rules import OPEN, items_of
+from storage import engram, hot
+from storage.prepared import prepared
 from storage.models import Approval, ApprovalItem, Feedback, Outbox, Task, Turn
 from wilson.kernel.clock import as_utc
 
@@ -30,12 +31,50 @@ OUTCOMES = {
 EARLY_DAYS = 3  # finishing this far ahead of the due counts as early, not merely on time
 
 
+# the reads each night repeats, their text built once (storage/prepared.py)
+def _decided_or_ignored(s):
+    decided = (
+        (Approval.decided_at >= s.since)
+        & (Approval.decided_at < s.until)
+        & Approval.status.in_(("approved", "rejected", "superseded", "partial"))
+    )
+    # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
+    ignored = (
+        (Approval.expires_at >= s.since) & (Approval.expires_at < s.until) & Approval.status.in_(("expired", *OPEN))
+    )
+    return Approval.select().where(decided | ignored).order_by(Approval.id)
+
+
+DECIDED_OR_IGNORED = prepared(_decided_or_ignored)
+DONE_TASKS = prepared(
+    lambda s: (
+        Task.select()
+        .where((Task.completed_at >= s.since) & (Task.completed_at < s.until))
+        .order_by(Task.completed_at, Task.id)
+    )
+)
+REACTIONS = prepared(
+    lambda s: (
+        Feedback.select()
+        .where((Feedback.kind == "reaction") & (Feedback.at >= s.since) & (Feedback.at < s.until))
+        .order_by(Feedback.at, Feedback.id)
+    )
+)
+USER_TURNS = prepared(
+    lambda s: (
+        Turn.select()
+        .where((Turn.role == "user") & (Turn.created_at >= s.since) & (Turn.created_at < s.until))
+        .order_by(Turn.created_at, Turn.id)
+    )
+)
+
+
 def _item_title(item: ApprovalItem) -> str:
     args = item.args or {}
     if args.get("title"):
         return str(args["title"])
     if args.get("task_id") is not None:
-        task = Task.get_or_none(Task.id == args.get("task_id"))
+        task = hot.by_id(Task, args.get("task_id"))
         if task is not None:
             return task.title
     if args.get("subject"):
@@ -60,11 +99,11 @@ def _first_due(approval: Approval, item: ApprovalItem, title: str) -> tuple[date
     due, chain, seen = _parse_due((item.args or {}).get("due")), [], {approval.id}
     current = approval
     while current.supersedes and current.supersedes not in seen:
-        earlier = Approval.get_or_none(Approval.id == current.supersedes)
+        earlier = hot.by_id(Approval, current.supersedes)
         if earlier is None:
             break
         seen.add(earlier.id)
-        match = _successor_item(item, title, list(earlier.items.order_by(ApprovalItem.position)))
+        match = _successor_item(item, title, items_of(earlier.id))
         if match is None:
             break  # the item was added in a modification: it has no earlier due
         chain.insert(0, f"approval:{earlier.id}")
@@ -74,7 +113,7 @@ def _first_due(approval: Approval, item: ApprovalItem, title: str) -> tuple[date
 
 
 def _approval_episode(approval: Approval, since: datetime, until: datetime) -> dict | None:
-    items = list(approval.items.order_by(ApprovalItem.position))
+    items = items_of(approval.id)
     expired = approval.status == "expired" or (
         approval.status in OPEN and approval.expires_at is not None and approval.expires_at < until
     )
@@ -83,9 +122,7 @@ def _approval_episode(approval: Approval, since: datetime, until: datetime) -> d
     successors: list[ApprovalItem] = []
     successor_id = approval.superseded_by if approval.status == "superseded" else None
     if successor_id:
-        successors = list(
-            ApprovalItem.select().where(ApprovalItem.approval == successor_id).order_by(ApprovalItem.position)
-        )
+        successors = items_of(successor_id)
     provenance = [f"approval:{approval.id}"] + ([f"approval:{successor_id}"] if successor_id else [])
     facts, lines = [], []
     for item in items:
@@ -170,15 +207,8 @@ def _task_timing(task: Task) -> tuple[str, int]:
 def approval_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """Proposals decided in [since, until), and those that expired unanswered in it (but not the
     episode ids in `skip`)."""
-    decided = (
-        (Approval.decided_at >= since)
-        & (Approval.decided_at < until)
-        & Approval.status.in_(("approved", "rejected", "superseded", "partial"))
-    )
-    # An ignored proposal is dated by its expiry, whoever later notices it, so it is seen once.
-    ignored = (Approval.expires_at >= since) & (Approval.expires_at < until) & Approval.status.in_(("expired", *OPEN))
     episodes = []
-    for approval in Approval.select().where(decided | ignored).order_by(Approval.id):
+    for approval in DECIDED_OR_IGNORED.models(since=since, until=until):
         if f"approval:{approval.id}" in skip:
             continue
         episode = _approval_episode(approval, since, until)
@@ -192,8 +222,7 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
     reactions and the user's words, each as an episode dict with an id and provenance.
     Episode ids in `skip` (already read) are left out."""
     episodes = approval_episodes(since, until, skip)
-    done = (Task.completed_at >= since) & (Task.completed_at < until)
-    for task in Task.select().where(done).order_by(Task.completed_at, Task.id):
+    for task in DONE_TASKS.models(since=since, until=until):
         if f"task:{task.id}" in skip:
             continue
         episode = {
@@ -213,11 +242,10 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
             episode["text"] = f"Task {task.id} “{task.title}” (due {_day(task.due)}) was done {timing}{off}"
         episodes.append(episode)
 
-    reactions = (Feedback.kind == "reaction") & (Feedback.at >= since) & (Feedback.at < until)
-    for fb in Feedback.select().where(reactions).order_by(Feedback.at, Feedback.id):
+    for fb in REACTIONS.models(since=since, until=until):
         if f"feedback:{fb.id}" in skip:
             continue
-        said = Outbox.get_or_none(Outbox.id == fb.outbox_id) if fb.outbox_id else None
+        said = hot.by_id(Outbox, fb.outbox_id) if fb.outbox_id else None
         about = f" to “{said.text[:120]}”" if said is not None else ""
         provenance = [f"feedback:{fb.id}"] + ([f"outbox:{fb.outbox_id}"] if fb.outbox_id else [])
         episodes.append(
@@ -236,8 +264,7 @@ def collect_episodes(since: datetime, until: datetime, skip: frozenset = frozens
     episodes += followup_episodes(since, until, skip)
     episodes += mail_episodes(since, until, skip)
 
-    said = (Turn.role == "user") & (Turn.created_at >= since) & (Turn.created_at < until)
-    for turn in Turn.select().where(said).order_by(Turn.created_at, Turn.id):
+    for turn in USER_TURNS.models(since=since, until=until):
         if f"turn:{turn.id}" in skip:
             continue
         episodes.append(

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _iso, _thumb
 from storage import engram
+from storage.prepared import prepared
 from storage.models import Approval, DecisionRow, Feedback, Inbox, Outbox, ReceptorBuffer, Task, Turn
 from wilson.kernel.clock import as_utc
 
@@ -51,6 +52,46 @@ def _heads_up(box: Outbox) -> bool:
     return bool(windows) and not windows & {"due", "overdue"}
 
 
+def _told(s, kinds: tuple[str, ...], *also):
+    """Delivered messages whose key starts with one of `kinds`, delivered in [s.since, s.until)."""
+    keyed = Outbox.idempotency_key.startswith(kinds[0]) | Outbox.idempotency_key.startswith(kinds[1])
+    return (
+        Outbox.select()
+        .where(
+            (Outbox.status == "delivered") & (Outbox.delivered_at >= s.since) & (Outbox.delivered_at < s.until),
+            keyed,
+            *also,
+        )
+        .order_by(Outbox.delivered_at, Outbox.id)
+    )
+
+
+# the reads each night repeats, their text built once (storage/prepared.py)
+FOLLOWUPS_TOLD = prepared(lambda s: _told(s, ("surface:", "followups:")))
+MAILS_TOLD = prepared(lambda s: _told(s, ("surface:", "briefing:"), Outbox.surfaced == True))  # noqa: E712
+ANSWERING = (  # the user's words, a decision, a reaction in a window
+    prepared(
+        lambda s: (
+            Turn.select(Turn.id)
+            .where((Turn.role == "user") & (Turn.created_at >= s.start) & (Turn.created_at <= s.end))
+            .limit(1)
+        )
+    ),
+    prepared(
+        lambda s: (
+            DecisionRow.select(DecisionRow.id)
+            .where((DecisionRow.created_at >= s.start) & (DecisionRow.created_at <= s.end))
+            .limit(1)
+        )
+    ),
+    prepared(
+        lambda s: (
+            Feedback.select(Feedback.id)
+            .where((Feedback.at >= s.start) & (Feedback.at <= s.end) & Feedback.kind.in_(("reaction", "ack")))
+            .limit(1)
+        )
+    ),
+)
 JUDGE_BACK = timedelta(days=200)  # how far back a heads-up may wait for its task's day to be judged
 AROUND = timedelta(days=1)  # the user answering other messages this close to a heads-up was there to read it
 
@@ -76,24 +117,8 @@ def _answering(box: Outbox) -> bool:
     """Whether the user answered other messages around this heads-up: words of theirs, a decision, a
     reaction within AROUND of it. Silence alone says nothing about a reminder (the user may be away)."""
     sent = as_utc(box.delivered_at)
-    window = (sent - AROUND, sent + AROUND)
-    if (
-        Turn.select()
-        .where((Turn.role == "user") & (Turn.created_at >= window[0]) & (Turn.created_at <= window[1]))
-        .exists()
-    ):
-        return True
-    if (
-        DecisionRow.select()
-        .where((DecisionRow.created_at >= window[0]) & (DecisionRow.created_at <= window[1]))
-        .exists()
-    ):
-        return True
-    return (
-        Feedback.select()
-        .where((Feedback.at >= window[0]) & (Feedback.at <= window[1]) & Feedback.kind.in_(("reaction", "ack")))
-        .exists()
-    )
+    window = {"start": sent - AROUND, "end": sent + AROUND}
+    return any(read.value(**window) is not None for read in ANSWERING)
 
 
 def _fact(box: Outbox, task: Task) -> dict | None:
@@ -110,16 +135,10 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
     """Heads-ups about tasks, each judged once, when its task's day has passed (and at least a day after it
     went) within [since, until): acted on, or let pass, per task. A heads-up counts as let pass only when its
     task was then done late or not at all AND the user answered other messages around it."""
-    told = (
-        (Outbox.status == "delivered")
-        & (Outbox.delivered_at >= since - JUDGE_BACK)
-        & (Outbox.delivered_at < until - HEED_WITHIN)
-        & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("followups:"))
-    )
     found = []
     boxes = [
         box
-        for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id)
+        for box in FOLLOWUPS_TOLD.models(since=since - JUDGE_BACK, until=until - HEED_WITHIN)
         if f"followup:{box.id}" not in skip
     ]
     # the tasks of all of them in one read: each night looks back JUDGE_BACK over every heads-up, and most are
@@ -248,15 +267,8 @@ def _mail_heeded(box: Outbox, mail: dict, rows: list[int]) -> bool:
 def mail_episodes(since: datetime, until: datetime, skip: frozenset = frozenset()) -> list[dict]:
     """Mail told to the user in messages delivered in [since, until) shifted back by HEED_WITHIN (each is
     judged once, a day after it reached the user): reacted to or let pass, per sender."""
-    told = (
-        (Outbox.status == "delivered")
-        & (Outbox.surfaced == True)
-        & (Outbox.delivered_at >= since - HEED_WITHIN)
-        & (Outbox.delivered_at < until - HEED_WITHIN)
-        & (Outbox.idempotency_key.startswith("surface:") | Outbox.idempotency_key.startswith("briefing:"))
-    )
     found = []
-    for box in Outbox.select().where(told).order_by(Outbox.delivered_at, Outbox.id):
+    for box in MAILS_TOLD.models(since=since - HEED_WITHIN, until=until - HEED_WITHIN):
         if f"mail:{box.id}" in skip:
             continue
         mails, rows = mails_told(box)

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from actors import tools
 from actors.proposals.make import copy_proposal
-from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, remind_before
+from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, items_of, remind_before
 from actors.proposals.words import expiry_text, one_line, reminder_text
 from storage import mute
 from storage import outbox, trace
@@ -19,7 +19,7 @@ from storage.models import Approval, ApprovalItem, Outbox, Topic
 
 def lapsed_in_time(approval: Approval, tz) -> bool:
     """Whether it lapsed, or will, because its changes' own time passed (tools.moot_at), not the wait."""
-    items = [(i.tool, i.args) for i in approval.items.order_by(ApprovalItem.position)]
+    items = [(i.tool, i.args) for i in items_of(approval.id)]
     return tools.moot_at(items, tz) == approval.expires_at
 
 

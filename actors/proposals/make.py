@@ -8,10 +8,20 @@ from datetime import datetime
 
 from actors import tools
 from actors.proposals import carried
-from actors.proposals.rules import MAX_REASON, OPEN, CannotPropose, actions_for, clipped, expires, find, nudge_at
+from actors.proposals.rules import (
+    CannotPropose,
+    MAX_REASON,
+    OPEN,
+    actions_for,
+    clipped,
+    expires,
+    find,
+    items_of,
+    nudge_at,
+)
 from actors.proposals.words import changes_between, one_line, reason_for, render
 from storage import mute
-from storage import outbox, trace
+from storage import hot, outbox, trace
 from storage.db import database
 from storage.models import Approval, ApprovalItem, Inbox, Outbox
 from wilson.kernel.clock import as_utc
@@ -50,14 +60,14 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
     One run makes at most one proposal: its key is the inbox row, so a run that is somehow
     recorded twice finds its proposal already there instead of making a second one."""
     key = f"proposal:inbox:{row.id}"
-    made = Approval.get_or_none(Approval.idempotency_key == key)
+    made = hot.by_column(Approval, Approval.idempotency_key, key)
     if made is not None:
         return made
     supersedes = (row.payload or {}).get("approval_id") if row.kind == "modify" else None
     if supersedes and not take_over(supersedes, row.trace_id, now):
         return None
     topic_id = (row.payload or {}).get("topic_id")
-    original = Approval.get_by_id(supersedes) if supersedes else None
+    original = hot.by_id(Approval, supersedes) if supersedes else None
     if topic_id is None and original is not None:
         topic_id = original.topic_id  # a replacement stays where the original was
     # a replacement keeps the reason the plan was made for; the user's change shows in `changes`
@@ -73,7 +83,8 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
             or "nothing: the same items as before"
         )
     lapses = expires(now, tools.moot_at([(name, args) for name, args, _ in items], config.timezone), config)
-    approval = Approval.create(
+    approval = hot.create(
+        Approval,
         trace_id=row.trace_id,
         approver=approver_for(row, original, config),
         channel=channel,
@@ -89,8 +100,12 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
         changes=changes,
         remind_at=nudge_at(now, lapses, config),
     )
-    for position, (name, args, description) in enumerate(items, start=1):
-        ApprovalItem.create(approval=approval, position=position, tool=name, args=args, description=description)
+    rows = [
+        hot.new(ApprovalItem, approval=approval.id, position=position, tool=name, args=args, description=description)
+        for position, (name, args, description) in enumerate(items, start=1)
+    ]
+    if rows:  # in their order: their ids ascend with their positions
+        hot.insert_rows(ApprovalItem, rows)
     if supersedes:
         Approval.update(superseded_by=approval.id).where(Approval.id == supersedes).execute()
         trace.record(row.trace_id, "superseded", "cortex", f"proposal {supersedes} replaced by {approval.id}", now)
@@ -157,7 +172,7 @@ def propose_items(
         if problem:
             raise CannotPropose(problem[:1].upper() + problem[1:] + ".")
     with database.atomic():
-        made = Approval.get_or_none(Approval.idempotency_key == key)
+        made = hot.by_column(Approval, Approval.idempotency_key, key)
         if made is not None:
             return made
         trace_id = trace.new_trace_id()
@@ -302,10 +317,7 @@ def present(
                 "id": approval.id,
                 "nonce": approval.nonce,
                 "actions": actions_for(approval),
-                "items": [
-                    {"position": i.position, "description": i.description}
-                    for i in approval.items.order_by(ApprovalItem.position)
-                ],
+                "items": [{"position": i.position, "description": i.description} for i in items_of(approval.id)],
             },
             "topic_id": approval.topic_id,
         }

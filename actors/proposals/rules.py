@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from storage import hot
 from storage.models import Approval, ApprovalItem, Outbox, Schedule, Topic
+from storage.prepared import prepared
 from wilson.kernel.bounds import MAX_ID, MAX_ITEM
 from wilson.kernel.messages import Decision
 
@@ -140,9 +141,25 @@ class CannotPropose(ValueError):
     """The tool is not there or says this cannot be done; the message says why, for the user."""
 
 
+ITEMS_OF = prepared(
+    lambda s: ApprovalItem.select().where(ApprovalItem.approval == s.approval).order_by(ApprovalItem.position)
+)
+
+
+def items_of(approval_id: int) -> list[ApprovalItem]:
+    """A proposal's items in their order (read with its text built once: the gate, the briefing and each night
+    read them)."""
+    return ITEMS_OF.models(approval=approval_id)
+
+
+UNSHOWN = prepared(
+    lambda s: Approval.select(Approval.id).where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()).limit(1)
+)
+
+
 def unshown() -> bool:
     """An open proposal nobody has shown yet: one committed where no gate was told (another process)."""
-    return Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()).exists()
+    return UNSHOWN.value() is not None
 
 
 def sweep_due(now: datetime) -> bool:
@@ -264,4 +281,4 @@ def find(approval_id: int) -> Approval | None:
     """The proposal, or None, for any number a person could type or a button could carry."""
     if not 0 < approval_id <= MAX_ID:
         return None
-    return Approval.get_or_none(Approval.id == approval_id)
+    return hot.by_id(Approval, approval_id)

@@ -7,8 +7,8 @@ import re
 from datetime import date, datetime, time, timedelta
 
 from actors import tools
-from actors.proposals.rules import actions_for
-from storage.models import Approval, ApprovalItem, Inbox
+from actors.proposals.rules import actions_for, items_of
+from storage.models import Approval, Inbox
 from wilson.kernel.timeparse import aware_or_none, last_day
 
 
@@ -28,7 +28,7 @@ def undo_named(text: str) -> int | None:
 
 
 def render(approval: Approval, tz) -> str:
-    items = list(approval.items.order_by(ApprovalItem.position))
+    items = items_of(approval.id)
     asks = "approve, modify or reject?" if "modify" in actions_for(approval) else "approve or reject?"
     lines = [f"Proposal {approval.id}: I'd like to do this — {asks}"]
     if approval.reason:
@@ -189,7 +189,7 @@ def changes_between(old: list[tuple[str, dict, str]], new: list[tuple[str, dict,
 
 def label(approval: Approval) -> str:
     """A proposal in a few words: 'the “Trip to Japan” plan', or its first item."""
-    items = list(approval.items.order_by(ApprovalItem.position))
+    items = items_of(approval.id)
     topic = next((i for i in items if i.tool == "create_topic" and (i.args or {}).get("title")), None)
     if topic is not None:
         return f"the “{one_line(topic.args['title'], 50)}” plan"
@@ -242,5 +242,5 @@ def outcome_line(approval: Approval) -> str:
         "calling": "…",
         "unknown": "?",
     }
-    items = approval.items.order_by(ApprovalItem.position)
+    items = items_of(approval.id)
     return "\n".join(f"{marks.get(i.status, '·')} {i.description}" for i in items)

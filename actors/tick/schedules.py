@@ -44,7 +44,7 @@ def ensure_builtin_schedules(config, now: datetime) -> None:
                 logger.error("tick: schedule {} has an unusable cron {!r}; disabled", name, cron)
         ok = fire is not None
         with claim_transaction():
-            row = Schedule.get_or_none(Schedule.name == name)
+            row = hot.by_column(Schedule, Schedule.name, name)
             if row is None:
                 Schedule.create(name=name, cron=cron, kind="builtin", timezone=tz_name, enabled=ok, next_fire_at=fire)
                 continue

@@ -16,8 +16,9 @@ from zoneinfo import ZoneInfo
 import peewee
 
 from actors.shared.windows import DATE_ONLY_HOUR, parse_windows
-from storage import calendar_days
+from storage import calendar_days, hot
 from storage.models import ReceptorBuffer, Schedule, Task, Topic
+from storage.prepared import prepared
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.clock import parse_duration
 from wilson.skills import Call, Tool
@@ -143,11 +144,16 @@ def task_view(task: Task, tz: ZoneInfo) -> dict:
         "due": due,
         "status": task.status,
         "topic_id": task.topic_id,
-        "topic": task.topic.title if task.topic_id else None,
+        "topic": _topic_title(task.topic_id),
     }
     if task.status == "done" and task.completed_at is not None:
         view["done_on"] = task.completed_at.astimezone(tz).date().isoformat()
     return view
+
+
+def _topic_title(topic_id: int | None) -> str | None:
+    topic = hot.by_id(Topic, topic_id) if topic_id else None
+    return topic.title if topic is not None else None
 
 
 def topic_view(topic: Topic, tz: ZoneInfo) -> dict:
@@ -331,6 +337,26 @@ def similar_titles(a: str, b: str) -> bool:
     return len(x & y) / len(x | y) >= 0.5
 
 
+def _open_tasks(s, everyone: bool):
+    """The open tasks (id, title, topic id, topic title) the owner sees, or (`everyone` False) those `s.user`
+    sees: visible_to's two shapes."""
+    # each task's topic read with it, not one query per task (hundreds on a long list); as plain rows, as
+    # only the one that matches is wanted whole: a model object per open task cost most of a proposal's
+    # description (it is asked twice a proposal, its description and its hints)
+    shared = Topic.select(Topic.id).where(Topic.thread_ref.is_null(False))
+    seen = peewee.SQL("TRUE") if everyone else (Task.owner_id == s.user) | Task.topic.in_(shared)
+    return (
+        Task.select(Task.id, Task.title, Task.topic, Topic.title)
+        .join(Topic, peewee.JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
+        .where(Task.status.in_(("open", "snoozed")) & seen)
+        .order_by(Task.id)
+        .limit(500)
+    )
+
+
+OPEN_TASKS = {everyone: prepared(lambda s, everyone=everyone: _open_tasks(s, everyone)) for everyone in (True, False)}
+
+
 def repeated(name: str, args: dict, user_id: str | None = None, owner: str | None = None) -> Task | Topic | None:
     """The open task (same topic, similar title) or open topic, among those `user_id` sees, that a new one
     would repeat."""
@@ -352,20 +378,13 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
     if name != "create_task":
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
-    for task_id, task_title, topic_id, topic_title in (
-        # each task's topic read with it, not one query per task (hundreds on a long list); as plain rows, as
-        # only the one that matches is wanted whole: a model object per open task cost most of a proposal's
-        # description (it is asked twice a proposal, its description and its hints)
-        Task.select(Task.id, Task.title, Task.topic, Topic.title)
-        .join(Topic, peewee.JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
-        .where(Task.status.in_(("open", "snoozed")) & visible_to(Task, user_id, owner))
-        .order_by(Task.id)
-        .limit(500)
-        .tuples()
+    everyone = user_id is None or (owner is not None and str(user_id) == str(owner))
+    for task_id, task_title, topic_id, topic_title in OPEN_TASKS[everyone].rows(
+        **({} if everyone else {"user": str(user_id)})
     ):
         same_topic = topic is None or topic_id is None or topic_title.strip().lower() == topic.strip().lower()
         if same_topic and similar_titles(task_title, title):
-            task = Task.get_or_none(Task.id == task_id)
+            task = hot.by_id(Task, task_id)
             if task is not None:  # None: deleted since the rows above were read
                 return task
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from storage.models import ReceptorBuffer, Task, Topic, Turn
+from storage.prepared import prepared
 from wilson.model.offline.mailtext import sent_line
 
 # Calendars, mail, web pages and feeds are written by others. Their text reaches a model only
@@ -53,17 +54,25 @@ def hosts_in(text: str) -> set[str]:
 OWN_TURNS, OWN_ITEMS = 2000, 2000
 
 
+# read on every surfacing from others' text: their text built once
+OWN_WORDS = prepared(
+    lambda s: Turn.select(Turn.text).where(Turn.role == "user").order_by(Turn.id.desc()).limit(OWN_TURNS)
+)
+OWN_ITEMS_READ = tuple(
+    prepared(lambda s, model=model: model.select(model.title, model.notes).order_by(model.id.desc()).limit(OWN_ITEMS))
+    for model in (Task, Topic)
+)
+
+
 def own_hosts() -> set[str]:
     """Hosts that appear in the user's own words, tasks and topics: links there are the user's, not a stranger's."""
     found: set[str] = set()
     # Bounded, for this runs on every surfacing from others' text: recent words, current tasks and topics.
-    said = Turn.select(Turn.text).where(Turn.role == "user").order_by(Turn.id.desc()).limit(OWN_TURNS)
-    for (text,) in said.tuples():
+    for (text,) in OWN_WORDS.rows():
         found |= hosts_in(text)
-    for title, notes in Task.select(Task.title, Task.notes).order_by(Task.id.desc()).limit(OWN_ITEMS).tuples():
-        found |= hosts_in(title) | hosts_in(notes or "")
-    for title, notes in Topic.select(Topic.title, Topic.notes).order_by(Topic.id.desc()).limit(OWN_ITEMS).tuples():
-        found |= hosts_in(title) | hosts_in(notes or "")
+    for read in OWN_ITEMS_READ:
+        for title, notes in read.rows():
+            found |= hosts_in(title) | hosts_in(notes or "")
     return found
 
 

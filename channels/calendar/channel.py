@@ -26,7 +26,7 @@ from channels.calendar.sources import CalendarSource, documents_digest, sources_
 from channels.calendar import editor, writers
 from storage import kv, outbox, routing, trace
 from storage.db import database
-from storage.models import Outbox, ReceptorBuffer
+from storage.models import ReceptorBuffer
 from wilson.kernel import clock as clockmod, faults, liveness
 from wilson.kernel.timeparse import utc_or_none
 from wilson.kernel.messages import Deliver, StimulusCommitted
@@ -101,12 +101,8 @@ class CalendarChannel(Channel):
 
     def deliver_owed(self) -> None:
         """Every write still owed, a waiting one once its time has come (also at each tick: see poll_if_due)."""
-        for row in list(
-            Outbox.select(Outbox.id)
-            .where((Outbox.channel == self.name) & Outbox.status.in_(outbox.DUE))
-            .order_by(Outbox.id)
-        ):
-            self.deliver_row(row.id)
+        for outbox_id in outbox.due_ids(self.name):
+            self.deliver_row(outbox_id)
 
     def poll_if_due(self) -> int:
         self.deliver_owed()

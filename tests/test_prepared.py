@@ -1,0 +1,84 @@
+"""Prepared reads (storage/prepared.py): the rows peewee's own query gives, from text built once per backend."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import peewee
+import pytest
+
+from storage import outbox
+from storage.models import Outbox, Task
+from storage.prepared import prepared
+
+NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
+BERLIN = timezone(timedelta(hours=1))
+
+
+def _mail(n: int) -> None:
+    for i in range(n):
+        outbox.add(
+            channel="calendar" if i % 2 else "repl",
+            text=f"line {i}",
+            trace_id=f"t{i}",
+            key=f"k{i}",
+            at=NOW + timedelta(hours=i),
+        )
+
+
+def test_a_prepared_read_gives_the_rows_and_instances_the_plain_query_gives(any_db):
+    _mail(6)
+    Task.create(title="Renew the passport", due=NOW + timedelta(days=3), created_at=NOW)
+    Task.create(title="Book the flights", due=NOW + timedelta(days=9), created_at=NOW)
+
+    owed = prepared(
+        lambda s: (
+            Outbox.select(Outbox.id, Outbox.text)
+            .where((Outbox.channel == s.channel) & Outbox.status.in_(outbox.DUE))
+            .order_by(Outbox.id)
+        )
+    )
+    plain = Outbox.select(Outbox.id, Outbox.text).where((Outbox.channel == "calendar") & Outbox.status.in_(outbox.DUE))
+    assert (
+        owed.rows(channel="calendar") == list(plain.order_by(Outbox.id).tuples())
+        and len(owed.rows(channel="calendar")) == 3
+    )
+
+    # a moment given in another zone is converted as the field converts it: the same rows match
+    since = prepared(lambda s: Outbox.select().where(Outbox.created_at >= s.since).order_by(Outbox.id))
+    moment = (NOW + timedelta(hours=3)).astimezone(BERLIN)
+    got = since.models(since=moment)
+    want = list(Outbox.select().where(Outbox.created_at >= moment).order_by(Outbox.id))
+    assert [r.__data__ for r in got] == [r.__data__ for r in want] and len(got) == 3
+    assert isinstance(got[0], Outbox) and got[0].created_at == NOW + timedelta(hours=3)
+
+    due = prepared(
+        lambda s: Task.select().where(Task.due < s.before, Task.title != s.not_titled).order_by(Task.due).limit(1)
+    )
+    assert [t.title for t in due.models(before=NOW + timedelta(days=30), not_titled="x")] == ["Renew the passport"]
+    assert due.models(before=NOW, not_titled="x") == []
+    count = prepared(lambda s: Task.select(peewee.fn.COUNT(Task.id)).where(Task.due >= s.since))
+    assert count.value(since=NOW + timedelta(days=5)) == 1
+
+
+def test_the_text_is_built_once_per_backend(any_db):
+    built = []
+
+    def build(s):
+        built.append(1)
+        return Outbox.select(Outbox.id).where(Outbox.channel == s.channel)
+
+    read = prepared(build)
+    for channel in ("repl", "calendar", "telegram"):
+        read.rows(channel=channel)
+    assert len(built) == 1
+
+
+def test_a_wrong_slot_a_none_or_models_of_a_partial_select_is_a_clear_error(db):
+    read = prepared(lambda s: Outbox.select(Outbox.id).where(Outbox.channel == s.channel))
+    with pytest.raises(TypeError, match=r"slots are \['channel'\]; given \['chanel'\]"):
+        read.rows(chanel="repl")
+    with pytest.raises(TypeError, match="IS NULL"):
+        read.rows(channel=None)
+    with pytest.raises(TypeError, match="every column"):
+        read.models(channel="repl")
