@@ -83,8 +83,8 @@ class ApprovalActor(WilsonActor):
         self.recover()
 
     def recover(self) -> None:
-        for approval in Approval.select().where(Approval.status.in_(OPEN) & Approval.presented_at.is_null()):
-            self.present_contained(approval.id)
+        for approval_id in rules.unshown_ids():
+            self.present_contained(approval_id)
         for row in decisions.pending():
             self.apply_contained(row.id)
         try:

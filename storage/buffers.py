@@ -7,6 +7,7 @@ from datetime import datetime
 from storage import hot, trace
 from storage.db import database
 from storage.models import ReceptorBuffer
+from storage.prepared import prepared
 
 SNIPPET_CHARS = 280
 
@@ -28,8 +29,13 @@ def add(
     return row if hot.insert(ReceptorBuffer, row, skip_duplicate=True) is not None else None
 
 
+UNPROCESSED = prepared(
+    lambda s: ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id)
+)
+
+
 def unprocessed() -> list[ReceptorBuffer]:
-    return list(ReceptorBuffer.select().where(ReceptorBuffer.processed_at.is_null()).order_by(ReceptorBuffer.id))
+    return UNPROCESSED.models()
 
 
 def untriaged(ids) -> list[int]:

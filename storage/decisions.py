@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.models import DecisionRow
+from storage.prepared import prepared
 
 
 def record(
@@ -37,8 +38,11 @@ def record(
     )
 
 
+PENDING = prepared(lambda s: DecisionRow.select().where(DecisionRow.status == "pending").order_by(DecisionRow.id))
+
+
 def pending() -> list[DecisionRow]:
-    return list(DecisionRow.select().where(DecisionRow.status == "pending").order_by(DecisionRow.id))
+    return PENDING.models()
 
 
 def claim(decision_id: int, at: datetime) -> bool:

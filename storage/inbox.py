@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from storage import hot, trace
 from storage.db import database, is_postgres, write_lock
 from storage.models import Inbox, Trace
+from storage.prepared import prepared
 from wilson.kernel import faults, liveness
 from wilson.kernel.clock import wall_now
 from wilson.kernel.redact import redact
@@ -245,12 +246,15 @@ def release_owner(owner: str) -> int:
         )
 
 
+CLAIM_OWNERS = prepared(lambda s: Inbox.select(Inbox.owner).where(Inbox.status == "claimed").distinct())
+
+
 def recover(at: datetime) -> int:
     """On start: rows claimed by a process that is gone, or whose lease ran out, go back to pending.
 
     A live owner's rows stay where they are, in this process or another one; a kill is not
     counted against the row. Each row taken back is traced, so a run's trace says why it ran twice."""
-    owners = [r.owner for r in Inbox.select(Inbox.owner).where(Inbox.status == "claimed").distinct()]
+    owners = [owner for (owner,) in CLAIM_OWNERS.rows()]
     dead = [o for o in owners if o is None or liveness.owner_alive(o) is False]
     stale = (Inbox.status == "claimed") & (
         (Inbox.lease_until < wall_now()) | Inbox.lease_until.is_null() | Inbox.owner.in_(dead or [""])
@@ -290,9 +294,14 @@ def renew(owners: list[str], lease_seconds: float = LEASE_SECONDS) -> int:
     return Inbox.update(lease_until=until).where((Inbox.status == "claimed") & Inbox.owner.in_(owners)).execute()
 
 
+GIVEN_UP = prepared(
+    lambda s: Inbox.select().where((Inbox.status == "failed") & (Inbox.error == GAVE_UP) & (Inbox.lane == s.lane))
+)
+
+
 def given_up(lane: str) -> list[Inbox]:
     """Rows `release_owner` gave up on and nobody has told the user about yet."""
-    return list(Inbox.select().where((Inbox.status == "failed") & (Inbox.error == GAVE_UP) & (Inbox.lane == lane)))
+    return GIVEN_UP.models(lane=lane)
 
 
 def mark_reported(row_id: int) -> None:

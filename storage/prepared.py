@@ -93,6 +93,10 @@ class Prepared:
             bound.append(param)
         return bound
 
+    def text(self) -> str:
+        """The statement's SQL on the open database's backend (its slots as placeholders)."""
+        return self._plan().sql
+
     def rows(self, **values) -> list[tuple]:
         """Every row, as tuples of the selected columns' stored values."""
         plan = self._plan()

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import peewee
 import pytest
 
 from storage import outbox
 from storage.models import Outbox, Task
-from storage.prepared import prepared
+from storage.prepared import Prepared, prepared
+
+ROOT = Path(__file__).resolve().parent.parent
 
 NOW = datetime(2027, 1, 5, 8, 0, tzinfo=timezone.utc)
 BERLIN = timezone(timedelta(hours=1))
@@ -82,3 +87,24 @@ def test_a_wrong_slot_a_none_or_models_of_a_partial_select_is_a_clear_error(db):
         read.rows(channel=None)
     with pytest.raises(TypeError, match="every column"):
         read.models(channel="repl")
+
+
+def _everywhere() -> list[tuple[str, Prepared]]:
+    """Every prepared read Wilson's packages define (alone, or in a tuple or dict of them), by where it is."""
+    found = []
+    for package in ("actors", "channels", "storage", "wilson"):
+        for info in pkgutil.walk_packages([str(ROOT / package)], prefix=f"{package}."):
+            if info.name.endswith("__main__"):
+                continue  # a command's entry point runs when imported
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
+                found += [(f"{info.name}.{name}", v) for v in values if isinstance(v, Prepared)]
+    return found
+
+
+def test_every_prepared_read_builds_its_text_on_each_backend(any_db):
+    found = _everywhere()
+    assert len(found) >= 20, [where for where, _ in found]  # the nightly, morning and tick reads among them
+    for where, read in found:
+        assert read.text().lstrip().upper().startswith("SELECT"), where

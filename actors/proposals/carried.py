@@ -12,7 +12,9 @@ from peewee import Value, fn
 
 from actors import attention
 from actors.proposals.rules import OPEN
+from storage import hot
 from storage.models import Approval, Inbox, Outbox, Schedule
+from storage.prepared import prepared
 from wilson.kernel.clock import as_utc
 
 SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the runs it awaits
@@ -47,29 +49,37 @@ def briefing_after_quiet(quiet_end: datetime, config) -> datetime | None:
     return at if as_utc(quiet_end) - timedelta(minutes=1) <= at <= as_utc(quiet_end) + KEEP_FOR_BRIEFING else None
 
 
-def orphaned(now: datetime) -> list[int]:
-    """Proposals kept for a morning briefing that did not tell them: a briefing went out (or was
-    dropped) since without them, or none came within ORPHAN_AFTER. The gate shows them on their own."""
+def _kept_for_briefing(s):
     # the tick asks every scan: one query that is nearly always empty (a proposal shown on its own,
     # the common case, has its outbox row and is not looked at again)
     own_row = Outbox.select(Outbox.id).where(
         Outbox.idempotency_key == Value("proposal:").concat(Approval.id.cast("text"))
     )
-    kept = list(
-        Approval.select().where(
-            Approval.status.in_(OPEN)
-            & Approval.presented_at.is_null(False)
-            & (Approval.expires_at > now)
-            & ~fn.EXISTS(own_row)
-        )
+    return Approval.select().where(
+        Approval.status.in_(OPEN)
+        & Approval.presented_at.is_null(False)
+        & (Approval.expires_at > s.now)
+        & ~fn.EXISTS(own_row)
     )
+
+
+KEPT_FOR_BRIEFING = prepared(_kept_for_briefing)
+
+
+def orphaned(now: datetime) -> list[int]:
+    """Proposals kept for a morning briefing that did not tell them: a briefing went out (or was
+    dropped) since without them, or none came within ORPHAN_AFTER. The gate shows them on their own."""
+    kept = KEPT_FOR_BRIEFING.models(now=now)
     if not kept:
         return []
     ids = [a.id for a in kept]
     told = briefed_before(ids, min(as_utc(a.created_at) for a in kept))
     found = []
     for approval in kept:
-        if approval.id in told or carries(approval, Inbox.get_or_none(Inbox.id == approval.inbox_id)) is not None:
+        if (
+            approval.id in told
+            or carries(approval, hot.by_id(Inbox, approval.inbox_id) if approval.inbox_id else None) is not None
+        ):
             continue
         since = as_utc(approval.presented_at)
         passed_by = (

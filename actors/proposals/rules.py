@@ -157,6 +157,16 @@ UNSHOWN = prepared(
 )
 
 
+UNSHOWN_IDS = prepared(
+    lambda s: Approval.select(Approval.id).where(Approval.status.in_(OPEN) & Approval.presented_at.is_null())
+)
+
+
+def unshown_ids() -> list[int]:
+    """Open proposals nobody has shown yet (committed where no gate was told: another process, a kill)."""
+    return [approval_id for (approval_id,) in UNSHOWN_IDS.rows()]
+
+
 def unshown() -> bool:
     """An open proposal nobody has shown yet: one committed where no gate was told (another process)."""
     return UNSHOWN.value() is not None
