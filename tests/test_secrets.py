@@ -334,3 +334,19 @@ def test_library_log_records_reach_the_sink_redacted(restore_logging):
     text = "".join(lines)
     assert "telegram.ext: request to https://x.example/bot***/getMe, key ***" in text
     assert "below WARNING" not in text
+
+
+def test_each_setup_sends_lines_to_its_own_sink_only_even_after_someone_removed_every_handler(restore_logging):
+    first: list[str] = []
+    second: list[str] = []
+    setup_logging(["Wombat-2231"], sink=first.append, level="DEBUG")
+    logger.info("to the first, Wombat-2231")
+    setup_logging([], sink=second.append, level="DEBUG")  # the next Wilson of the same process
+    logger.info("to the second")
+    assert "".join(first).count("to the first, ***") == 1 and "to the second" not in "".join(first)
+    assert "to the second" in "".join(second) and "to the first" not in "".join(second)
+    logger.remove()  # a library or a test takes every handler away: the next setup adds its own again
+    third: list[str] = []
+    setup_logging([], sink=third.append, level="DEBUG")
+    logger.info("to the third")
+    assert "to the third" in "".join(third) and "to the third" not in "".join(second)

@@ -120,14 +120,45 @@ class _FromStdlib(logging.Handler):
             self.handleError(record)
 
 
+class _Retargeted:
+    """The one handler setup_logging adds, whose sink the next call swaps: loguru's `add` costs some 8 ms
+    (it reads the interpreter's library paths for its exception formatter), and a process that makes many
+    Wilsons in turn (the tests, `wilson eval`) would pay it for each one."""
+
+    def __init__(self, target, level: str):
+        self.target, self.level = target, level
+        self.handler_id: int | None = None
+
+    def __call__(self, message) -> None:
+        self.target(message)
+
+
+_current: _Retargeted | None = None
+
+
+def _still_added(handler: _Retargeted) -> bool:
+    """Whether the handler is still among loguru's (someone may have called `logger.remove()` since). Loguru
+    lists them on no public name: where that name is missing, the answer is no, and the handler is added anew."""
+    handlers = getattr(getattr(logger, "_core", None), "handlers", None)
+    return isinstance(handlers, dict) and handler.handler_id in handlers
+
+
 def setup_logging(secrets=(), sink=None, level: str = "INFO") -> None:
-    """Route every log line through the redactor; `sink` (a stream or a callable) defaults to stderr."""
+    """Route every log line through the redactor; `sink` (a stream or a callable) defaults to stderr.
+
+    Lines go to the latest call's sink; the handlers of earlier calls (and loguru's default one) are gone."""
+    global _current
     register(secrets)
-    logger.remove()
+    target = _redacting(sink or sys.stderr)
     logger.configure(patcher=_patch)
-    logger.add(
-        _redacting(sink or sys.stderr), level=level, format=FORMAT, backtrace=False, diagnose=False, colorize=False
-    )
+    if _current is not None and _current.level == level and _still_added(_current):
+        _current.target = target
+    else:
+        logger.remove()
+        _current = _Retargeted(target, level)
+        _current.handler_id = logger.add(
+            _current, level=level, format=FORMAT, backtrace=False, diagnose=False, colorize=False
+        )
     root = logging.getLogger()
     if not any(isinstance(h, _FromStdlib) for h in root.handlers):
         root.addHandler(_FromStdlib(logging.WARNING))
