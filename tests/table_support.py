@@ -186,11 +186,14 @@ def item_name(item: ApprovalItem, key: str) -> str | None:
 
 def chat_outcome(session: Session, line: str) -> tuple[str, list[ApprovalItem], str]:
     before = session.last_approval()
-    waiting = {a.id for a in Approval.select().where(Approval.status == "pending")}
+    # ids and statuses only: a table's session piles up hundreds of proposals, read again for every line
+    waiting = {i for (i,) in Approval.select(Approval.id).where(Approval.status == "pending").tuples()}
     said = len(session.app.user_deliveries())
     session.run(f"say {line}")
     reply = "\n".join(d["text"] for d in session.app.user_deliveries()[said:])
-    decided = {a.status for a in Approval.select().where(Approval.id.in_(list(waiting)))} - {"pending"}
+    decided = {
+        status for (status,) in Approval.select(Approval.status).where(Approval.id.in_(list(waiting))).tuples()
+    } - {"pending"}
     items = list(ApprovalItem.select().join(Approval).where(Approval.id > before).order_by(ApprovalItem.id))
     if "approved" in decided or "partial" in decided:
         return "approve", items, reply
