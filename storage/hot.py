@@ -242,7 +242,9 @@ def insert(model, row: peewee.Model, *, skip_duplicate: bool = False, returning:
 
 def insert_rows(model, rows: list) -> None:
     """INSERT the unsaved `rows`, filled alike (the same fields set), in one statement and in their order (their
-    ids ascend with it); they get no ids back: the caller does not need them (a run's two turns)."""
+    ids ascend with it); they get no ids back: the caller does not need them (a run's two turns). No rows: nothing."""
+    if not rows:
+        return
     data = [row.__data__ for row in rows]
     plan = _inserts.get((model, tuple(data[0]), "rows", len(rows)))
     if plan is None:

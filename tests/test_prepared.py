@@ -11,7 +11,7 @@ import peewee
 import pytest
 
 from storage import outbox
-from storage.models import Outbox, Task
+from storage.models import Approval, ApprovalItem, Outbox, Task
 from storage.prepared import Prepared, prepared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +64,22 @@ def test_a_prepared_read_gives_the_rows_and_instances_the_plain_query_gives(any_
     assert due.models(before=NOW, not_titled="x") == []
     count = prepared(lambda s: Task.select(peewee.fn.COUNT(Task.id)).where(Task.due >= s.since))
     assert count.value(since=NOW + timedelta(days=5)) == 1
+
+    # a foreign key's slot takes an id or the row itself, as the field does; JSON comes back as it went in
+    approval = Approval.create(
+        trace_id="t", approver="1", channel="repl", nonce="n", created_at=NOW, expires_at=NOW + timedelta(days=1)
+    )
+    for position in (2, 1):
+        ApprovalItem.create(
+            approval=approval, position=position, tool="create_task", args={"n": position}, description="d"
+        )
+    items = prepared(
+        lambda s: ApprovalItem.select().where(ApprovalItem.approval == s.approval).order_by(ApprovalItem.position)
+    )
+    assert [i.args for i in items.models(approval=approval.id)] == [{"n": 1}, {"n": 2}]
+    assert [i.id for i in items.models(approval=approval)] == [
+        i.id for i in approval.items.order_by(ApprovalItem.position)
+    ]
 
 
 def test_the_text_is_built_once_per_backend(any_db):

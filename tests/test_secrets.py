@@ -339,14 +339,19 @@ def test_library_log_records_reach_the_sink_redacted(restore_logging):
 def test_each_setup_sends_lines_to_its_own_sink_only_even_after_someone_removed_every_handler(restore_logging):
     first: list[str] = []
     second: list[str] = []
+    watched: list[str] = []
     setup_logging(["Wombat-2231"], sink=first.append, level="DEBUG")
     logger.info("to the first, Wombat-2231")
+    watcher = logger.add(lambda m: watched.append(str(m)), level="INFO")  # a test's own sink, added in between
     setup_logging([], sink=second.append, level="DEBUG")  # the next Wilson of the same process
     logger.info("to the second")
     assert "".join(first).count("to the first, ***") == 1 and "to the second" not in "".join(first)
-    assert "to the second" in "".join(second) and "to the first" not in "".join(second)
+    assert "".join(second).count("to the second") == 1 and "to the first" not in "".join(second)
+    # the setup swapped its handler's sink instead of removing every handler and adding its own again
+    assert "".join(watched).count("to the second") == 1
+    logger.remove(watcher)
     logger.remove()  # a library or a test takes every handler away: the next setup adds its own again
     third: list[str] = []
     setup_logging([], sink=third.append, level="DEBUG")
     logger.info("to the third")
-    assert "to the third" in "".join(third) and "to the third" not in "".join(second)
+    assert "".join(third).count("to the third") == 1 and "to the third" not in "".join(second)

@@ -100,12 +100,15 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
         changes=changes,
         remind_at=nudge_at(now, lapses, config),
     )
-    rows = [
-        hot.new(ApprovalItem, approval=approval.id, position=position, tool=name, args=args, description=description)
-        for position, (name, args, description) in enumerate(items, start=1)
-    ]
-    if rows:  # in their order: their ids ascend with their positions
-        hot.insert_rows(ApprovalItem, rows)
+    hot.insert_rows(  # in their order, in one statement
+        ApprovalItem,
+        [
+            hot.new(
+                ApprovalItem, approval=approval.id, position=position, tool=name, args=args, description=description
+            )
+            for position, (name, args, description) in enumerate(items, start=1)
+        ],
+    )
     if supersedes:
         Approval.update(superseded_by=approval.id).where(Approval.id == supersedes).execute()
         trace.record(row.trace_id, "superseded", "cortex", f"proposal {supersedes} replaced by {approval.id}", now)
