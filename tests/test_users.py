@@ -199,3 +199,27 @@ def test_a_persons_private_tasks_stay_theirs_and_a_shared_topics_are_everyones(s
     assert {t["title"] for t in views.tasks(tz, "open", "bob", owner)} == {"Book the ryokan", "Bring flowers"}
     assert {t["title"] for t in views.topics(tz, "bob", owner)} == {"Trip to Japan"}
     assert PRIVATE in {t["title"] for t in views.tasks(tz, "open", owner, owner)}
+
+
+def test_a_new_task_repeats_only_a_task_its_asker_may_see(db):
+    from datetime import datetime, timezone
+
+    from actors.tools.common import repeated
+
+    now = datetime(2027, 1, 5, tzinfo=timezone.utc)
+    flat = Topic.create(title="The flat", thread_ref="forum:1", created_at=now)
+    Task.create(title="Buy milk", owner_id="2", created_at=now)
+    Task.create(title="Pay the rent", owner_id="1", topic=flat, created_at=now)
+    Task.create(title="Water the plants", owner_id="1", created_at=now)
+
+    def repeats(title: str, user: str) -> str | None:
+        found = repeated("create_task", {"title": title}, user, owner="1")
+        return found.title if found is not None else None
+
+    # the second person sees their own and the shared topic's tasks, not the owner's private one
+    assert [repeats(t, "2") for t in ("buy milk", "pay the rent", "water the plants")] == [
+        "Buy milk",
+        "Pay the rent",
+        None,
+    ]
+    assert repeats("water the plants", "1") == "Water the plants"  # the owner sees everything

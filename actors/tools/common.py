@@ -186,12 +186,21 @@ def visible_to(model: type[Task] | type[Topic], user_id: str | None, owner: str 
     """Which tasks (or topics) one person may see: their own, and those in a shared topic (one with a
     forum thread). The owner sees all, and so does `user_id` None (a run nobody started works for the
     owner); rows from before rows had an owner are the owner's."""
-    if user_id is None or (owner is not None and str(user_id) == str(owner)):
-        return peewee.SQL("TRUE")
+    return peewee.SQL("TRUE") if sees_all(user_id, owner) else seen_by(model, str(user_id))
+
+
+def sees_all(user_id: str | None, owner: str | None) -> bool:
+    """Whether `user_id` sees every task and topic: the owner, or a run nobody started (it works for the owner)."""
+    return user_id is None or (owner is not None and str(user_id) == str(owner))
+
+
+def seen_by(model: type[Task] | type[Topic], user) -> peewee.Expression:
+    """The rows one person other than the owner may see (`visible_to`); `user` is their id, or a prepared
+    read's slot for it."""
     shared = Topic.select(Topic.id).where(Topic.thread_ref.is_null(False))
     if model is Topic:
-        return (Topic.owner_id == str(user_id)) | Topic.id.in_(shared)
-    return (Task.owner_id == str(user_id)) | Task.topic.in_(shared)
+        return (Topic.owner_id == user) | Topic.id.in_(shared)
+    return (Task.owner_id == user) | Task.topic.in_(shared)
 
 
 # Reminders in words ------------------------------------------------------------
@@ -343,8 +352,7 @@ def _open_tasks(s, everyone: bool):
     # each task's topic read with it, not one query per task (hundreds on a long list); as plain rows, as
     # only the one that matches is wanted whole: a model object per open task cost most of a proposal's
     # description (it is asked twice a proposal, its description and its hints)
-    shared = Topic.select(Topic.id).where(Topic.thread_ref.is_null(False))
-    seen = peewee.SQL("TRUE") if everyone else (Task.owner_id == s.user) | Task.topic.in_(shared)
+    seen = peewee.SQL("TRUE") if everyone else seen_by(Task, s.user)
     return (
         Task.select(Task.id, Task.title, Task.topic, Topic.title)
         .join(Topic, peewee.JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
@@ -378,7 +386,7 @@ def repeated(name: str, args: dict, user_id: str | None = None, owner: str | Non
     if name != "create_task":
         return None
     topic = args.get("topic") if isinstance(args.get("topic"), str) and args.get("topic").strip() else None
-    everyone = user_id is None or (owner is not None and str(user_id) == str(owner))
+    everyone = sees_all(user_id, owner)
     for task_id, task_title, topic_id, topic_title in OPEN_TASKS[everyone].rows(
         **({} if everyone else {"user": str(user_id)})
     ):
