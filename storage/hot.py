@@ -34,8 +34,13 @@ def _sql(key, build) -> tuple[str, bool]:
     cached = _text.get((key, param))
     if cached is None:
         sql = build().replace("?", param)
-        cached = _text[(key, param)] = (sql, sql.lstrip()[:7].upper().startswith(WRITES))
+        cached = _text[(key, param)] = (sql, is_write(sql))
     return cached
+
+
+def is_write(sql: str) -> bool:
+    """Whether the statement writes (it then takes SQLite's write lock in this process: storage/db.py)."""
+    return sql.lstrip()[:7].upper().startswith(WRITES)
 
 
 _columns: dict = {}  # model -> its fields in table order, with the converter of each
@@ -194,9 +199,9 @@ def execute(key, build, params=()) -> Result:
 def run(sql: str, writes: bool, params) -> Result:
     """Run a statement whose text is built already (`writes`: whether it does; storage/prepared.py's)."""
     db = database.obj
-    run = getattr(db, "run_hot", None)  # SQLite's, without peewee's way to the connection (storage/db.py)
-    if run is not None:
-        rows, rowcount = run(sql, params, writes)
+    run_hot = getattr(db, "run_hot", None)  # SQLite's, without peewee's way to the connection (storage/db.py)
+    if run_hot is not None:
+        rows, rowcount = run_hot(sql, params, writes)
         return Result(rows, rowcount)
     cursor = db.execute_sql(sql, params)  # PostgreSQL: its own locks, no queue of writers here
     return Result(cursor.fetchall() if cursor.description else [], cursor.rowcount)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import peewee
 
 from storage import hot
-from storage.db import WRITES, database
+from storage.db import database
 
 
 class Slot(peewee.Node):
@@ -77,7 +77,7 @@ class Prepared:
             model = getattr(query, "model", None)
             if model is not None and not sql.startswith(f"SELECT {hot.column_list(model, _ALIAS)} FROM "):
                 model = None  # not every column of one model: its rows are tuples only
-            plan = self._plans[backend] = _Plan(sql, sql.lstrip()[:7].upper().startswith(WRITES), params, model)
+            plan = self._plans[backend] = _Plan(sql, hot.is_write(sql), params, model)
         return plan
 
     def _bind(self, plan: _Plan, values: dict) -> list:
@@ -98,16 +98,16 @@ class Prepared:
         return self._plan().sql
 
     def rows(self, **values) -> list[tuple]:
-        """Every row, as tuples of the selected columns' stored values."""
+        """Every row, as tuples of the selected columns' values as stored (a time is text on SQLite)."""
         plan = self._plan()
         return hot.run(plan.sql, plan.writes, self._bind(plan, values)).rows
 
     def models(self, **values) -> list[peewee.Model]:
         """Every row as a model instance, converted as peewee converts it (the query selects all its columns)."""
-        plan = self._plan()
-        if plan.model is None:
-            raise TypeError(f"models() needs every column of one model selected: {plan.sql[:120]}")
-        return [hot.instance(plan.model, row) for row in hot.run(plan.sql, plan.writes, self._bind(plan, values)).rows]
+        model = self._plan().model
+        if model is None:
+            raise TypeError(f"models() needs every column of one model selected: {self.text()[:120]}")
+        return [hot.instance(model, row) for row in self.rows(**values)]
 
     def value(self, **values):
         """The first column of the first row (a count, an id), or None when there is no row."""
