@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from actors.triage import headline
+from wilson.kernel import lanes
 from wilson.model.offline import triage as offline_triage
 
 
@@ -33,7 +34,9 @@ def alarm(channel: str, text: str, payload, now: datetime, tz) -> str | None:
 
 
 def row_alarm(row, now: datetime, tz) -> str | None:
-    """`alarm` for a buffered row (receptor_buffers)."""
+    """`alarm` for a buffered row (receptor_buffers). Triage and the RAS ask it of every row they read, a few
+    milliseconds of the rules each, so a user's run in progress goes first (kernel/lanes.py)."""
+    lanes.give_way()
     return alarm(row.channel, row.text or "", row.payload, now, tz)
 
 

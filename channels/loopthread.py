@@ -19,7 +19,7 @@ import threading
 
 from loguru import logger
 
-from wilson.kernel.lanes import writes_first
+from wilson.kernel import lanes
 from wilson.kernel.redact import redact
 
 
@@ -51,7 +51,7 @@ class LoopThread:
             raise
 
     def _run(self) -> None:
-        writes_first()  # what the user sends is committed on this thread: it must not wait behind background writes
+        lanes.writes_first()  # what the user sends is committed on this thread: it must not wait behind background writes
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
@@ -90,7 +90,8 @@ class LoopThread:
         if loop is None:
             coro.close()
             raise RuntimeError(f"the {self.name} loop is not running")
-        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=timeout)
+        with lanes.waiting():  # on the loop's thread, mostly on the network: background work may run
+            return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=timeout)
 
     def spawn(self, coro) -> None:
         """Run `coro` on the loop as a tracked job, from either thread."""

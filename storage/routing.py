@@ -15,6 +15,7 @@ from loguru import logger
 
 from storage import buffers, inbox, trace
 from storage.db import database
+from wilson.kernel import lanes
 
 REALTIME_PRIORITY = 0
 
@@ -31,6 +32,7 @@ def commit_realtime(
 ):
     """The inbox row, one statement; None when `dedup_key` was already seen. The row is its own "routed"
     line (when, from where, at which priority): `storage.trace.path` shows it, so none is written."""
+    lanes.arrived()  # from here until the realtime lane takes it up, background loops give way
     row = inbox.add(
         source=source,
         text=text,

@@ -20,7 +20,7 @@ from storage import budget_notices, inbox, mute, outbox, trace
 from storage.db import database
 from storage.models import Inbox
 from wilson import skills
-from wilson.kernel import faults, liveness
+from wilson.kernel import faults, lanes, liveness
 from wilson.kernel.actor import WilsonActor
 from wilson.kernel.messages import DecisionRecorded, Deliver, InboxReady, ProposalCreated, Recover, SyncRequest
 from wilson.model.synapse import trace_scope
@@ -109,6 +109,7 @@ class CortexActor(WilsonActor):
         if self.max_priority == 0:
             inbox.release_kept(oldest_only=True, while_user_waits=True)
         while not self.handler.fenced:  # a replaced (hung) incarnation takes no more rows
+            lanes.give_way()  # the background lane lets a user's run in progress go first (a no-op on its own lane)
             # the claim's trace line (and the offline rule's) go out with the run's results (storage/trace.py);
             # the replies it writes go to their channels with the Deliver that names them (storage/outbox.py)
             with trace.held(), outbox.written():

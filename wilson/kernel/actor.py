@@ -23,7 +23,7 @@ from loguru import logger
 from wilson.kernel import liveness
 from wilson.kernel.clock import Clock
 from wilson.kernel.config import DEFAULTS, Config
-from wilson.kernel.lanes import writes_first
+from wilson.kernel.lanes import for_the_user, writes_first
 from wilson.kernel.messages import Ping
 
 
@@ -100,6 +100,9 @@ class WilsonActor(pykka.ThreadingActor):
             writes_first()
         liveness.begin(self.handler, type(message).__name__, self.handler_budget(message))
         try:
+            if self.realtime:  # background loops give way to this handler (kernel/lanes.py)
+                with for_the_user():
+                    return self.receive(message)
             return self.receive(message)
         finally:
             liveness.end(self.handler)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from wilson.kernel import deadline
+from wilson.kernel import deadline, lanes
 from wilson.kernel.redact import redact
 from wilson.model.endpoints import Endpoint
 from wilson.model.errors import Rejected, Retryable
@@ -75,7 +75,7 @@ class HttpTransport:
             raise Rejected(f"the request cannot be sent as JSON ({exc})") from None
         stopped = None
         try:
-            with deadline.within(endpoint.timeout, "the model's answer"):
+            with deadline.within(endpoint.timeout, "the model's answer"), lanes.waiting():
                 request = self.client.build_request(
                     "POST", url, content=content, headers=headers, timeout=httpx.Timeout(endpoint.timeout)
                 )
