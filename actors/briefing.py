@@ -30,6 +30,7 @@ from actors.deadlines import plan_task, task_windows
 from actors.proposals.carried import SETTLE_AFTER, briefed_before
 from actors.proposals.rules import OPEN, items_of, remind_before, remind_moment
 from actors.proposals.words import headline, render
+from actors.shared.event_span import cancelled, event_span
 from actors.shared.windows import due_date, window_times, windows_config
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
@@ -165,6 +166,9 @@ def todays_events(now: datetime, tz) -> list[str]:
         start, ends = as_utc(topic.starts), as_utc(topic.ends) if topic.ends else None
         if topic.title.casefold() in titles or any(start == s and ends in (None, e) for s, e in spans):
             continue  # the topic a calendar event grew into: the event's line says it
+        span = event_span(topic)
+        if span is None or span[0] != start:
+            continue  # the calendar cancelled it or moved it elsewhere: its own day is no longer today
         lines.append((start, _topic_line(topic, today, tz)))
     lines = [line for _, line in sorted(lines, key=lambda pair: pair[0])]
     if routine and lines:  # counted, so the day's shape is there without the titles
@@ -272,7 +276,11 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     firings: dict[int, list[TaskFiring]] = {}
     for firing in TaskFiring.select().where(TaskFiring.task.in_([t.id for t in tasks])) if tasks else ():
         firings.setdefault(firing.task_id, []).append(firing)
+    topics = {task.topic_id: task.topic for task in tasks if task.topic_id}
+    held = {topic_id for topic_id, topic in topics.items() if cancelled(topic)}
     for task in tasks:
+        if task.topic_id in held:
+            continue  # preparation for an event the calendar cancelled: closing its topic is asked, nothing else
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
         current = [f for f in firings.get(task.id, ()) if f.due == task.due]
         windows, fired = _windows(task, config), {f.window for f in current}

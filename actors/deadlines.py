@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import peewee
 
 from actors.hippocampus import advice
+from actors.shared.event_span import cancelled, event_span
 from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
 from storage import hot, inbox, trace
 from storage.db import claim_transaction, database
@@ -261,6 +262,17 @@ def _write_firing(
             now,
             {"task_id": task.id, "window": name, "planned": moment.isoformat()},
         )
+    if task.topic_id and cancelled(task.topic):
+        trace.record(
+            trace_id,
+            "held",
+            ACTOR,
+            f"task {task.id} '{task.title}': window {window} not told; its event, {task.topic.title}, was cancelled "
+            "in the calendar and closing it waits for the user",
+            now,
+            {"task_id": task.id, "window": window},
+        )
+        return None
     topic = task.topic.title if task.topic_id else None
     row = inbox.add(
         source=ACTOR,
@@ -359,10 +371,17 @@ def _ending(before: datetime) -> list[Topic]:
     return ENDING.models(before=before)
 
 
+def _moved_ahead(topic: Topic, now: datetime) -> bool:
+    """The calendar moved the topic's event to an end still ahead: it has not ended, whatever the topic's own dates."""
+    span = event_span(topic)
+    return span is not None and (span[1] or span[0]) > now
+
+
 def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
     """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
     ended = sorted(
-        (t for t in _ending(now) if (close_moment(t, tz) or now) <= now), key=lambda t: (close_moment(t, tz), t.id)
+        (t for t in _ending(now) if (close_moment(t, tz) or now) <= now and not _moved_ahead(t, now)),
+        key=lambda t: (close_moment(t, tz), t.id),
     )
     if not ended:
         return []

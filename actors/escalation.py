@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from actors.shared.event_span import event_span
 from actors.shared.windows import due_date, task_kind
 from storage import marks
 from storage.models import Task, TaskFiring, Topic
@@ -34,6 +35,7 @@ class Raise:
     topic: Topic
     days: int  # until the event starts
     window: int
+    span: tuple[datetime, datetime | None]  # the event's start and end as the calendar has them (event_span)
     tasks: list[Task] = field(default_factory=list)
 
 
@@ -87,11 +89,11 @@ def task_day(task: Task, tz) -> date | None:
     return due_date(task.due, tz) if task.due_is_date else as_utc(task.due).astimezone(tz).date()
 
 
-COMING_EVENTS = prepared(  # read for every briefing (its text built once)
+# Every active topic with a start, read for every briefing (its text built once): one whose own start has passed may be
+# an event the calendar moved later, so raises() keeps those that start ahead by event_span
+COMING_EVENTS = prepared(
     lambda s: (
-        Topic.select()
-        .where((Topic.status == "active") & Topic.starts.is_null(False) & (Topic.starts > s.now))
-        .order_by(Topic.starts, Topic.id)
+        Topic.select().where((Topic.status == "active") & Topic.starts.is_null(False)).order_by(Topic.starts, Topic.id)
     )
 )
 
@@ -101,8 +103,11 @@ def raises(now: datetime, tz) -> list[Raise]:
     (or are overdue), not raised at this window before, and not just made (the user read them then)."""
     today = as_utc(now).astimezone(tz).date()
     found = []
-    for topic in COMING_EVENTS.models(now=now):
-        start = as_utc(topic.starts).astimezone(tz).date()
+    for topic in COMING_EVENTS.models():
+        span = event_span(topic)
+        if span is None:
+            continue  # the calendar cancelled it: its close waits for the user, and nothing else is said
+        start = span[0].astimezone(tz).date()
         days = (start - today).days
         window = window_for(days)
         if window is None or days < 1:
@@ -110,7 +115,7 @@ def raises(now: datetime, tz) -> list[Raise]:
         opened = datetime.combine(start - timedelta(days=window), datetime.min.time(), tzinfo=tz)
         if days < window and marks.get("escalation", _mark(topic, window, start)):
             continue  # this window raised the event's preparation already: what goes overdue now waits for the next
-        raise_ = Raise(topic, days, window)
+        raise_ = Raise(topic, days, window, span)
         for task in topic.tasks.where(Task.status.in_(("open", "snoozed"))).order_by(Task.due, Task.id):
             on = task_day(task, tz)
             overdue = on is not None and on < today
@@ -160,8 +165,9 @@ def task_state(task: Task, today: date, tz) -> str:
 def raise_text(raise_: Raise, today: date, tz) -> str:
     """One event's raise as a section of the briefing: the event, when, and each open task with its choices."""
     topic = raise_.topic
-    start = as_utc(topic.starts).astimezone(tz).date()
-    end = last_day(topic.ends, tz) if topic.ends else None
+    starts, ends = raise_.span
+    start = starts.astimezone(tz).date()
+    end = last_day(ends, tz) if ends else None
     span = f"{_short(start)}" + (f" – {_short(end)}" if end and end > start else "")
     head = (
         f"{topic.title} starts {_when(raise_.days)} ({span}), and "
@@ -178,7 +184,7 @@ def _mark(topic: Topic, window: int, start: date) -> str:
 def record(raises_: list[Raise], now: datetime, tz) -> None:
     """In the briefing's transaction: each task raised at its window counts as raised, and so does the window."""
     for raise_ in raises_:
-        start = as_utc(raise_.topic.starts).astimezone(tz).date()
+        start = raise_.span[0].astimezone(tz).date()
         marks.put("escalation", _mark(raise_.topic, raise_.window, start), as_utc(now).isoformat(), now)
         for task in raise_.tasks:
             TaskFiring.get_or_create(

@@ -69,6 +69,29 @@ def _all_events():
                 yield event
 
 
+def titled(title: str, near: datetime) -> DayEvent | str | None:
+    """What the calendar says now of the event a topic grew from (a topic planned from an event carries its title):
+    the live event of that title starting nearest `near`; CANCELLED when the calendar holds it only as cancelled;
+    None when it holds no event of that title (a topic told in words, or an event already over, keeps its own
+    dates)."""
+    wanted = title.strip().casefold()
+    live, cancelled = [], False
+    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
+        value = cursor.value if isinstance(cursor.value, dict) else {}
+        events = value.get("events") if isinstance(value.get("events"), dict) else {}
+        for key, entry in events.items():
+            if not isinstance(entry, dict) or str(entry.get("title") or "").strip().casefold() != wanted:
+                continue
+            event = _entry_event(key, entry)
+            if event is not None:
+                live.append(event)
+            elif str(entry.get("status") or "").upper() == CANCELLED:
+                cancelled = True
+    if live:
+        return min(live, key=lambda event: abs(event.start - near))
+    return CANCELLED if cancelled else None
+
+
 def events_on(day: date, tz) -> list[DayEvent]:
     """Every event of every calendar whose span touches the local `day`, by start (an event that two
     sources both hold is listed once)."""

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from actors import escalation
+from channels.calendar.editor import cancel_event, move_event
 from storage.models import Approval, Task, TaskFiring
 from tests.calendar_support import add_event
 
@@ -102,3 +103,41 @@ def test_the_windows_fit_each_task():
     assert escalation.window_for(30) == 42 and escalation.window_for(8) == 21 and escalation.window_for(1) == 1
     visa, check_in = Task(title="Check visa and entry requirements"), Task(title="Check in")
     assert escalation.lead_days(visa) == 42 and escalation.lead_days(check_in) == 1
+
+
+def told_after(app, count: int) -> list[tuple[date, str]]:
+    return [(local_day(app, r), r["text"]) for r in app.user_deliveries()[count:]]
+
+
+def test_a_trip_the_calendar_cancelled_is_not_followed_up_while_closing_it_waits(app):
+    approved_trip(app)
+    for _ in range(20):
+        app.advance(timedelta(days=1))
+    assert cancel_event(app.calendar_file(), TRIP)
+    said = len(app.user_deliveries())
+    for _ in range(100):  # the user answers nothing, not even the proposal to close the trip
+        app.advance(timedelta(days=1))
+    told = told_after(app, said)
+    assert any("Close topic: Trip to Japan" in text for _, text in told)  # the close is asked
+    # and nothing else of the trip: no window before the old departure, no follow-up of its preparation
+    for day, text in told:
+        assert "starts in" not in text and "starts tomorrow" not in text, (day, text)
+        assert "Reminder:" not in text and "overdue" not in text, (day, text)
+
+
+def test_a_trip_the_calendar_moved_is_raised_against_its_new_dates(app):
+    approved_trip(app)
+    moved = date(2027, 6, 5)
+    assert move_event(app.calendar_file(), TRIP, moved, date(2027, 6, 19), tz=app.config.timezone)
+    app.advance(timedelta(days=1))
+    assert Approval.select().where(Approval.status == "pending").exists()  # the new dates wait for the user
+    said = len(app.user_deliveries())
+    while app.clock.now().astimezone(app.config.timezone).date() < moved:  # answering nothing
+        app.advance(timedelta(days=1))
+    told = told_after(app, said)
+    windows = [(day, text) for day, text in told if "Trip to Japan starts" in text]
+    # the windows go by the calendar: none against the old departure, the last week's before the new one
+    assert all("Sat 10 Apr" not in text for _, text in windows), windows
+    assert any(moved - timedelta(days=7) <= day < moved and "Sat 5 Jun" in text for day, text in windows), windows
+    # and the trip has not "ended" at its old dates
+    assert [(day, text) for day, text in told if "ended on" in text] == []
