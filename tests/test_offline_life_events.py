@@ -120,6 +120,33 @@ def test_an_event_called_off_closes_the_topic_that_named_who_it_was_for():
     assert not read("the wedding is off", topics=topics).calls
 
 
+SCOTLAND_PLAN = {
+    "id": 4,
+    "items": [
+        {
+            "position": 1,
+            "description": "New topic: Roadtrip Schottland (Sat 1 May 2027 – Sun 9 May 2027)\n"
+            "   Notes: Location: Inverness, Scotland",
+        },
+        {"position": 2, "description": "New task: Book accommodation — due Wed 17 Mar 2027 (in Roadtrip Schottland)"},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the Scotland trip is off, Lena broke her leg 😕", "the roadtrip is cancelled", "Inverness fell through, sadly"],
+)
+def test_an_event_called_off_while_its_plan_waits_says_no_to_the_plan(text):
+    # no topic yet: the plan for it still waits for an answer, and the news is the answer
+    assert read(text, pending=[SCOTLAND_PLAN]).calls == [("decide", {"proposal": 4, "action": "reject"})]
+
+
+def test_news_of_another_event_called_off_leaves_a_waiting_plan_alone():
+    assert not read("the Paris trip is off", pending=[SCOTLAND_PLAN]).calls
+    assert not read("my dentist appointment got cancelled", pending=[SCOTLAND_PLAN]).calls
+
+
 def test_a_german_compound_joined_by_a_hyphen_names_the_task_it_finishes():
     tasks = [
         {"id": 9, "title": "Fill in the Kita application", "due": "2027-01-18", "status": "open"},

@@ -281,7 +281,8 @@ def _headline(item: dict) -> str:
     return ADDED.sub("", str(item.get("description") or "").split("\n", 1)[0].strip())
 
 
-def _topic_title(item: dict) -> str | None:
+def planned_topic(item: dict) -> str | None:
+    """The title of the topic a proposal's item would make ("New topic: Trip to Porto (SPAN)"), or None."""
     found = TOPIC_ITEM.match(_headline(item))
     return SPAN.sub("", found.group("title")) if found else None
 
@@ -297,7 +298,7 @@ def with_its_tasks(proposal: dict, positions: list[int]) -> list[int]:
     """The items named, and the tasks of a topic named among them: leaving out the plan's topic leaves out
     what would belong to it, never a task made without its topic; the proposal's other items stay."""
     items = [i for i in proposal["items"] if isinstance(i, dict)]
-    topics = {title for i in items if i.get("position") in positions and (title := _topic_title(i))}
+    topics = {title for i in items if i.get("position") in positions and (title := planned_topic(i))}
     members = [i.get("position") for i in items if any(_headline(i).endswith(f"(in {t})") for t in topics)]
     return sorted(set(positions) | set(members))
 
@@ -347,7 +348,7 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
         args = item.get("args") or {}
         shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
         if shared > score or (
-            shared and shared == score and _topic_title(found) is not None and _topic_title(item) is None
+            shared and shared == score and planned_topic(found) is not None and planned_topic(item) is None
         ):
             found, score = item, shared
     return found

@@ -36,7 +36,14 @@ from wilson.model.offline import (
     sentences,
     when_event,
 )
-from wilson.model.offline.answers import NO_RE, YES_RE, done_pending, drop_pending, spoken_decision
+from wilson.model.offline.answers import (
+    NO_RE,
+    YES_RE,
+    done_pending,
+    drop_pending,
+    planned_topic,
+    spoken_decision,
+)
 from wilson.model.offline.phrases import (
     ABILITIES_RE,
     ABOUT_ME_RE,
@@ -678,20 +685,17 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
     if not _CALLED_OFF_RE.search(text) or text.rstrip().endswith("?"):
         return None
     said = words(text)
-    fitting = [
-        t
-        for t in chat.topics
-        if t.get("status") != "closed"
-        and (
-            any(
-                w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w))
-                for w in words(str(t.get("title")))
-                for x in said
-            )
-            # "we're not moving after all" of "Move to Leipzig": the event's own word, which names no task
-            or _event_word(str(t.get("title"))) & {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", text.lower())}
+
+    def named_in_text(title: str) -> bool:
+        return any(
+            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w)) for w in words(title) for x in said
+        ) or bool(  # "we're not moving after all" of "Move to Leipzig": the event's own word, which names no task
+            _event_word(title) & {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", text.lower())}
         )
-    ]
+
+    fitting = [t for t in chat.topics if t.get("status") != "closed" and named_in_text(str(t.get("title")))]
+    if not fitting:
+        return _plan_called_off(chat, named_in_text)
     if len(fitting) > 1:
         # "Greta called off the wedding" with two weddings open: the one whose title names more of what is said
         def named(topic: dict) -> int:
@@ -703,6 +707,34 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
     if len(fitting) != 1:
         return None
     return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
+
+
+_NOTES_LABEL = lazy_regex(r"\b(?:Notes|Location):")
+
+
+def _plan_notes(item: dict) -> str:
+    """What a planned topic's item says under its headline (its place), without the labels."""
+    return _NOTES_LABEL.sub(" ", str(item.get("description") or "").partition("\n")[2])
+
+
+def _plan_called_off(chat: Chat, named_in_text) -> Reply | None:
+    """ "the Scotland trip is off" while the plan for it still waits for an answer: no to that plan, whole."""
+    if "decide" not in chat.offered:
+        return None
+    plans = [
+        p
+        for p in chat.pending
+        if isinstance(p, dict)
+        and any(
+            # the plan's title or the place in its notes ("Roadtrip Schottland", "Location: Inverness, Scotland")
+            (title := planned_topic(i)) is not None and named_in_text(f"{title} {_plan_notes(i)}")
+            for i in p.get("items") or []
+            if isinstance(i, dict)
+        )
+    ]
+    if len(plans) != 1:
+        return None
+    return Reply("", [("decide", {"proposal": plans[0]["id"], "action": "reject"})], "a planned event called off")
 
 
 def _merged(asked: list[Reply]) -> Reply:
