@@ -123,11 +123,7 @@ def test_an_event_called_off_closes_the_topic_that_named_who_it_was_for():
 SCOTLAND_PLAN = {
     "id": 4,
     "items": [
-        {
-            "position": 1,
-            "description": "New topic: Roadtrip Schottland (Sat 1 May 2027 – Sun 9 May 2027)\n"
-            "   Notes: Location: Inverness, Scotland",
-        },
+        {"position": 1, "description": "New topic: Roadtrip Schottland (Sat 1 May 2027 – Sun 9 May 2027)"},
         {"position": 2, "description": "New task: Book accommodation — due Wed 17 Mar 2027 (in Roadtrip Schottland)"},
     ],
 }
@@ -135,10 +131,10 @@ SCOTLAND_PLAN = {
 
 @pytest.mark.parametrize(
     "text",
-    ["the Scotland trip is off, Lena broke her leg 😕", "the roadtrip is cancelled", "Inverness fell through, sadly"],
+    ["the Scotland trip is off, Lena broke her leg 😕", "the roadtrip is cancelled", "schottland fell through, sadly"],
 )
 def test_an_event_called_off_while_its_plan_waits_says_no_to_the_plan(text):
-    # no topic yet: the plan for it still waits for an answer, and the news is the answer
+    # no topic yet: the plan for it still waits for an answer, and the news is the answer (named in either language)
     assert read(text, pending=[SCOTLAND_PLAN]).calls == [("decide", {"proposal": 4, "action": "reject"})]
 
 

@@ -368,3 +368,47 @@ def test_a_couple_of_days_and_a_day_and_hour_said_apart_are_read():
     }
     # jotted with no verb, the appointment is a reminder at its day and hour (tests/test_offline_plain_requests.py)
     assert only("Friday: dentist at 10", "remind") == {"text": "dentist", "at": "2027-01-08T10:00:00+01:00"}
+
+
+PLANNED = [  # tasks of two plans, each task with its topic, as the cortex shows them
+    {"id": 11, "title": "Book flights", "due": "2027-02-15", "status": "open", "topic": "Lisbon with Marta"},
+    {"id": 12, "title": "Book accommodation", "due": "2027-03-02", "status": "open", "topic": "Lisbon with Marta"},
+    {"id": 13, "title": "Register and get your ticket", "due": "2027-04-11", "status": "open", "topic": "PyCon Italia"},
+    {"id": 14, "title": "Send the receipts to my tax advisor", "due": "2027-01-23", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        # the task named with its plan's words: the place, the event
+        ("flights to Lisbon are booked, got a good deal with TAP", 11),
+        ("registered for PyCon, ticket's in my inbox", 13),
+        ("I registered for PyCon", 13),
+    ],
+)
+def test_a_task_done_said_with_its_plans_words_is_marked_done(text, task):
+    assert calls_of(text, tasks=PLANNED) == [("complete_task", {"task_id": task})]
+
+
+def test_words_that_name_two_tasks_of_a_plan_alike_mark_neither_done():
+    # "booked for Lisbon": the flights or the accommodation, nobody can tell
+    assert not any(name == "complete_task" for name, _ in calls_of("booked for Lisbon", tasks=PLANNED))
+
+
+@pytest.mark.parametrize(
+    "text, until",
+    [
+        # the user sets the timeline: the task comes back when they said, "after the 20th" the day after it
+        ("the receipts thing - I'll do it after the 20th, work is crazy till then", "2027-01-21T09:00:00+01:00"),
+        ("I'll do the receipts after the 20th", "2027-01-21T09:00:00+01:00"),
+        ("I will deal with the receipts on Monday", "2027-01-11T09:00:00+01:00"),
+        ("snooze the receipts until after the weekend", "2027-01-11T09:00:00+01:00"),
+    ],
+)
+def test_a_task_put_off_to_a_time_the_user_names_is_snoozed_until_then(text, until):
+    assert calls_of(text, tasks=PLANNED) == [("snooze_task", {"task_id": 14, "until": until})]
+
+
+def test_i_will_do_it_later_naming_nothing_changes_nothing():
+    assert calls_of("I'll do it after the 20th", tasks=PLANNED) == []

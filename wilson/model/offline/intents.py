@@ -36,6 +36,7 @@ from wilson.model.offline import (
     sentences,
     when_event,
 )
+from wilson.model.offline.edit_distance import distance
 from wilson.model.offline.answers import (
     NO_RE,
     YES_RE,
@@ -688,7 +689,9 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
 
     def named_in_text(title: str) -> bool:
         return any(
-            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w)) for w in words(title) for x in said
+            w == x or len(x) >= 4 and (w.startswith(x) or x.startswith(w)) or _cognate(w, x)
+            for w in words(title)
+            for x in said
         ) or bool(  # "we're not moving after all" of "Move to Leipzig": the event's own word, which names no task
             _event_word(title) & {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", text.lower())}
         )
@@ -709,12 +712,9 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
     return Reply("", [("close_topic", {"topic_id": fitting[0].get("id")})], "a topic's event called off")
 
 
-_NOTES_LABEL = lazy_regex(r"\b(?:Notes|Location):")
-
-
-def _plan_notes(item: dict) -> str:
-    """What a planned topic's item says under its headline (its place), without the labels."""
-    return _NOTES_LABEL.sub(" ", str(item.get("description") or "").partition("\n")[2])
+def _cognate(a: str, b: str) -> bool:
+    """A long word and its twin in another language or spelling, two edits apart ("Scotland", "Schottland")."""
+    return min(len(a), len(b)) >= 7 and distance(a, b, cutoff=2) <= 2
 
 
 def _plan_called_off(chat: Chat, named_in_text) -> Reply | None:
@@ -726,8 +726,7 @@ def _plan_called_off(chat: Chat, named_in_text) -> Reply | None:
         for p in chat.pending
         if isinstance(p, dict)
         and any(
-            # the plan's title or the place in its notes ("Roadtrip Schottland", "Location: Inverness, Scotland")
-            (title := planned_topic(i)) is not None and named_in_text(f"{title} {_plan_notes(i)}")
+            (title := planned_topic(i)) is not None and named_in_text(title)
             for i in p.get("items") or []
             if isinstance(i, dict)
         )
@@ -1092,8 +1091,9 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(said) and all(w[:1].isupper() for w in said):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
+    # the task's own words, and its topic's ("flights to Lisbon" of "Book flights" for the Lisbon trip)
     if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
-        words(found.group("what")) - words(title)
+        words(found.group("what")) - words(title) - words(str(task.get("topic") or ""))
     ) <= 1:
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
@@ -1116,7 +1116,14 @@ def _task_done_by(chat: Chat, what: str, verb: str) -> dict | None:
         for t in chat.tasks
         if t.get("status", "open") == "open" and (str(t.get("title") or "").split() or [""])[0].lower() in finishes
     ]
-    return best(fitting, words(what)) or _task_named(chat, what)
+    return best(fitting, words(what)) or _in_its_topic(fitting, words(what)) or _task_named(chat, what)
+
+
+def _in_its_topic(tasks: list[dict], wanted: set[str]) -> dict | None:
+    """The one task (of those the verb finishes) that the words name with its topic's: "registered for PyCon" is
+    "Register and get your ticket" of PyCon Italia."""
+    named = [t for t in tasks if wanted and wanted <= words(f"{t.get('title') or ''} {t.get('topic') or ''}")]
+    return named[0] if len(named) == 1 else None
 
 
 # verbs that finish one another's tasks: "got the gift" is "Buy a gift" done
@@ -1285,6 +1292,18 @@ _NAMES_A_DAY = lazy_regex(
 )
 
 
+_AFTER_A_DAY = lazy_regex(r"^\s*after\s+", re.I)
+
+
+def _after_the_day(said_when: str, found, chat: Chat) -> bool:
+    """ "after the 20th" read as the 20th itself ("after the weekend" is read as the Monday already)."""
+    bare = _AFTER_A_DAY.sub("", said_when)
+    if bare == said_when or isinstance(found.value, datetime):
+        return False
+    alone = dates.search(bare, chat.now, chat.tz, parts=True)
+    return bool(alone) and alone[0].value == found.value
+
+
 def _move(chat: Chat, text: str) -> Reply | None:
     found = MOVE_RE.match(text)
     if not found:
@@ -1309,6 +1328,8 @@ def _move(chat: Chat, text: str) -> Reply | None:
         )
     if verb in ("snooze", "pause", "postpone") and "snooze_task" in chat.offered:
         at = dates.at_moment(when[0], chat.now, chat.tz)
+        if at is not None and _after_the_day(said_when, when[0], chat):
+            at += timedelta(days=1)  # "after the 20th": the 20th is still the user's own, the 21st is not
         if at is not None:
             return Reply(
                 "",
