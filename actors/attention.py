@@ -174,9 +174,17 @@ def acknowledged(task_ids, since: datetime | None) -> set[int]:
 
 
 def acknowledged_followup(row: Inbox, now: datetime) -> Outbox | None:
-    """The follow-up an "on it" answers: the one it replies to (Telegram's reply_to), else the latest one
-    delivered within ACK_AFTER before it. None when the message is not an "on it" or answers no follow-up."""
+    """The follow-up an "on it" answers (answered_followup). None when the message is not an "on it" or answers no
+    follow-up."""
     if row.origin != "user" or not is_on_it(row.text):
+        return None
+    return answered_followup(row, now)
+
+
+def answered_followup(row: Inbox, now: datetime, within: timedelta = ACK_AFTER) -> Outbox | None:
+    """The follow-up of tasks a user's message answers: the one it replies to (Telegram's reply_to), else the latest
+    one delivered `within` before it, when nothing Wilson sent unasked came after it. None otherwise."""
+    if row.origin != "user":
         return None
     replied = ((row.payload or {}).get("reply_to") or {}).get("outbox_id")
     if replied is not None:
@@ -187,7 +195,7 @@ def acknowledged_followup(row: Inbox, now: datetime) -> Outbox | None:
         .where(
             (Outbox.status == "delivered")
             & (Outbox.delivered_at <= now)
-            & (Outbox.delivered_at >= as_utc(now) - ACK_AFTER)
+            & (Outbox.delivered_at >= as_utc(now) - within)
         )
         .order_by(Outbox.delivered_at.desc(), Outbox.id.desc())
         .limit(20)

@@ -268,3 +268,24 @@ def test_news_of_calendar_events_is_over_when_the_last_of_them_is_over_before_an
     assert attention.over_at(row(dict(tonight, occurrences=10)), berlin) is None, "a series goes on"
     assert attention.over_at(row(dict(tonight, end="soon", start="later")), berlin) is None, "never guessed"
     assert attention.over_at(SimpleNamespace(payload={}), berlin) is None
+
+
+def test_a_reminder_asked_for_in_answer_to_a_follow_up_puts_that_task_off(make_app):
+    from actors.deadlines import plan_task
+
+    app = make_app(start="2027-03-03T08:00:00+01:00", llm="offline")
+    tz = app.config.timezone
+    now = app.clock.now()
+    task = Task.create(
+        title="Get the bike serviced", due=datetime(2027, 3, 26, tzinfo=tz), due_is_date=True, created_at=now
+    )
+    plan_task(task, now, ["7d", "1d", "due"], tz)
+    app.advance(timedelta(days=16, hours=10))  # Friday the 19th, 18:00: the 7-day heads-up went out at 09:00
+    told = [r for r in proactive_messages() if task.id in (r.payload or {}).get("tasks", [])]
+    assert len(told) == 1 and "due in 7 days" in told[0].text
+    app.say("not now, remind me next week instead")  # that evening, naming nothing: the follow-up says what
+    app.wait_idle()
+    items = [i for a in Approval.select() for i in a.items]
+    assert [(i.tool, i.args.get("task_id")) for i in items] == [("snooze_task", task.id)], "no reminder of nothing"
+    until = datetime.fromisoformat(items[0].args["until"]).astimezone(tz).date()
+    assert date(2027, 3, 22) <= until <= date(2027, 3, 26)

@@ -10,9 +10,12 @@ to add for that line.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from tests.offline_support import OLDER, REMINDER, read
+from tests.offline_support import BERLIN, NOW, OLDER, PLAYBOOK, REMINDER, TOOLS, read
+from wilson.model.offline import intents, phrases
 from wilson.model.offline.phrases import HELP
 
 TASKS = [
@@ -412,3 +415,27 @@ def test_a_task_put_off_to_a_time_the_user_names_is_snoozed_until_then(text, unt
 
 def test_i_will_do_it_later_naming_nothing_changes_nothing():
     assert calls_of("I'll do it after the 20th", tasks=PLANNED) == []
+
+
+@pytest.mark.parametrize(
+    "text, snoozed",
+    [
+        ("not now, remind me next week instead", True),
+        ("ask me again on Monday", True),
+        # a thing of its own named: a reminder of it, whatever was followed up
+        ("remind me to call mum next week", False),
+    ],
+)
+def test_a_reminder_naming_nothing_after_a_follow_up_puts_that_task_off(text, snoozed):
+    chat = phrases.Chat(
+        text=text,
+        now=NOW,
+        tz=BERLIN,
+        playbook=PLAYBOOK,
+        tasks=PLANNED,
+        offered=TOOLS,
+        followed_up={"text": "Reminder: “Book flights” is due in 7 days.", "tasks": [11]},
+    )
+    calls = intents.answer(dataclasses.replace(chat, text=phrases.request_of(text, NOW, BERLIN))).calls
+    assert [name for name, _ in calls] == (["snooze_task"] if snoozed else ["remind"])
+    assert not snoozed or calls[0][1]["task_id"] == 11

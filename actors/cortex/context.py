@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from loguru import logger
 
-from actors import tools
+from actors import attention, tools
 from actors.tools.common import calendar_events, next_midnight
 from actors.tools.untrusted import unsaid_facts
 from actors.cortex.missed import asks_what_was_missed, missed_view, since_last_said
@@ -21,8 +21,9 @@ from actors.cortex.told import told_view
 from actors.cortex.prompts import BACKGROUND_PROMPT, SYSTEM_PROMPT
 from actors.proposals.rules import items_of
 from storage import reads
-from storage.models import Approval, Inbox, Task, Turn
+from storage.models import Approval, Inbox, Outbox, Task, Turn
 from wilson import skills
+from wilson.kernel.clock import as_utc
 from wilson.model.offline import dates
 from wilson.model.offline.looks import AGENDA_RE, WHEN_TOPIC_RE
 from wilson.model.offline.phrases import CALENDAR_RE, QUESTION_RE
@@ -88,6 +89,8 @@ def build_context(
     days = _view("calendar", calendar_view, row.text or "", now, tz) if asked and calendar else None
     listed = tasks_listed(row, read, tasks, now, tz)
     told = _view("told_before", told_view, row, now, tz) if row.origin != "user" else None
+    # "not now, remind me next week": the follow-up a short message answers is what it is about
+    answered = attention.answered_followup(row, now, FOLLOWED_UP_WITHIN) if asked else None
     missed = None  # what Wilson started telling goes to the owner: theirs to ask about
     if (
         asked
@@ -107,9 +110,22 @@ def build_context(
         **({"calendar": days} if days else {}),
         **({"missed": missed} if missed else {}),
         **({"told_before": told} if told else {}),
+        **({"followed_up": _followed_up(answered, tz)} if answered is not None else {}),
         "memories": memories,
         "proposal": proposal,
         **({"pending_proposals": pending_proposals(row.user_id or owner, now, row)} if row.origin == "user" else {}),
+    }
+
+
+FOLLOWED_UP_WITHIN = timedelta(hours=18)  # a morning's follow-up answered that evening, not the next day's
+
+
+def _followed_up(box: Outbox, tz) -> dict:
+    """The follow-up a user's message answers, as the model sees it: what was said, of which tasks, when."""
+    return {
+        "text": (box.text or "")[:VIEW_CHARS],
+        "tasks": list((box.payload or {}).get("tasks") or []),
+        "at": as_utc(box.delivered_at or box.created_at).astimezone(tz).isoformat(timespec="minutes"),
     }
 
 

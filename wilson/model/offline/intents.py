@@ -1228,8 +1228,39 @@ def _named_then_changed(chat: Chat, text: str) -> Reply | None:
     )
 
 
+# "not now, remind me next week instead", "ask me again on Monday", "remind me about it tomorrow": said to a follow-up,
+# no thing named of its own
+_LATER_RE = lazy_regex(
+    r"^(?:(?:no|nah|not\s+now|not\s+yet|not\s+today|later|busy|sorry|ugh)[\s,.!-]+)*(?:please\s+|pls\s+)?"
+    r"(?:remind|ask|ping|nudge|bug)\s+me\s+(?:(?:about|of)\s+(?:it|that|this)\s+)?(?:again\s+)?"
+    r"(?P<when>(?!(?:to|about|of|that)\b).+?)(?:\s+(?:instead|again|then|please))*[\s.!]*$",
+    re.I,
+)
+
+
+def _put_off_just_told(chat: Chat) -> Reply | None:
+    """A reminder asked for with nothing named, in answer to Wilson's follow-up of one task: that task put off until
+    then (not a reminder of nothing, "instead to not")."""
+    found = _LATER_RE.match(chat.text.strip())
+    if found is None or chat.followed_up is None:
+        return None
+    when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
+    if not when or words(found.group("when")) - words(when[0].phrase):
+        return None  # more than a moment was said: a reminder of its own
+    ids = set(chat.followed_up.get("tasks") or [])
+    told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
+    at = dates.at_moment(when[0], chat.now, chat.tz)
+    if len(told) != 1 or at is None:
+        return None
+    return Reply(
+        "",
+        [("snooze_task", {"task_id": told[0].get("id"), "until": at.isoformat()})],
+        f"the task just followed up, put off ({when[0].stated(chat.tz)})",
+    )
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
-    again = _asked_again(chat, text)
+    again = _asked_again(chat, text) or _put_off_just_told(chat)
     if again is not None:
         return again
     about = ABOUT_RE.match(text)

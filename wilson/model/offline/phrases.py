@@ -558,6 +558,7 @@ class Chat:
     whole_list: bool = False  # `tasks` is every open task (list_tasks' answer), not the context's few due soon
     missed: dict | None = None  # for "what did I miss?": the context's view of it (actors/cortex/missed.py)
     said_before: list = field(default_factory=list)  # what Wilson said in this conversation, oldest first
+    followed_up: dict | None = None  # the follow-up of tasks the message answers (the context's `followed_up`)
 
     @property
     def today(self) -> date:

@@ -549,6 +549,7 @@ def user_chat(provider: OfflineProvider, context: dict, offered, messages: list[
         memories=list(context.get("memories") or []),
         missed=context.get("missed") if isinstance(context.get("missed"), dict) else None,
         said_before=[_content(m) for m in messages if m.get("role") == "assistant"],
+        followed_up=context.get("followed_up") if isinstance(context.get("followed_up"), dict) else None,
     )
 
 
