@@ -439,3 +439,42 @@ def test_a_reminder_naming_nothing_after_a_follow_up_puts_that_task_off(text, sn
     calls = intents.answer(dataclasses.replace(chat, text=phrases.request_of(text, NOW, BERLIN))).calls
     assert [name for name, _ in calls] == (["snooze_task"] if snoozed else ["remind"])
     assert not snoozed or calls[0][1]["task_id"] == 11
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add 3 things: 1) pay the Kita lunch money, 46 euros, by Feb 5 2) call the Hausverwaltung about the broken "
+        "intercom by Feb 10 3) buy a present for Ayla's 7th birthday by Feb 13",
+        "please add these:\n1. pay the Kita lunch money by 5.2.\n2. call the Hausverwaltung by Feb 10\n3. buy a present "
+        "by Feb 13",
+    ],
+)
+def test_a_numbered_list_is_a_task_for_each_item_with_its_own_day(text):
+    calls = calls_of(text, tasks=[])
+    assert [(name, args.get("due")) for name, args in calls] == [
+        ("create_task", "2027-02-05"),
+        ("create_task", "2027-02-10"),
+        ("create_task", "2027-02-13"),
+    ]
+    assert "Hausverwaltung" in calls[1][1]["title"] and "present" in calls[2][1]["title"]
+
+
+@pytest.mark.parametrize("text", ["yes all 3", "yes all three", "yep both", "ok all 3 of them"])
+def test_a_yes_to_every_item_counted_approves_the_whole_proposal(text):
+    assert calls_of(text, pending=[REMINDER]) == [("decide", {"proposal": REMINDER["id"], "action": "approve"})]
+
+
+@pytest.mark.parametrize(
+    "text, what, at",
+    [
+        (
+            "remind me to renew my passport, it runs out in July - but not before March, I'm swamped till then",
+            "renew my passport",
+            "2027-03-01T09:00:00+01:00",
+        ),
+        ("remind me to call the bank but not before Friday", "call the bank", "2027-01-08T09:00:00+01:00"),
+    ],
+)
+def test_a_reminder_the_user_holds_off_until_a_time_comes_then(text, what, at):
+    assert calls_of(text, tasks=[]) == [("remind", {"text": what, "at": at})]

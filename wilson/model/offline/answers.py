@@ -40,7 +40,9 @@ _YES = (
 _PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = (
-    r"(?:please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
+    # "yes all 3", "yep both of them": every item, counted
+    r"(?:(?:to\s+)?all\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten)(?:\s+of\s+them)?|both(?:\s+of\s+them)?|"
+    r"please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )
 YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")

@@ -232,6 +232,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or _that_as_task(chat, _add_that_last(chat.text))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
+        or _numbered(chat, chat.text)
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
         or _that_one_moved(chat, chat.text)
@@ -385,6 +386,38 @@ _AND_ACT_RE = lazy_regex(
 )
 # "… and then submit it on ELSTER": the second act's "it" is the goal the first serves, an object all the same
 _ACT_ON_IT_RE = lazy_regex(r"^(?P<verb>[a-z]+)\s+(?:it|them)\b", re.I)
+
+
+# "add 3 things: 1) pay the Kita lunch money by Feb 5 2) call the Hausverwaltung by Feb 10 3) …": a list, numbered
+_LIST_LEAD_RE = lazy_regex(
+    r"^\s*(?:(?:please|pls|can you|could you)\s+)?(?P<verb>add|put|note)\b[^:]{0,40}?:?\s*(?=1[.)]\s)", re.I
+)
+
+
+def _numbered(chat: Chat, text: str) -> Reply | None:
+    """A numbered list of things to add, each its own task (or reminder), as each reads alone; None unless the
+    numbers run 1, 2, … and every item reads as a request of its own."""
+    lead = _LIST_LEAD_RE.match(text)
+    if lead is None:
+        return None
+    rest, items, n = text[lead.end() :], [], 1
+    while True:  # each number in turn, after a space: "by Feb 5 2) call …" (a date's "5.2." is not "2.")
+        mark = re.match(rf"{n}[.)]\s+", rest) if n == 1 else re.search(rf"(?<=\s){n}[.)]\s+", rest)
+        if mark is None:
+            break
+        if items:
+            items[-1] = rest[: mark.start()]
+        rest = rest[mark.end() :]
+        items.append(rest)
+        n += 1
+    if len(items) < 2:
+        return None
+    replies = [
+        _read(chat, request_of(f"{lead.group('verb')} {item.strip(' ,;.')}", chat.now, chat.tz)) for item in items
+    ]
+    if all(r is not None and r.calls and all(n in ("create_task", "remind") for n, _ in r.calls) for r in replies):
+        return _merged(replies)
+    return None
 
 
 def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
@@ -1259,8 +1292,31 @@ def _put_off_just_told(chat: Chat) -> Reply | None:
     )
 
 
+# "remind me to renew my passport, it runs out in July - but not before March, I'm swamped till then": the user's
+# own "not before" is when to remind; what the thing does meanwhile ("it runs out in July") is no part of it
+_NOT_BEFORE_RE = lazy_regex(
+    r"\s*[,;–—-]*\s*(?:but\s+)?(?:not\s+before|no\s+earlier\s+than|not\s+until|not\s+till?)\s+(?P<when>[^,;.!?]+).*$",
+    re.I | re.S,
+)
+_ABOUT_IT_RE = lazy_regex(r"\s*[,;–—-]+\s*(?=(?:it|they|which|that|this|she|he)\b)", re.I)
+_MONTH_ONLY_RE = lazy_regex(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*(?:\s+\d{4})?|(?:januar|februar|märz|mai|juni|juli|"
+    r"oktober|dezember)",
+    re.I,
+)
+
+
+def _not_before(chat: Chat, text: str) -> Reply | None:
+    held = _NOT_BEFORE_RE.search(text)
+    if held is None or not REMIND_RE.match(text):
+        return None
+    asked = _ABOUT_IT_RE.split(text[: held.start()], maxsplit=1)[0]
+    when = held.group("when").strip()
+    return _remind(chat, f"{asked} {'in ' if _MONTH_ONLY_RE.fullmatch(when) else ''}{when}")
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
-    again = _asked_again(chat, text) or _put_off_just_told(chat)
+    again = _asked_again(chat, text) or _put_off_just_told(chat) or _not_before(chat, text)
     if again is not None:
         return again
     about = ABOUT_RE.match(text)
