@@ -311,3 +311,34 @@ def test_a_parcel_to_collect_by_a_date_is_still_a_task(make_app):
     app.advance(timedelta(days=1))
     [task] = proposed_tasks()
     assert task["due"] == "2027-01-19" and task["title"].startswith("Collect")
+
+
+def test_a_friends_question_with_a_day_to_answer_by_is_told_with_that_question(make_app):
+    app = make_app(llm="offline", start="2027-05-03T09:30:00+02:00")
+    receive(
+        app,
+        "Jonas Weber <jonas.w@posteo.example>",
+        "Grillen am 22.?",
+        "Hey Kim! We're doing a barbecue in the Hasenheide on Saturday 22 May. Can you tell me by Friday if you're "
+        "coming and whether Bea comes too? Need to know for the meat order 🙂 Cheers, Jonas",
+    )
+    app.advance(timedelta(days=1))
+    [(_, said)] = told(app)
+    assert "barbecue" in said and "“Can you tell me by Friday if you're coming" in said  # what to answer, by when
+
+
+def test_a_mail_asking_to_confirm_an_appointment_brings_the_appointment_up_the_evening_before(make_app):
+    app = make_app(llm="offline", start="2027-02-23T11:00:00+01:00")
+    receive(
+        app,
+        "Chirurgische Ambulanz <ambulanz@klinikum.example>",
+        "Ihr Termin zum Vorgespräch",
+        "Sehr geehrter Herr Kaya,\n\nIhr Vorgespräch zur Knie-Arthroskopie findet am Dienstag, 09.03.2027, um 08:15 "
+        "Uhr in der Chirurgischen Ambulanz, Haus 3, statt. Bitte bestätigen Sie den Termin bis zum 02.03.2027 "
+        "telefonisch.\n\nMit freundlichen Grüßen",
+    )
+    app.advance(timedelta(hours=1))
+    reminders = [i.args for i in ApprovalItem.select().where(ApprovalItem.tool == "remind")]
+    assert len(proposed_tasks()) == 1 and "Confirm" in proposed_tasks()[0]["title"]
+    assert len(reminders) == 1 and "08:15" in reminders[0]["text"] and "Haus 3" in reminders[0]["text"]
+    assert datetime.fromisoformat(reminders[0]["at"]) == datetime.fromisoformat("2027-03-08T18:00:00+01:00")

@@ -167,7 +167,11 @@ def point(text: str, subjects: set[str] = frozenset()) -> str:
 
 # what the sender asks the reader to do: "Please leave the building now", "Bitte holen Sie Ihr Kind ab"
 ASK = lazy_regex(
-    r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|"
+    # asked as a question too: "Can you tell me by Friday if you're coming?", "Kannst du mir bis Freitag sagen …"
+    r"^(?:(?:hey|hi|so|and|also|oh)[\s,]+)?(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
+    r"(?:tell|let|confirm|send|reply|answer|check|bring|pick|call|give)\b|"
+    r"^(?:kannst|könntest)\s+du\s+(?:mir\s+)?(?:bitte\s+)?(?:bis|sagen|bescheid|schicken|bestätigen)\b|"
+    r"^(?:please|kindly|bitte|you (?:must|need to|should|have to)|do not|don'?t|make sure|let me know|"
     r"(?:leave|call|stay|keep|turn|shut|open|close|go|come|pick|collect|evacuate|avoid|get|bring)\b)",
     re.IGNORECASE,
 )

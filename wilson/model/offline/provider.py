@@ -16,7 +16,19 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from wilson.model.offline import answers, asks, dates, intents, looks, phrases, places, same_day, triage, urgency
+from wilson.model.offline import (
+    appointments,
+    answers,
+    asks,
+    dates,
+    intents,
+    looks,
+    phrases,
+    places,
+    same_day,
+    triage,
+    urgency,
+)
 from wilson.model.offline.mailtext import without_sent_lines
 from wilson.model.offline.opening import asked_of, change_of, instead_of, opening, says_when, taken_to
 from wilson.model.offline.plans import plan_calls
@@ -31,6 +43,8 @@ MUTATING_TOOLS_EXCLUDED = {"surface"}
 SENT_BY = lazy_regex(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}))?\)$")
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
+# a day the ask must be answered by: "Can you tell me by Friday …", "bis zum 02.03. bestätigen"
+BY_WHEN = lazy_regex(r"\b(?:by|bis(?:\s+zum)?|before|no later than|spätestens)\s+(?:the\s+|am\s+)?[\w.]+", re.I)
 TIMED = lazy_regex(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
 ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 
@@ -385,11 +399,15 @@ class Cortex:
         for buffer in self.payload.get("buffers") or []:
             due = asks.mail_task(written, buffer, self.now, self.tz, letter=text) if isinstance(buffer, dict) else None
             if due is not None and "create_task" in self.offered and not wake:
-                return (
-                    "",
-                    [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})],
-                    due.rule,
-                )
+                calls = [("create_task", {"title": due.title, "due": due.due.isoformat(), "notes": due.notes})]
+                # "please confirm by the 2nd" of an appointment on the 9th: the appointment comes up again the
+                # evening before
+                visit = appointments.appointment(written, self.now, self.tz)
+                if visit is not None and "remind" in self.offered:
+                    at = appointments.evening_before(visit, self.tz)
+                    if at > self.now and at.date() > dates.as_datetime(due.due, self.tz).date():
+                        calls.append(("remind", {"text": visit.sentence, "at": at.isoformat()}))
+                return "", calls, due.rule
         summary = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if not summary:
             return "", [], "nothing to pass on"
@@ -475,7 +493,7 @@ class Cortex:
                     if isinstance(b, dict)
                 },
             )
-            if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo)):
+            if todo and todo.lower() not in heads_up.lower() and (wake or TIMED.search(todo) or BY_WHEN.search(todo)):
                 heads_up = f"{heads_up} “{todo}”"
             taken = taken_to(
                 text,
