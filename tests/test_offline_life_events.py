@@ -211,3 +211,15 @@ def test_a_stretch_of_days_said_with_to_starts_on_its_first_day_and_a_day_moved_
 def test_being_sent_by_work_is_going(text, topic, task):
     got, tasks = plan_of(text)
     assert got == topic and task in tasks
+
+
+def test_a_step_the_message_says_is_done_is_left_out_of_the_plan():
+    _, told_done = plan_of(
+        "We signed the lease 🎉 Moving from Kreuzberg to Leipzig on 30 April, gave notice on the old flat today."
+    )
+    _, plain = plan_of("We signed the lease 🎉 Moving from Kreuzberg to Leipzig on 30 April.")
+    assert "Give notice on the current lease" in plain
+    assert told_done == [t for t in plain if t != "Give notice on the current lease"]
+    # not done yet: still planned
+    _, not_yet = plan_of("Moving to Leipzig on 30 April, haven't gave notice yet")
+    assert "Give notice on the current lease" in not_yet
