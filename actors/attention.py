@@ -32,7 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from storage import mute, outbox, trace
+from storage import hot, mute, outbox, trace
+from storage.prepared import prepared
 from storage.models import Feedback, Inbox, Outbox, OutboxStatus, Schedule, Task, TaskFiring
 from wilson.kernel.clock import UTC, as_utc
 from wilson.kernel.quiet import parse_window
@@ -76,9 +77,7 @@ def day_bounds(day: date, tz) -> tuple[datetime, datetime]:
 def interruptions_on(day: date, tz) -> int:
     """Proactive messages that went (or will go) to the user on this local day."""
     start, end = day_bounds(day, tz)
-    keyed = Outbox.idempotency_key.startswith(PROACTIVE_KEYS[0])
-    for prefix in PROACTIVE_KEYS[1:]:
-        keyed |= Outbox.idempotency_key.startswith(prefix)
+    keyed = _unasked()
     when = (Outbox.deliver_after.is_null() & (Outbox.created_at >= start) & (Outbox.created_at < end)) | (
         Outbox.deliver_after.is_null(False) & (Outbox.deliver_after >= start) & (Outbox.deliver_after < end)
     )
@@ -188,22 +187,35 @@ def answered_followup(row: Inbox, now: datetime, within: timedelta = ACK_AFTER) 
         return None
     replied = ((row.payload or {}).get("reply_to") or {}).get("outbox_id")
     if replied is not None:
-        box = Outbox.get_or_none(Outbox.id == int(replied))
+        box = hot.by_id(Outbox, int(replied))
         return box if box is not None and (box.payload or {}).get("tasks") else None
-    for box in (
-        Outbox.select()
-        .where(
-            (Outbox.status == "delivered")
-            & (Outbox.delivered_at <= now)
-            & (Outbox.delivered_at >= as_utc(now) - within)
-        )
-        .order_by(Outbox.delivered_at.desc(), Outbox.id.desc())
-        .limit(20)
-    ):
-        if box.idempotency_key.startswith(PROACTIVE_KEYS):
-            # only right after a follow-up: a later message Wilson sent unasked is what "on it" answers
-            return box if (box.payload or {}).get("tasks") else None
+    # only right after a follow-up: a later message Wilson sent unasked is what "on it" answers
+    since = as_utc(now) - within
+    for box_id, key, delivered in LATEST_DELIVERED.rows():
+        if key.startswith(PROACTIVE_KEYS):
+            delivered = Outbox.delivered_at.python_value(delivered)  # as stored: text on SQLite
+            box = hot.by_id(Outbox, box_id) if since <= as_utc(delivered) <= as_utc(now) else None
+            return box if box is not None and (box.payload or {}).get("tasks") else None
     return None
+
+
+def _unasked():
+    keyed = Outbox.idempotency_key.startswith(PROACTIVE_KEYS[0])
+    for prefix in PROACTIVE_KEYS[1:]:
+        keyed |= Outbox.idempotency_key.startswith(prefix)
+    return keyed
+
+
+# the newest messages delivered, by id (the primary key's order, no sort): read for a user's short messages, on the
+# reply's path; which of them Wilson sent unasked is told by its key
+LATEST_DELIVERED = prepared(
+    lambda s: (
+        Outbox.select(Outbox.id, Outbox.idempotency_key, Outbox.delivered_at)
+        .where((Outbox.status == "delivered") & (Outbox.channel != "silent"))
+        .order_by(Outbox.id.desc())
+        .limit(20)
+    )
+)
 
 
 def record_ack(row: Inbox, now: datetime) -> int | None:
