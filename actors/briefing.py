@@ -166,7 +166,7 @@ def todays_events(now: datetime, tz) -> list[str]:
         start, ends = as_utc(topic.starts), as_utc(topic.ends) if topic.ends else None
         if topic.title.casefold() in titles or any(start == s and ends in (None, e) for s, e in spans):
             continue  # the topic a calendar event grew into: the event's line says it
-        span = event_span(topic)
+        span = event_span(topic, tz)
         if span is None or span[0] != start:
             continue  # the calendar cancelled it or moved it elsewhere: its own day is no longer today
         lines.append((start, _topic_line(topic, today, tz)))
@@ -277,7 +277,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     for firing in TaskFiring.select().where(TaskFiring.task.in_([t.id for t in tasks])) if tasks else ():
         firings.setdefault(firing.task_id, []).append(firing)
     topics = {task.topic_id: task.topic for task in tasks if task.topic_id}
-    held = {topic_id for topic_id, topic in topics.items() if cancelled(topic)}
+    held = {topic_id for topic_id, topic in topics.items() if cancelled(topic, tz)}
     for task in tasks:
         if task.topic_id in held:
             continue  # preparation for an event the calendar cancelled: closing its topic is asked, nothing else

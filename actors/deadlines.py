@@ -243,7 +243,8 @@ def _wake(task: Task, now: datetime, tz: ZoneInfo, default_windows: Windows) -> 
 def _write_firing(
     task: Task, window: str, now: datetime, tz: ZoneInfo, skipped: list[tuple[str, datetime]]
 ) -> int | None:
-    """One TaskFiring + one inbox row, in the caller's transaction. None when this window had already fired."""
+    """One TaskFiring + one inbox row, in the caller's transaction. None when this window had already fired, or the
+    task prepares an event the calendar cancelled (its topic's close is asked; nothing else is said)."""
     due = as_utc(task.due)
     trace_id = trace.new_trace_id()
     try:
@@ -251,6 +252,18 @@ def _write_firing(
             firing = TaskFiring.create(task=task.id, window=window, due=due, fired_at=now)
     except peewee.IntegrityError:
         return None  # the unique (task, window, due) index: it fired before
+    if task.topic_id and cancelled(task.topic, tz):
+        # the window counts as passed (planning goes on to the next one), and nothing is told
+        trace.record(
+            trace_id,
+            "held",
+            ACTOR,
+            f"task {task.id} '{task.title}': window {window} not told; its event, {task.topic.title}, was cancelled "
+            "in the calendar and closing it waits for the user",
+            now,
+            {"task_id": task.id, "window": window},
+        )
+        return None
     for name, moment in skipped:
         skip_id = trace.new_trace_id()
         trace.record(
@@ -262,17 +275,6 @@ def _write_firing(
             now,
             {"task_id": task.id, "window": name, "planned": moment.isoformat()},
         )
-    if task.topic_id and cancelled(task.topic):
-        trace.record(
-            trace_id,
-            "held",
-            ACTOR,
-            f"task {task.id} '{task.title}': window {window} not told; its event, {task.topic.title}, was cancelled "
-            "in the calendar and closing it waits for the user",
-            now,
-            {"task_id": task.id, "window": window},
-        )
-        return None
     topic = task.topic.title if task.topic_id else None
     row = inbox.add(
         source=ACTOR,
@@ -371,16 +373,16 @@ def _ending(before: datetime) -> list[Topic]:
     return ENDING.models(before=before)
 
 
-def _moved_ahead(topic: Topic, now: datetime) -> bool:
+def _moved_ahead(topic: Topic, now: datetime, tz: ZoneInfo) -> bool:
     """The calendar moved the topic's event to an end still ahead: it has not ended, whatever the topic's own dates."""
-    span = event_span(topic)
+    span = event_span(topic, tz)
     return span is not None and (span[1] or span[0]) > now
 
 
 def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
     """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
     ended = sorted(
-        (t for t in _ending(now) if (close_moment(t, tz) or now) <= now and not _moved_ahead(t, now)),
+        (t for t in _ending(now) if (close_moment(t, tz) or now) <= now and not _moved_ahead(t, now, tz)),
         key=lambda t: (close_moment(t, tz), t.id),
     )
     if not ended:

@@ -104,7 +104,7 @@ def raises(now: datetime, tz) -> list[Raise]:
     today = as_utc(now).astimezone(tz).date()
     found = []
     for topic in COMING_EVENTS.models():
-        span = event_span(topic)
+        span = event_span(topic, tz)
         if span is None:
             continue  # the calendar cancelled it: its close waits for the user, and nothing else is said
         start = span[0].astimezone(tz).date()

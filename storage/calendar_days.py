@@ -56,40 +56,54 @@ def _entry_event(key: str, entry) -> DayEvent | None:
     )
 
 
-def _all_events():
-    """Every event and occurrence the snapshots hold, tombstones left out; one per key across sources."""
-    seen: set[str] = set()
+def _entries():
+    """(key, entry) of every snapshot the calendar channel keeps, source by source."""
     for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")).order_by(Cursor.name):
         value = cursor.value if isinstance(cursor.value, dict) else {}
         events = value.get("events") if isinstance(value.get("events"), dict) else {}
         for key, entry in events.items():
-            event = _entry_event(key, entry)
-            if event is not None and key not in seen:
-                seen.add(key)
-                yield event
+            if isinstance(entry, dict):
+                yield key, entry
 
 
-def titled(title: str, near: datetime) -> DayEvent | str | None:
-    """What the calendar says now of the event a topic grew from (a topic planned from an event carries its title):
-    the live event of that title starting nearest `near`; CANCELLED when the calendar holds it only as cancelled;
-    None when it holds no event of that title (a topic told in words, or an event already over, keeps its own
-    dates)."""
-    wanted = title.strip().casefold()
-    live, cancelled = [], False
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")):
-        value = cursor.value if isinstance(cursor.value, dict) else {}
-        events = value.get("events") if isinstance(value.get("events"), dict) else {}
-        for key, entry in events.items():
-            if not isinstance(entry, dict) or str(entry.get("title") or "").strip().casefold() != wanted:
-                continue
-            event = _entry_event(key, entry)
-            if event is not None:
-                live.append(event)
-            elif str(entry.get("status") or "").upper() == CANCELLED:
-                cancelled = True
-    if live:
-        return min(live, key=lambda event: abs(event.start - near))
-    return CANCELLED if cancelled else None
+def _all_events():
+    """Every event and occurrence the snapshots hold, tombstones left out; one per key across sources."""
+    seen: set[str] = set()
+    for key, entry in _entries():
+        event = _entry_event(key, entry)
+        if event is not None and key not in seen:
+            seen.add(key)
+            yield event
+
+
+def titled(title: str, near: datetime, tz) -> DayEvent | str | None:
+    """What the calendar says now of the event a topic was planned from (the topic carries its title and began on its
+    day, `near`): the event on that day, as it stands; the event moved to another day, when it is the calendar's one
+    event of that title and no series; CANCELLED when the calendar holds it only as cancelled, on that day; None when
+    the calendar says nothing of it (a topic told in words, an event already over, a series, whose next occurrence is
+    no move)."""
+    wanted, day = title.strip().casefold(), near.astimezone(tz).date()
+    live: dict[str, tuple[DayEvent, bool]] = {}  # by key: an event two sources hold is one
+    cancelled = False
+    for key, entry in _entries():
+        if str(entry.get("title") or "").strip().casefold() != wanted:
+            continue
+        event = _entry_event(key, entry)
+        if event is not None:
+            live.setdefault(key, (event, bool(entry.get("recurrence_id"))))
+            continue
+        try:
+            start = utc_or_none(entry.get("start"))
+        except ValueError:
+            start = None
+        if str(entry.get("status") or "").upper() == CANCELLED and start is not None:
+            cancelled = cancelled or (start.astimezone(tz).date() == day and not entry.get("recurrence_id"))
+    same_day = [event for event, _ in live.values() if event.first_day(tz) == day]
+    if same_day:
+        return min(same_day, key=lambda event: abs(event.start - near))
+    if len(live) == 1 and not (only := next(iter(live.values())))[1]:
+        return only[0]
+    return CANCELLED if cancelled and not live else None
 
 
 def events_on(day: date, tz) -> list[DayEvent]:

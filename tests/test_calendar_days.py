@@ -104,3 +104,37 @@ def test_events_between_overlap_the_span_and_an_all_day_event_without_an_end_las
     end = datetime(2027, 3, 2, 22, 59, tzinfo=timezone.utc)
     assert [e.title for e in calendar_days.events_between(start, end)] == ["trip", "holiday", "call"]
     assert [e.title for e in calendar_days.events_between(None, None)][-1] == "next day"
+
+
+TRIP_DAY = datetime(2027, 4, 9, 22, 0, tzinfo=timezone.utc)  # a topic's start: Saturday 10 April, Berlin's midnight
+
+
+def test_the_event_a_topic_was_planned_from_is_found_on_its_day_moved_or_cancelled(db):
+    snapshot(
+        "home", entry("trip", "2027-04-09T22:00:00+00:00", "2027-04-23T22:00:00+00:00", all_day=True, title="Trip")
+    )
+    assert calendar_days.titled("trip", TRIP_DAY, BERLIN).start == TRIP_DAY  # on its day, whatever the case
+    snapshot("home", entry("trip", "2027-06-04T22:00:00+00:00", all_day=True, title="Trip"))
+    assert calendar_days.titled("Trip", TRIP_DAY, BERLIN).start.month == 6  # its one event, moved to June
+    snapshot("home", entry("trip", "2027-04-09T22:00:00+00:00", all_day=True, title="Trip", status=CANCELLED))
+    assert calendar_days.titled("Trip", TRIP_DAY, BERLIN) == calendar_days.CANCELLED
+    # a topic told in words has no event in the calendar: it keeps its own dates
+    assert calendar_days.titled("Dentist", TRIP_DAY, BERLIN) is None
+
+
+def test_a_cancelled_event_of_the_same_name_on_another_day_says_nothing_of_a_topic(db):
+    snapshot("home", entry("old", "2027-02-01T09:00:00+00:00", title="Dentist", status=CANCELLED))
+    assert calendar_days.titled("Dentist", TRIP_DAY, BERLIN) is None
+
+
+def test_the_next_occurrence_of_a_series_is_no_move_of_the_one_a_topic_was_planned_from(db):
+    may = dict(entry("club", "2027-05-09T22:00:00+00:00", all_day=True, title="Book club"), recurrence_id="20270510")
+    kv.put_cursor("calendar:home", {"events": {"club|20270510": may}}, NOW)
+    assert calendar_days.titled("Book club", TRIP_DAY, BERLIN) is None  # April's is over; May's is May's
+    # two events of that name, neither on the day: which one moved cannot be told
+    snapshot(
+        "home",
+        entry("a", "2027-06-01T09:00:00+00:00", title="Fair"),
+        entry("b", "2027-07-01T09:00:00+00:00", title="Fair"),
+    )
+    assert calendar_days.titled("Fair", TRIP_DAY, BERLIN) is None

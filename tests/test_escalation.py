@@ -141,3 +141,19 @@ def test_a_trip_the_calendar_moved_is_raised_against_its_new_dates(app):
     assert any(moved - timedelta(days=7) <= day < moved and "Sat 5 Jun" in text for day, text in windows), windows
     # and the trip has not "ended" at its old dates
     assert [(day, text) for day, text in told if "ended on" in text] == []
+
+
+def test_a_cancelled_trip_whose_closing_the_user_declined_is_followed_up_again(app):
+    approved_trip(app)
+    for _ in range(20):
+        app.advance(timedelta(days=1))
+    assert cancel_event(app.calendar_file(), TRIP)
+    app.advance(timedelta(days=1))
+    closing = Approval.get(Approval.status == "pending")
+    assert "Close topic: Trip to Japan" in closing.items[0].description
+    app.decide(closing.id, "reject")  # they keep the plan (the trip is on, in a calendar Wilson does not read)
+    assert app.wait_idle()
+    said = len(app.user_deliveries())
+    for _ in range(60):
+        app.advance(timedelta(days=1))
+    assert any("Trip to Japan starts in" in text for _, text in told_after(app, said))
