@@ -55,6 +55,7 @@ class CortexActor(WilsonActor):
         self.min_priority = min_priority
         self.max_priority = max_priority
         self.realtime = max_priority == 0  # the lane that answers the user
+        self.serves_user = self.realtime  # and whose runs background loops give way to (kernel/lanes.py)
         self._box = None  # (skills generation, toolbox): see toolbox()
 
     def notice_budget(self, error: str, now: datetime) -> None:

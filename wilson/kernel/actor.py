@@ -77,6 +77,7 @@ class WilsonActor(pykka.ThreadingActor):
     use_daemon_thread = True  # a hung actor must not keep the process alive on shutdown
     name = "actor"
     realtime = False  # the user waits on this actor: its database writes go first
+    serves_user = False  # its handlers are a user's run: background loops give way to them (kernel/lanes.py)
 
     @staticmethod
     def _create_actor_inbox():
@@ -100,7 +101,7 @@ class WilsonActor(pykka.ThreadingActor):
             writes_first()
         liveness.begin(self.handler, type(message).__name__, self.handler_budget(message))
         try:
-            if self.realtime:  # background loops give way to this handler (kernel/lanes.py)
+            if self.serves_user:
                 with for_the_user():
                     return self.receive(message)
             return self.receive(message)

@@ -6,10 +6,11 @@ the actor base and the channel loops set it, and they sit below storage's caller
 
 Writes are not all: Python runs one thread's code at a time, and a background loop that spends
 milliseconds of the offline rules on each of 25 mails (triage's floor) took the interpreter from a
-user's run again and again, which made some replies twice as slow under load. So a realtime handler
-counts as work for the user (`for_the_user`) except while it waits on another process (`waiting`:
+user's run again and again, which made some replies twice as slow under load. So the cortex's realtime
+lane counts as work for the user (`for_the_user`) except while it waits on another process (`waiting`:
 a model's answer, the network), and background loops call `give_way` between items: while a user's
 run needs the interpreter, they wait for it, for a bounded time so background work never starves.
+(Only that lane: a channel's handler may spend seconds on the network, checking watched pages.)
 """
 
 from __future__ import annotations
