@@ -34,10 +34,13 @@ _YES = (
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
     r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not|"
     # "yeah go on", "ok mach", "alles klar, mach": go on, and the German "do" alone
-    r"go on|mach|mach's|machs|alles klar)"
+    r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
-_PLEASED = r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good)"
+_PLEASED = (
+    r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good|"
+    r"top|prima|klasse|toll|spitze|passt)"
+)
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = (
     # "yes all 3", "yep both of them": every item, counted

@@ -19,7 +19,7 @@ from wilson.model.offline.point import said_sentences
 # the words that make a dated sentence an appointment of the reader's
 _APPOINTMENT_RE = lazy_regex(
     r"\b(?:appointment|consultation|check-?up|cleaning|examination|interview|"
-    r"termin\w*|vorgespräch\w*|untersuchung\w*|sprechstunde|behandlung\w*|beratung\w*)\b",
+    r"termine?|terminvereinbarung|vorgespräch\w*|untersuchung\w*|sprechstunde|behandlung\w*|beratung\w*)\b",
     re.I,
 )
 EVENING_BEFORE = time(18, 0)

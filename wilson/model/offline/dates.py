@@ -1403,6 +1403,13 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
+        if not re.search(r"\b\d{4}\b", cleaned) and local_date(value, tz).year > now.year + 2:
+            # "zone 21 by 16 July" is no 21 July 2116 (the number before it read as the day, the day as the year):
+            # the date is what follows that number
+            first = re.match(r"\s*\S+\s+", masked[start:cursor])
+            if first is not None:
+                _parsed_phrases(masked[start + first.end() : cursor], offset + start + first.end(), now, tz, add)
+            continue
         start += offset + len(phrase) - len(phrase.lstrip(" ,.;:!?"))
         add(start, start + len(kept), None, value)  # as written, with any hour read apart inside it
 

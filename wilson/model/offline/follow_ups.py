@@ -191,7 +191,12 @@ def _when_said_last(chat: Chat, why: str) -> str | None:
 
 
 # "no, not tonight, tomorrow": a no that only says which time it is not
-_NO_NOT_RE = lazy_regex(r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+\S)", re.I)
+# "no, not tonight, tomorrow": a day or a time it is not ("nah, not cancelling it - …" is a no with its reason)
+_NO_NOT_RE = lazy_regex(
+    r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+(?:today|tonight|tomorrow|this|next|on|at|in|then|that|so|before|"
+    r"until|till|(?:mon|tues|wednes|thurs|fri|satur|sun)day|morning|evening|afternoon|\d))",
+    re.I,
+)
 # an hour said in words, alone in a follow-up: "seven would be better", "make it seven"
 _HOUR_WORD_RE = lazy_regex(
     r"(?<![\w-])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=\s*(?:$|[?!.,]|am\b|pm\b|"

@@ -610,7 +610,8 @@ def _add_that_last(text: str) -> list[str]:
     sentences (those are read sentence by sentence)."""
     if len(sentences.split(text)) > 1:
         return []
-    clauses = [c.strip() for c in re.split(r"\s*[,;]\s*", text.strip()) if c.strip()]
+    # clauses apart by a comma, a semicolon or a dash between spaces ("… by the 18th - put it on my list")
+    clauses = [c.strip() for c in re.split(r"\s*[,;]\s*|\s+[-–—]\s+", text.strip()) if c.strip()]
     asking = [c for c in clauses[1:] if _ADD_THAT_RE.match(re.sub(r"^(?:pls|plz)\b", "please", c, flags=re.I))]
     if len(asking) != 1:
         return []
@@ -731,7 +732,7 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
 
     fitting = [t for t in chat.topics if t.get("status") != "closed" and named_in_text(str(t.get("title")))]
     if not fitting:
-        return _plan_called_off(chat, named_in_text)
+        return _plan_called_off(chat, said)
     if len(fitting) > 1:
         # "Greta called off the wedding" with two weddings open: the one whose title names more of what is said
         def named(topic: dict) -> int:
@@ -746,20 +747,38 @@ def _called_off(chat: Chat, text: str) -> Reply | None:
 
 
 def _cognate(a: str, b: str) -> bool:
-    """A long word and its twin in another language or spelling, two edits apart ("Scotland", "Schottland")."""
-    return min(len(a), len(b)) >= 7 and distance(a, b, cutoff=2) <= 2
+    """A long word and its twin in another language or spelling, two edits apart ("Scotland", "Schottland"; not
+    "contest" and "concert")."""
+    return min(len(a), len(b)) >= 8 and distance(a, b, cutoff=2) <= 2
 
 
-def _plan_called_off(chat: Chat, named_in_text) -> Reply | None:
-    """ "the Scotland trip is off" while the plan for it still waits for an answer: no to that plan, whole."""
+# the kind of event a title names, which says nothing of which one: "the school trip is off" is no word about the
+# "Trip to Japan" still waiting for an answer
+_EVENT_KINDS = frozenset(
+    {
+        "trip", "travel", "journey", "holiday", "vacation", "visit", "wedding", "move", "exam", "party", "birthday",
+        "conference", "appointment", "meeting", "class", "course", "concert", "reise", "urlaub", "hochzeit", "umzug",
+        "prüfung", "termin", "feier", "besuch",
+    }
+)  # fmt: skip
+
+
+def _plan_called_off(chat: Chat, said: set[str]) -> Reply | None:
+    """ "the Scotland trip is off" while the plan for it still waits for an answer: no to that plan, whole. The news
+    must name the plan by a word of its own (a place, a name), the same or its twin in another language: a decision
+    is taken here, with no proposal to look at first."""
     if "decide" not in chat.offered:
         return None
+
+    def named(title: str) -> bool:
+        return any(w == x or _cognate(w, x) for w in words(title) - _EVENT_KINDS for x in said)
+
     plans = [
         p
         for p in chat.pending
         if isinstance(p, dict)
         and any(
-            (title := planned_topic(i)) is not None and named_in_text(title)
+            (title := planned_topic(i)) is not None and named(title)
             for i in p.get("items") or []
             if isinstance(i, dict)
         )
@@ -1124,10 +1143,15 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     if found.re.pattern == PARTICIPLE_DONE_RE.pattern and named & set(said) and all(w[:1].isupper() for w in said):
         return None
     verb = DONE_VERBS[found.group("verb").lower()]
-    # the task's own words, and its topic's ("flights to Lisbon" of "Book flights" for the Lisbon trip)
-    if (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb}) and len(
-        words(found.group("what")) - words(title) - words(str(task.get("topic") or ""))
-    ) <= 1:
+    # the task's own words, and its topic's ("flights to Lisbon" of "Book flights" for the Lisbon trip); a place
+    # said ("to Porto") must be the task's or its topic's
+    own = words(title) | words(str(task.get("topic") or ""))
+    places_said = words(" ".join(re.findall(r"\bto\s+([A-ZÄÖÜ][\w-]+)", found.group("what"))))
+    if (
+        (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb})
+        and len(words(found.group("what")) - own) <= 1
+        and places_said <= own
+    ):
         return Reply("", [("complete_task", {"task_id": task.get("id")})], "done with a task, in the past tense")
     return None
 
@@ -1299,11 +1323,6 @@ _NOT_BEFORE_RE = lazy_regex(
     re.I | re.S,
 )
 _ABOUT_IT_RE = lazy_regex(r"\s*[,;–—-]+\s*(?=(?:it|they|which|that|this|she|he)\b)", re.I)
-_MONTH_ONLY_RE = lazy_regex(
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*(?:\s+\d{4})?|(?:januar|februar|märz|mai|juni|juli|"
-    r"oktober|dezember)",
-    re.I,
-)
 
 
 def _not_before(chat: Chat, text: str) -> Reply | None:
@@ -1311,12 +1330,46 @@ def _not_before(chat: Chat, text: str) -> Reply | None:
     if held is None or not REMIND_RE.match(text):
         return None
     asked = _ABOUT_IT_RE.split(text[: held.start()], maxsplit=1)[0]
+    if dates.search(asked, chat.now, chat.tz):
+        return None  # "remind me on Friday to tell Tom …, not until Monday": its own day stands
     when = held.group("when").strip()
-    return _remind(chat, f"{asked} {'in ' if _MONTH_ONLY_RE.fullmatch(when) else ''}{when}")
+    # a month alone is its first day, as "in March" is
+    day = dates.search(when, chat.now, chat.tz) or dates.search(f"in {when}", chat.now, chat.tz, months=True)
+    if not day:
+        return None  # "not before dinner" names no day
+    return _remind(chat, f"{asked} {day[0].phrase}")
+
+
+# the user's own timeline for a task: "I'll do the receipts after the 20th", "the receipts thing - I'll do it after
+# the 20th, work is crazy till then", "I'll get to the tax return next week"
+_MY_TIME_RE = lazy_regex(
+    r"^(?:(?P<thing>(?:the|my|our)\s+[^,;:.!?–—-]+?)(?:\s+thing)?\s*[-–—,:;]\s*)?"
+    r"(?:i\s*['’]?ll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to)\s+"
+    r"(?:do|get\s+to|deal\s+with|handle|sort(?:\s+out)?|take\s+care\s+of|look\s+at)\s+"
+    r"(?P<what>it|them|that|(?:the|my|our)\s+[^,;.!?]+?)\s+"
+    # whatever follows the moment is the reason: ", work is crazy till then"
+    r"(?P<when>(?:after|next|in|on|tomorrow|this|later\s+(?:this|next))\b[^,;]*?)(?:\s*[,;].*)?[.!]*$",
+    re.I | re.S,
+)
+
+
+def _my_own_time(chat: Chat, text: str) -> Reply | None:
+    """A task the user says when they will do: put off until then. Only an open task the words name, every word of
+    them ("I'll do the washing tomorrow" names none, and is news)."""
+    found = _MY_TIME_RE.match(text.strip())
+    if found is None:
+        return None
+    what = found.group("what")
+    if what.lower() in ("it", "them", "that"):  # "the receipts thing - I'll do it …": the thing told first
+        what = found.group("thing") or ""
+    task = _task_named(chat, what) if what else None
+    if task is None or not covers(words(what), words(str(task.get("title")))):
+        return None
+    return _move(chat, f"snooze {what} until {found.group('when').strip()}")
 
 
 def _remind(chat: Chat, text: str) -> Reply | None:
-    again = _asked_again(chat, text) or _put_off_just_told(chat) or _not_before(chat, text)
+    again = _asked_again(chat, text) or _my_own_time(chat, text) or _put_off_just_told(chat) or _not_before(chat, text)
     if again is not None:
         return again
     about = ABOUT_RE.match(text)
@@ -1384,11 +1437,12 @@ _AFTER_A_DAY = lazy_regex(r"^\s*after\s+", re.I)
 
 def _after_the_day(said_when: str, found, chat: Chat) -> bool:
     """ "after the 20th" read as the 20th itself ("after the weekend" is read as the Monday already)."""
-    bare = _AFTER_A_DAY.sub("", said_when)
-    if bare == said_when or isinstance(found.value, datetime):
+    bare = _AFTER_A_DAY.sub("", said_when).strip(" .!,")
+    if bare == said_when.strip(" .!,") or isinstance(found.value, datetime):
         return False
+    # the day alone: "after lunch tomorrow", "after work on Friday" are still that day
     alone = dates.search(bare, chat.now, chat.tz, parts=True)
-    return bool(alone) and alone[0].value == found.value
+    return bool(alone) and alone[0].value == found.value and normal(alone[0].phrase) == normal(bare)
 
 
 def _move(chat: Chat, text: str) -> Reply | None:
@@ -2066,6 +2120,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
 
 
+_NOT_ALL_MINE_RE = lazy_regex(r"\bfor\s+(?:my|his|her|their|our)\s+\w+|\bbut\s+not\b|\bnot\s+yet\b", re.I)
+
+
 def _told_done(text: str, title: str) -> bool:
     """Whether the message says a plan's step is done already: the step's verb in the past, then its thing within a
     few words ("gave notice on the old flat today" of "Give notice on the current lease"), not negated."""
@@ -2075,12 +2132,14 @@ def _told_done(text: str, title: str) -> bool:
     if thing is None or not pasts:
         return False
     said = re.search(
-        rf"(?<!not )(?<!n't )(?<!never )\b(?:{'|'.join(map(re.escape, pasts))})\s+(?:[\w'’-]+\s+){{0,2}}?"
-        rf"{re.escape(thing)}\b",
+        # said of the user (no one else before the verb): at a clause's start, or after "I", "we", "already", "just"
+        rf"(?:^|[,;.!:–—-]\s*|\b(?:and|i|we|i've|we've|already|just|also)\s+)"
+        rf"(?:{'|'.join(map(re.escape, pasts))})\s+(?:[\w'’-]+\s+){{0,2}}?{re.escape(thing)}\b(?P<rest>[^,;.!?]*)",
         text,
         re.I,
     )
-    return said is not None
+    # "… for my sister", "… in Kyoto but not Tokyo": someone else's, or only part of it
+    return said is not None and not _NOT_ALL_MINE_RE.search(said.group("rest"))
 
 
 def _owed(chat: Chat, text: str) -> bool:

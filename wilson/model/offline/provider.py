@@ -44,7 +44,13 @@ SENT_BY = lazy_regex(r"\s*\((?:from [^()]*?)?(?:(?:, )?(sent \w{3} \d{1,2} \w{3}
 SEEN_NO_PLAN = "seen, no plan (offline rules)"
 ROUTINE = "seen, a routine meeting (offline rules)"
 # a day the ask must be answered by: "Can you tell me by Friday …", "bis zum 02.03. bestätigen"
-BY_WHEN = lazy_regex(r"\b(?:by|bis(?:\s+zum)?|before|no later than|spätestens)\s+(?:the\s+|am\s+)?[\w.]+", re.I)
+BY_WHEN = lazy_regex(
+    r"\b(?:by|bis(?:\s+zum)?|before|no later than|spätestens)\s+(?:the\s+|am\s+)?"
+    r"(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|end\b|next\b|this\b|montag|dienstag|"
+    r"mittwoch|donnerstag|freitag|samstag|sonntag|morgen|ende|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|"
+    r"okt|dez)",
+    re.I,
+)
 TIMED = lazy_regex(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|uhr)\b", re.I)  # an hour said in an ask
 ORDINARY = "seen, nothing to plan (offline rules)"  # a few hours or a day at home: the calendar says it all
 

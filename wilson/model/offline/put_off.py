@@ -38,38 +38,13 @@ _TOLD_FIRST = lazy_regex(
     re.I | re.S,
 )
 
-# the user's own timeline for a task: "I'll do the receipts after the 20th", "the receipts thing - I'll do it after
-# the 20th, work is crazy till then", "I'll get to the tax return next week"
-_MY_TIME = lazy_regex(
-    r"^(?:(?P<thing>(?:the|my|our)\s+[^,;:.!?–—-]+?)(?:\s+thing)?\s*[-–—,:;]\s*)?"
-    r"(?:i\s*['’]?ll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to)\s+"
-    r"(?:do|get\s+to|deal\s+with|handle|sort(?:\s+out)?|take\s+care\s+of|look\s+at)\s+"
-    r"(?P<what>it|them|that|(?:the|my|our)\s+[^,;.!?]+?)\s+"
-    # whatever follows the moment is the reason: ", work is crazy till then"
-    r"(?P<when>(?:after|next|in|on|tomorrow|this|later\s+(?:this|next))\b[^,;]*?)(?:\s*[,;].*)?[.!]*$",
-    re.I | re.S,
-)
-
 
 def said_plainly(text: str) -> str:
-    """ "snooze X until WHEN" for a task asked to be brought up again, or put off to a time the user names; the
-    text as it was otherwise."""
-    found = _AGAIN.match(text.strip()) or _TOLD_FIRST.match(text.strip()) or _mine(text.strip())
+    """ "snooze X until WHEN" for a task asked to be brought up again; the text as it was otherwise."""
+    found = _AGAIN.match(text.strip()) or _TOLD_FIRST.match(text.strip())
     if found is None:
         return text
     said = found.groupdict()
     what = said.get("what") or said.get("what2") or said.get("thing") or ""
-    if what.lower() in ("it", "them", "that"):  # "the receipts thing - I'll do it …": the thing told first
-        what = said.get("thing") or what
     when = re.sub(r"^(?:on|at)\s+", "", (said.get("when") or said.get("when2") or "").strip(), flags=re.I)
     return f"snooze {what.strip()} until {when}"
-
-
-def _mine(text: str) -> re.Match | None:
-    """ "I'll do X after WHEN": X named, or told first and then "it" (nothing to name it by otherwise)."""
-    found = _MY_TIME.match(text)
-    if found is None:
-        return None
-    if found.group("what").lower() in ("it", "them", "that") and not found.group("thing"):
-        return None
-    return found
