@@ -478,3 +478,25 @@ def test_a_yes_to_every_item_counted_approves_the_whole_proposal(text):
 )
 def test_a_reminder_the_user_holds_off_until_a_time_comes_then(text, what, at):
     assert calls_of(text, tasks=[]) == [("remind", {"text": what, "at": at})]
+
+
+def test_a_number_before_a_date_is_no_year():
+    # "zone 21 by 16 July" once read as 21 July 2116
+    calls = calls_of("would you put this on my list: renew the Anwohnerparkausweis for zone 21 by 16 July", tasks=[])
+    assert calls == [("create_task", {"title": "Renew the Anwohnerparkausweis for zone 21", "due": "2027-07-16"})]
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("nah, not cancelling it - it's the cheapest plan I could find", "reject"),  # a no with its reason
+        ("top, mach so", "approve"),
+        ("passt, mach so", "approve"),
+    ],
+)
+def test_a_german_yes_and_a_no_with_its_reason_answer_the_proposal(text, action):
+    waiting = {
+        "id": 8,
+        "items": [{"position": 1, "description": "New task: Cancel the mobile contract — due Tue 1 Jun"}],
+    }
+    assert calls_of(text, pending=[waiting]) == [("decide", {"proposal": 8, "action": action})]
