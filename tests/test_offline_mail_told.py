@@ -342,3 +342,22 @@ def test_a_mail_asking_to_confirm_an_appointment_brings_the_appointment_up_the_e
     assert len(proposed_tasks()) == 1 and "Confirm" in proposed_tasks()[0]["title"]
     assert len(reminders) == 1 and "08:15" in reminders[0]["text"] and "Haus 3" in reminders[0]["text"]
     assert datetime.fromisoformat(reminders[0]["at"]) == datetime.fromisoformat("2027-03-08T18:00:00+01:00")
+
+
+def test_a_scan_booked_with_a_confirmation_asked_by_reply_is_a_confirm_task_and_the_scan_comes_up_the_evening_before(
+    make_app,
+):
+    app = make_app(llm="offline", start="2027-04-19T16:47:00+02:00")
+    receive(
+        app,
+        "Radiologie am Spittelmarkt <appointments@radiologie.example>",
+        "Your MRI appointment",
+        "Dear Ms Okafor,\n\nwe have booked your MRI of the lumbar spine for Thursday, 6 May 2027, at 7:40 a.m. (2nd "
+        "floor, entrance B). Please confirm the appointment by replying to this email no later than 28 April.\n\n"
+        "On the day, please bring your referral and your health insurance card.\n\nKind regards",
+    )
+    app.advance(timedelta(hours=1))
+    [task] = proposed_tasks()
+    assert task["title"].startswith("Confirm")  # the ask, not what to bring on the day
+    [reminder] = [i.args for i in ApprovalItem.select().where(ApprovalItem.tool == "remind")]
+    assert "7:40" in reminder["text"] and reminder["at"].startswith("2027-05-05T18:00")

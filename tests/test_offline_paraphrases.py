@@ -500,3 +500,46 @@ def test_a_german_yes_and_a_no_with_its_reason_answer_the_proposal(text, action)
         "items": [{"position": 1, "description": "New task: Cancel the mobile contract — due Tue 1 Jun"}],
     }
     assert calls_of(text, pending=[waiting]) == [("decide", {"proposal": 8, "action": action})]
+
+
+def test_a_list_with_a_dash_before_each_item_is_a_task_for_each():
+    text = (
+        "todo for the next weeks:\n- sign Emil up for the Schwimmkurs again, 75 €, by May 14\n"
+        "- ring the chimney sweep to fix a date by May 19\n- get a farewell card for Frau Lindqvist by May 21"
+    )
+    assert [args.get("due") for _, args in calls_of(text, tasks=[])] == ["2027-05-14", "2027-05-19", "2027-05-21"]
+    # notes with dashes are no list of things to do
+    assert all(
+        name != "create_task" or "flight" not in args["title"].lower()
+        for name, args in calls_of("note: - the flight is at 9 - bring the passport", tasks=[])
+    )
+
+
+def test_three_acts_each_with_its_day_in_one_line_are_three_tasks():
+    text = (
+        "need to get these done: pick up the resized ring from the jeweller by april 9th, send Oma her birthday "
+        "parcel by the 21st of April and cancel Sky before the 28.4."
+    )
+    assert [(args["title"], args.get("due")) for _, args in calls_of(text, tasks=[])] == [
+        ("Pick up the resized ring from the jeweller", "2027-04-09"),
+        ("Send Oma her birthday parcel", "2027-04-21"),
+        ("Cancel Sky", "2027-04-28"),
+    ]
+
+
+@pytest.mark.parametrize("text", ["ja, alle drei", "jo mach", "ja, beide", "all good, add them"])
+def test_more_ways_to_say_yes_approve(text):
+    assert calls_of(text, pending=[REMINDER]) == [("decide", {"proposal": REMINDER["id"], "action": "approve"})]
+
+
+def test_a_thing_told_then_put_on_the_list_as_it_is_the_task_with_that_thing():
+    text = "I still have Malte's beamer at home, have to bring it back to his office by the 18th - put it on my list"
+    assert calls_of(text, tasks=[]) == [
+        ("create_task", {"title": "Bring Malte's beamer back to his office", "due": "2027-01-18"})
+    ]
+
+
+def test_a_task_named_first_then_not_before_a_day_is_put_off_until_then():
+    tasks = [{"id": 2, "title": "Bring Malte's beamer back to his office", "due": "2027-01-18", "status": "open"}]
+    text = "about Malte's beamer: I'm at a training in Hamburg till Monday the 11th, so not before Tuesday pls"
+    assert calls_of(text, tasks=tasks) == [("snooze_task", {"task_id": 2, "until": "2027-01-12T09:00:00+01:00"})]

@@ -32,9 +32,9 @@ _YES = (
     r"sure thing|of course|absolutely|definitely|certainly|that works|works for me|works|fine by me|that'?s fine|"
     r"that'?s right|correct|exactly|go|proceed|confirm|confirmed|all good|yes please|"
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
-    r"close it|do that|set it up|add it|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not|"
+    r"close it|do that|set it up|add it|add them|add those|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not|"
     # "yeah go on", "ok mach", "alles klar, mach": go on, and the German "do" alone
-    r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar)"
+    r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar|ja|jo|jep|jap|jup|yo|jawohl|klar)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = (
@@ -45,6 +45,7 @@ _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it
 _FILL = (
     # "yes all 3", "yep both of them": every item, counted
     r"(?:(?:to\s+)?all\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten)(?:\s+of\s+them)?|both(?:\s+of\s+them)?|"
+    r"alle\s+(?:\d+|zwei|drei|vier|fünf|sechs)|alle|beide|"
     r"please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )

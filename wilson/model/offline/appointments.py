@@ -18,7 +18,8 @@ from wilson.model.offline.point import said_sentences
 
 # the words that make a dated sentence an appointment of the reader's
 _APPOINTMENT_RE = lazy_regex(
-    r"\b(?:appointment|consultation|check-?up|cleaning|examination|interview|"
+    r"\b(?:appointment|consultation|check-?up|cleaning|examination|interview|mri|mrt|ct|scan|x-ray|ultrasound|"
+    r"röntgen|ultraschall|booked\s+(?:you|your)|scheduled\s+for|"
     r"termine?|terminvereinbarung|vorgespräch\w*|untersuchung\w*|sprechstunde|behandlung\w*|beratung\w*)\b",
     re.I,
 )

@@ -122,7 +122,8 @@ _DUE_RE = lazy_regex(
 )
 _ASK_RE = lazy_regex(
     r"\b(?P<verb>" + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True)) + r")\b"
-    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?)\b(?P<by>by|before|until|no later than|within)\s+"
+    # "by replying to this email no later than 28 April": "by" and a gerund say how, not by when
+    r"(?P<what>(?:[^.!?\n]|(?<=\d)\.(?=\d)){0,100}?)\b(?P<by>by(?!\s+\w+ing\b)|before|until|no later than|within)\s+"
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )

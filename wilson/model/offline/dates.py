@@ -733,7 +733,8 @@ _DAY_DOT_MONTH_RE = lazy_regex(
     re.I,
 )
 _CUED_DAY_DOT_RE = lazy_regex(
-    r"\b(?:bis(?:\s+zum|\s+spätestens)?|by|until|till|before|am|zum|spätestens)\s+(?P<day>\d{1,2})\.(?P<month>[1-9])\s*$",
+    r"\b(?:bis(?:\s+zum|\s+spätestens)?|by|until|till|before|am|zum|spätestens)\s+(?:the\s+)?(?P<day>\d{1,2})\."
+    r"(?P<month>[1-9])\s*$",
     re.I,
 )
 # the feasts people give as deadlines: "before Easter" is the Saturday before Easter Sunday, "by Christmas" its day

@@ -380,7 +380,11 @@ def _letter_asks(chat: Chat, body: str) -> Reply | None:
 
 # "Two things: I need to renew the permit by 12 March, and cancel my gym membership before the end of March": two
 # acts, each with its own day, joined by "and"
-_TWO_THINGS_RE = lazy_regex(r"^\s*(?:two|2|a\s+couple\s+of|some)\s+things?\s*[:,–-]\s*", re.I)
+_TWO_THINGS_RE = lazy_regex(
+    r"^\s*(?:(?:two|2|three|3|a\s+couple\s+of|some)\s+things?|(?:i\s+)?(?:need|have)\s+to\s+get\s+these\s+done)"
+    r"\s*[:,–-]\s*",
+    re.I,
+)
 _AND_ACT_RE = lazy_regex(
     r"[,;]\s*(?:and\s+)?(?:also\s+|then\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+|then\s+)?(?=[a-z]+\b)", re.I
 )
@@ -394,28 +398,44 @@ _LIST_LEAD_RE = lazy_regex(
 )
 
 
-def _numbered(chat: Chat, text: str) -> Reply | None:
-    """A numbered list of things to add, each its own task (or reminder), as each reads alone; None unless the
-    numbers run 1, 2, … and every item reads as a request of its own."""
+# "todo for the next weeks:\n- sign Emil up … by May 14\n- ring the chimney sweep by May 19": a list with a dash or a
+# bullet before each item (its lines may come joined: "… weeks: - sign Emil up … - ring …")
+_BULLETS_LEAD_RE = lazy_regex(r"^\s*[^:\n]{0,50}:\s*(?=[-•*–]\s)")
+_BULLET_RE = lazy_regex(r"(?:^|\s+)[-•*–]\s+")
+
+
+def _listed_items(text: str) -> list[str]:
+    """The items of a numbered list after a word to add ("add 3 things: 1) … 2) …") or of a list with a dash or a
+    bullet before each item after a colon; [] when the text is no such list."""
+    lead = _BULLETS_LEAD_RE.match(text)
+    if lead is not None:  # things to do, each said as an act ("- the flight is at 9" is a note, not a list to add)
+        items = [item for item in _BULLET_RE.split(text[lead.end() :]) if item.strip()]
+        return items if all(acts.act(item.strip(" ,;.")) for item in items) else []
     lead = _LIST_LEAD_RE.match(text)
     if lead is None:
-        return None
-    rest, items, n = text[lead.end() :], [], 1
+        return []
+    rest, items, number = text[lead.end() :], [], 1
     while True:  # each number in turn, after a space: "by Feb 5 2) call …" (a date's "5.2." is not "2.")
-        mark = re.match(rf"{n}[.)]\s+", rest) if n == 1 else re.search(rf"(?<=\s){n}[.)]\s+", rest)
+        mark = re.match(rf"{number}[.)]\s+", rest) if number == 1 else re.search(rf"(?<=\s){number}[.)]\s+", rest)
         if mark is None:
             break
         if items:
             items[-1] = rest[: mark.start()]
         rest = rest[mark.end() :]
         items.append(rest)
-        n += 1
+        number += 1
+    return items
+
+
+def _numbered(chat: Chat, text: str) -> Reply | None:
+    """A list of things to add, each its own task (or reminder), as each reads alone; None unless it lists two or
+    more and every item reads as a request of its own."""
+    items = _listed_items(text)
     if len(items) < 2:
         return None
-    replies = [
-        _read(chat, request_of(f"{lead.group('verb')} {item.strip(' ,;.')}", chat.now, chat.tz)) for item in items
-    ]
-    if all(r is not None and r.calls and all(n in ("create_task", "remind") for n, _ in r.calls) for r in replies):
+    replies = [_read(chat, request_of(f"add {item.strip(' ,;.')}", chat.now, chat.tz)) for item in items]
+    wanted = ("create_task", "remind")
+    if all(r is not None and r.calls and all(name in wanted for name, _ in r.calls) for r in replies):
         return _merged(replies)
     return None
 
@@ -425,7 +445,11 @@ def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
     title holds the second. None unless both halves read as a dated request on their own."""
     said = _TWO_THINGS_RE.sub("", text.strip())
     for cut in _AND_ACT_RE.finditer(said):
-        first, second = said[: cut.start()].strip(" ,;"), said[cut.end() :].strip(" ,;.!")
+        # a German date's last dot stays: "before the 28.4."
+        first, second = (
+            said[: cut.start()].strip(" ,;"),
+            re.sub(r"(?<!\d)[\s,;.!]+$", "", said[cut.end() :].strip(" ,;!")),
+        )
         # "…, they want it in writing": a reason after the second act is no part of it
         second = re.split(r"[,;]\s*(?=(?:they|he|she|it|that|which|because|as|since)\b)", second, maxsplit=1)[0]
         verb = re.match(r"[a-z]+", second, re.I)
@@ -438,7 +462,10 @@ def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
         if not dates.search(first, chat.now, chat.tz) or not dates.search(second, chat.now, chat.tz):
             continue
         need = re.match(r"(?:i|we)\s+(?:\w+\s+)?(?:need|have|must|should|got)\s+to\s+", first, re.I)
-        replies = [_read(chat, request_of(part, chat.now, chat.tz)) for part in (first, second)]
+        # "A by X, B by Y and C by Z": the second part may be two acts again
+        replies = [_read(chat, request_of(first, chat.now, chat.tz)), _two_dated_acts(chat, second)]
+        if replies[1] is None:
+            replies[1] = _read(chat, request_of(second, chat.now, chat.tz))
         if replies[1] is None or not replies[1].calls:  # "I need to A by X, and B by Y": B needed too
             said = need.group(0) if need else "I need to "  # "A by X and then B it by Y": B is the next step
             replies[1] = _read(chat, request_of(said + second, chat.now, chat.tz))
@@ -596,9 +623,15 @@ _THEY_NEED_RE = lazy_regex(
     r"asks? for|requested)\s+(?P<what>[^.!?]+)",
     re.I,
 )
+# what the user must do: "I also need to send him the readings", "…, have to bring it back by the 18th" (a clause of
+# its own needs no "I"); "I still have Malte's beamer at home" is having, not having to
 _I_NEED_RE = lazy_regex(
-    r"\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need|have|must|should)\s+(?:to\s+)?(?P<what>[^.!?]+)", re.I
+    r"(?:\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need(?:\s+to)?|have\s+to|must|should|got\s+to)|"
+    r"(?:^|[,;]\s*)(?:need|have|got)\s+to)\s+(?P<what>[^.!?,;]+)",
+    re.I,
 )
+# the thing the user has, told first: "I still have Malte's beamer at home, have to bring it back …"
+_HAVE_THING_RE = lazy_regex(r"\b(?:i|we)\s+(?:still\s+)?(?:have|got)\s+(?P<thing>(?:my|our|the|\w+'s)\s+[\w-]+)", re.I)
 # a run-on whose last clause asks for what it told: "… I also need to send him the readings by the 20th so put
 # that down somewhere"
 _SO_THAT_RE = lazy_regex(r"\s+so\s+(?=(?:put|write|note|jot|add|make)\s+(?:that|this|it)\b)", re.I)
@@ -623,9 +656,12 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     sentences before it ask of the user, due on the day they name."""
     if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
         return None
-    told = " ".join(parts[:-1])
+    told = ", ".join(parts[:-1])
     them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
     what = (f"send {them.group('what')}" if them else me.group("what") if me else parts[0]).strip(" ,.;")
+    thing = _HAVE_THING_RE.search(told)
+    if me and thing and re.search(r"\b(?:it|them)\b", what):  # "bring it back": the beamer
+        what = re.sub(r"\b(?:it|them)\b", thing.group("thing"), what, count=1)
     what, _ = _split_when(what, chat)
     found = dates.search(told, chat.now, chat.tz)
     args = {"title": _title(what)}
@@ -1368,8 +1404,49 @@ def _my_own_time(chat: Chat, text: str) -> Reply | None:
     return _move(chat, f"snooze {what} until {found.group('when').strip()}")
 
 
+# a task named first, then when the user will see to it: "about Malte's beamer: I'm away till Monday, so not before
+# Tuesday pls", "the tax receipts - ask me again after the 20th"
+_NAMED_FIRST_RE = lazy_regex(
+    r"^(?:(?:ugh|hmm+|ok|so|re|about|wegen)[\s,]+)*(?P<what>[^,:;.!?–—-]{3,40}?)\s*[,:;–—-]\s*(?P<rest>.+)$",
+    re.I | re.S,
+)
+_LATER_WHEN_RE = lazy_regex(
+    r"\b(?:not\s+(?:before|until|till)|(?:ping|remind|ask|bug|nudge)\s+me\s+(?:again\s+|about\s+it\s+)*(?:on\s+)?)"
+    r"(?P<when>[^,.;!?]+)",
+    re.I,
+)
+
+
+def _named_first_put_off(chat: Chat, text: str) -> Reply | None:
+    """An open task named first (every word of the name in its title), then "not before WHEN" or "ping me WHEN":
+    the task put off until then."""
+    found = _NAMED_FIRST_RE.match(text.strip())
+    later = list(_LATER_WHEN_RE.finditer(found.group("rest"))) if found else []
+    if not later:
+        return None
+    what = found.group("what")
+    task = _task_named(chat, what)
+    if task is None or not covers(words(what), words(str(task.get("title")))):
+        return None
+    when = dates.search(later[-1].group("when"), chat.now, chat.tz, parts=True)
+    at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
+    if at is None:
+        return None
+    return Reply(
+        "",
+        [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
+        f"a task named, then put off ({when[0].stated(chat.tz)})",
+    )
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
-    again = _asked_again(chat, text) or _my_own_time(chat, text) or _put_off_just_told(chat) or _not_before(chat, text)
+    again = (
+        _asked_again(chat, text)
+        or _my_own_time(chat, text)
+        or _named_first_put_off(chat, text)
+        or _put_off_just_told(chat)
+        or _not_before(chat, text)
+    )
     if again is not None:
         return again
     about = ABOUT_RE.match(text)
