@@ -25,10 +25,18 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_d")  # the fourth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_e")  # the fifth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_f")  # the sixth blind batch, its dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_g")  # the seventh, twins of the sixth's dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
     "sync and proposes it in the next morning's briefing, inside the story's quiet days after approving"
+)
+_CLOSED_NEXT_DAY = (
+    "a one-day event's topic is proposed for closing the day after (issue 46); the story did not expect it"
+)
+_ASKED_AGAIN = (
+    "an ended topic's close, unanswered, is asked once more and its lapse told: two messages past the six days the "
+    "story leaves for it"
 )
 NOT_YET: dict[str, str] = {
     "weekend_bulk_mail": "bulk mail that comes after Sunday's sync waits, pending, for Monday's at 07:00; the story "
@@ -37,10 +45,16 @@ NOT_YET: dict[str, str] = {
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
     "trip-lisbon-approved-followed": "the plan checks the passport four days after it was made (the trip is three "
     "months away), inside the five quiet days the story expects after approving",
-    "move-leipzig-from-chat": "a one-day event's topic is proposed for closing the day after (issue 46); the story "
-    "did not expect that proposal",
-    "official-passport-buergeramt": "an ended topic's close, unanswered, is asked once more and its lapse told: two "
-    "messages past the six days the story leaves for it",
+    "move-leipzig-from-chat": _CLOSED_NEXT_DAY,
+    "official-passport-buergeramt": _ASKED_AGAIN,
+    "official-car-registration-zulassungsstelle": _ASKED_AGAIN,
+    "move-freiburg-for-new-job": _CLOSED_NEXT_DAY,
+    "trip-gdansk-moved-to-july": "the plan checks the passport two days after it was made, inside the quiet days the "
+    "story expects after approving",
+    "not-before-mid-may-residence-permit": '"don\'t bug me about it before mid-May" said with a dated errand: the '
+    "errand's plan is made, its steps due in August; the story expects one reminder from mid-May",
+    "put-off-parking-permit-till-monday": '"the parking permit" names the task "Renew the Anwohnerparkausweis" '
+    "only in another language",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))
