@@ -1282,19 +1282,24 @@ def _asked_again(chat: Chat, text: str) -> Reply | None:
     if found is None:
         return None
     what = _CAN_SIT_RE.sub("", found.group("what") or found.group("what2") or found.group("what3"))
+    said_when = found.group("when") or found.group("when2") or found.group("when3")
+    return _put_off_until(chat, what, said_when, "a task to bring up again")
+
+
+def _put_off_until(chat: Chat, what: str, said_when: str, why: str) -> Reply | None:
+    """The open task `what` names (every word of it in its title), put off until the moment `said_when` says; None
+    when it names no task or no moment."""
     task = _task_named(chat, what)
     if task is None or not covers(words(what), words(str(task.get("title")))):
         return None
-    when = dates.search(
-        found.group("when") or found.group("when2") or found.group("when3"), chat.now, chat.tz, parts=True
-    )
+    when = dates.search(said_when, chat.now, chat.tz, parts=True)
     at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
     if at is None:
         return None
     return Reply(
         "",
         [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
-        f"a task to bring up again ({when[0].stated(chat.tz)})",
+        f"{why} ({when[0].stated(chat.tz)})",
     )
 
 
@@ -1424,19 +1429,7 @@ def _named_first_put_off(chat: Chat, text: str) -> Reply | None:
     later = list(_LATER_WHEN_RE.finditer(found.group("rest"))) if found else []
     if not later:
         return None
-    what = found.group("what")
-    task = _task_named(chat, what)
-    if task is None or not covers(words(what), words(str(task.get("title")))):
-        return None
-    when = dates.search(later[-1].group("when"), chat.now, chat.tz, parts=True)
-    at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
-    if at is None:
-        return None
-    return Reply(
-        "",
-        [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
-        f"a task named, then put off ({when[0].stated(chat.tz)})",
-    )
+    return _put_off_until(chat, found.group("what"), later[-1].group("when"), "a task named, then put off")
 
 
 def _remind(chat: Chat, text: str) -> Reply | None:
