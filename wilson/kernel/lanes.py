@@ -56,7 +56,7 @@ def _count(change: int) -> None:
 
 @contextmanager
 def for_the_user() -> Iterator[None]:
-    """The calling thread works for a user who waits (a realtime actor's handler): background loops give way."""
+    """The calling thread works for a user who waits (the cortex's realtime lane): background loops give way."""
     if getattr(_lane, "serving", False):  # already counted: a nested handler
         yield
         return

@@ -190,8 +190,8 @@ def _when_said_last(chat: Chat, why: str) -> str | None:
     return last if not set(rest.split()) - _AROUND_A_TIME - {"pls", "plz", "please", "then", "ok"} else None
 
 
-# "no, not tonight, tomorrow": a no that only says which time it is not
-# "no, not tonight, tomorrow": a day or a time it is not ("nah, not cancelling it - …" is a no with its reason)
+# "no, not tonight, tomorrow": a no that only says which time it is not ("nah, not cancelling it - …" is a no with
+# its reason)
 _NO_NOT_RE = lazy_regex(
     r"^(?P<no>[^\W\d_]+)[\s,;:.!-]+(?=not\s+(?:today|tonight|tomorrow|this|next|on|at|in|then|that|so|before|"
     r"until|till|(?:mon|tues|wednes|thurs|fri|satur|sun)day|morning|evening|afternoon|\d))",

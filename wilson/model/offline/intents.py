@@ -1293,13 +1293,16 @@ def _put_off_until(chat: Chat, what: str, said_when: str, why: str) -> Reply | N
     if task is None or not covers(words(what), words(str(task.get("title")))):
         return None
     when = dates.search(said_when, chat.now, chat.tz, parts=True)
-    at = dates.at_moment(when[0] if when else None, chat.now, chat.tz)
-    if at is None:
+    return _snoozed(chat, task, when[0] if when else None, why)
+
+
+def _snoozed(chat: Chat, task: dict, when: dates.Found | None, why: str) -> Reply | None:
+    """The task put off until `when` (a day alone: its morning); None when it names no moment still to come."""
+    at = dates.at_moment(when, chat.now, chat.tz)
+    if when is None or at is None:
         return None
     return Reply(
-        "",
-        [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})],
-        f"{why} ({when[0].stated(chat.tz)})",
+        "", [("snooze_task", {"task_id": task.get("id"), "until": at.isoformat()})], f"{why} ({when.stated(chat.tz)})"
     )
 
 
@@ -1347,14 +1350,7 @@ def _put_off_just_told(chat: Chat) -> Reply | None:
         return None  # more than a moment was said: a reminder of its own
     ids = set(chat.followed_up.get("tasks") or [])
     told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
-    at = dates.at_moment(when[0], chat.now, chat.tz)
-    if len(told) != 1 or at is None:
-        return None
-    return Reply(
-        "",
-        [("snooze_task", {"task_id": told[0].get("id"), "until": at.isoformat()})],
-        f"the task just followed up, put off ({when[0].stated(chat.tz)})",
-    )
+    return _snoozed(chat, told[0], when[0], "the task just followed up, put off") if len(told) == 1 else None
 
 
 # "remind me to renew my passport, it runs out in July - but not before March, I'm swamped till then": the user's
