@@ -154,7 +154,7 @@ class ApprovalActor(WilsonActor):
             self.remind(approval_id)
 
     def expire(self, approval_id: int) -> None:
-        """Mark one proposal expired and tell its person once; a close of a topic that has ended is asked again."""
+        """Mark one proposal expired and tell its person once (a close asked when its topic ended lapses quietly)."""
         done = lapse.expire(approval_id, self.now(), self.config, self.name)
         if done is None:
             return
@@ -162,8 +162,6 @@ class ApprovalActor(WilsonActor):
         self.tell(done.approval.channel, ApprovalSettled(done.approval.id))
         if done.box is not None and done.held is None:
             self.tell(done.approval.channel, Deliver(done.box.id))
-        if done.again is not None:
-            self.present(done.again.id)
 
     def remind(self, approval_id: int) -> None:
         """The one reminder before a proposal expires (see lapse.remind)."""

@@ -380,7 +380,8 @@ def _moved_ahead(topic: Topic, now: datetime, tz: ZoneInfo) -> bool:
 
 
 def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
-    """Active topics whose closing is due by `now` and not asked yet, the earliest first."""
+    """Active topics whose closing is due by `now` and not asked yet, the earliest first; not one with a task
+    still to do after its event."""
     ended = sorted(
         (t for t in _ending(now) if (close_moment(t, tz) or now) <= now and not _moved_ahead(t, now, tz)),
         key=lambda t: (close_moment(t, tz), t.id),
@@ -389,7 +390,19 @@ def ended_unfired(now: datetime, tz: ZoneInfo = UTC) -> list[Topic]:
         return []
     keys = {_topic_key(t, tz) for t in ended}
     seen = {r.dedup_key for r in Inbox.select(Inbox.dedup_key).where(Inbox.dedup_key.in_(list(keys)))}
-    return [t for t in ended if _topic_key(t, tz) not in seen]
+    return [t for t in ended if _topic_key(t, tz) not in seen and not _followed_through(t, tz)]
+
+
+def _followed_through(topic: Topic, tz: ZoneInfo) -> bool:
+    """An open task of the topic falls due after its event (registering the new address after a move): the topic
+    is not over while that is still to do, and a close would drop it. Its close is asked once nothing is left."""
+    end = topic_end(topic, tz)
+    return (
+        end is not None
+        and Task.select(Task.id)
+        .where((Task.topic == topic.id) & Task.status.in_(OPEN_STATUSES) & (Task.due > end))
+        .exists()
+    )
 
 
 def next_close(now: datetime, tz: ZoneInfo = UTC) -> datetime | None:

@@ -31,13 +31,6 @@ _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
     "sync and proposes it in the next morning's briefing, inside the story's quiet days after approving"
 )
-_CLOSED_NEXT_DAY = (
-    "a one-day event's topic is proposed for closing the day after (issue 46); the story did not expect it"
-)
-_ASKED_AGAIN = (
-    "an ended topic's close, unanswered, is asked once more and its lapse told: two messages past the six days the "
-    "story leaves for it"
-)
 NOT_YET: dict[str, str] = {
     "weekend_bulk_mail": "bulk mail that comes after Sunday's sync waits, pending, for Monday's at 07:00; the story "
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
@@ -45,10 +38,6 @@ NOT_YET: dict[str, str] = {
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
     "trip-lisbon-approved-followed": "the plan checks the passport four days after it was made (the trip is three "
     "months away), inside the five quiet days the story expects after approving",
-    "move-leipzig-from-chat": _CLOSED_NEXT_DAY,
-    "official-passport-buergeramt": _ASKED_AGAIN,
-    "official-car-registration-zulassungsstelle": _ASKED_AGAIN,
-    "move-freiburg-for-new-job": _CLOSED_NEXT_DAY,
     "trip-gdansk-moved-to-july": "the plan checks the passport two days after it was made, inside the quiet days the "
     "story expects after approving",
     "not-before-mid-may-residence-permit": '"don\'t bug me about it before mid-May" said with a dated errand: the '

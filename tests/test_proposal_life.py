@@ -17,7 +17,7 @@ from actors.proposals.words import changes_between, reason_for
 from actors import tools
 from storage.models import Approval, ApprovalItem, Inbox, Outbox, Topic, Trace
 from tests.calendar_support import add_event
-from tests.approval_support import TRIP, UNDATED, created, decide, planner, propose, undated_planner
+from tests.approval_support import TRIP, UNDATED, created, decide, planner, propose, say, undated_planner
 from tests.brain import call  # noqa: F401 (a fixture)
 from channels import views
 from wilson.app.repl import Repl
@@ -129,7 +129,7 @@ def test_only_an_expired_proposal_is_brought_back_and_only_by_its_person(scripte
     assert decide(app, 999, "revive") == "I don't know proposal 999."
 
 
-def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
+def test_a_close_asked_when_its_topic_ended_lapses_quietly_and_can_be_revived(scripted):
     def closer(ctx, body):
         stimulus = ctx["stimulus"]
         if stimulus["kind"] == "topic_end":
@@ -153,29 +153,42 @@ def test_a_close_of_an_ended_topic_that_expired_is_asked_once_more(scripted):
     assert [i.tool for i in first.items] == ["close_topic"] and first.reason.startswith(
         "because “Trip to Lisbon” ended"
     )
+    told_before = len(app.user_deliveries())
 
-    app.advance(timedelta(hours=6))  # unanswered: not left open for good, asked once more
-    second = Approval.get(Approval.supersedes == first.id)
-    assert second.idempotency_key == f"reclose:{first.id}"
-    assert (
-        second.reason
-        == f"because “Trip to Lisbon” has ended and is still open (proposal {first.id} to close it expired)"
-    )
-    assert said(app, "I dropped proposal") == []  # the new proposal is the word about it
-    asked = [d for d in app.user_deliveries() if (d["approval"] or {}).get("id") == second.id]
-    assert len(asked) == 1 and "has ended and is still open" in asked[0]["text"]
+    app.advance(timedelta(hours=13))  # unanswered past its lapse: no nudge, no notice, no second asking
+    assert Approval.get_by_id(first.id).status == "expired" and Approval.select().count() == 1
+    assert app.user_deliveries()[told_before:] == []
+    assert Topic.get_by_id(topic.id).status == "active"  # nothing changes without a yes
+    lapsed = Trace.get((Trace.trace_id == first.trace_id) & (Trace.stage == "expired"))
+    assert "lapsed quietly" in lapsed.reason
 
-    app.advance(timedelta(hours=7))  # asked twice, unanswered twice: told, not asked a third time
-    assert Approval.select().count() == 2
-    assert [d["text"].split(":")[0] for d in said(app, "I dropped proposal")] == [
-        f"I dropped proposal {second.id}, “Close topic"
-    ]
-    assert Topic.get_by_id(topic.id).status == "active"
-
-    repl(app, f"revive {second.id}")
-    third = Approval.get(Approval.supersedes == second.id)
-    assert decide(app, third.id, "approve").startswith("Done:")
+    (shown,) = repl(app, "show expired")
+    assert [a["id"] for a in shown["items"]] == [first.id]
+    repl(app, f"revive {first.id}")
+    again = Approval.get(Approval.supersedes == first.id)
+    assert decide(app, again.id, "approve").startswith("Done:")
     assert Topic.get_by_id(topic.id).status == "closed"
+
+
+def test_a_close_the_user_asked_for_is_still_told_when_it_lapses(scripted):
+    # only Wilson's own housekeeping lapses quietly; a proposal made from the user's words is told
+    app, server = scripted(
+        lambda ctx, body: {"tool_calls": [call("close_topic", topic_id=1)]},
+        WILSON_APPROVAL_EXPIRY_HOURS="6",
+        WILSON_CORE_QUIET_HOURS="off",
+    )
+    now = app.clock.now()
+    Topic.create(
+        title="Trip to Lisbon",
+        status="active",
+        starts=now - timedelta(days=7),
+        ends=now - timedelta(hours=1),
+        created_at=now,
+    )
+    asked = Approval.get(Approval.inbox_id == say(app, "close the Lisbon trip").id)
+    app.advance(timedelta(hours=13))
+    assert Approval.get_by_id(asked.id).status == "expired"
+    assert [d["text"].split(",")[0] for d in said(app, "I dropped proposal")] == [f"I dropped proposal {asked.id}"]
 
 
 # Explaining themselves ------------------------------------------------------------------------------

@@ -457,6 +457,25 @@ def test_a_topic_end_is_reported_once(db):
     assert next_due(clock.now()) is None  # still active, but already reported
 
 
+def test_a_topic_with_a_task_still_to_do_after_its_day_is_not_closed_until_that_is_done(db):
+    clock = SimClock(local(2027, 4, 20, 8, 0))
+    tell = Recorder(clock)
+    move = Topic.create(title="Move to Leipzig", status="active", starts=local(2027, 4, 30), created_at=clock.now())
+    Task.create(title="Pack boxes", topic=move, due=local(2027, 4, 23), status="open", created_at=clock.now())
+    register = Task.create(
+        title="Register the change of address", topic=move, due=local(2027, 5, 3), status="open", created_at=clock.now()
+    )
+    live_until(clock, local(2027, 5, 10), tell)
+    # the move's day is over but registering at the new address is not: a close would drop it
+    assert not Inbox.select().where(Inbox.kind == "topic_end").exists()
+    assert (next_due(clock.now()) or clock.now() + timedelta(days=1)) > clock.now()  # and the tick does not spin
+
+    Task.update(status="done", completed_at=clock.now()).where(Task.id == register.id).execute()
+    run_scan(clock.now(), BERLIN, WINDOWS, tell)
+    (row,) = Inbox.select().where(Inbox.kind == "topic_end")
+    assert row.payload["topic_id"] == move.id  # the errand after it is done: its close is asked (and its packing)
+
+
 # The actor -------------------------------------------------------------------------
 
 

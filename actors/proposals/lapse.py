@@ -1,6 +1,7 @@
 """Never vanishing: an unanswered proposal is reminded of once (by the morning briefing that lists it,
-when one comes in time, else by a short nudge), dropped with one notice when it expires, and a close of
-a topic whose end has passed is asked once more. Each transition is one transaction; the gate delivers."""
+when one comes in time, else by a short nudge) and dropped with one notice when it expires. A close Wilson
+asked on its own when a topic's event ended is housekeeping (rules.housekeeping): the briefing that lists it
+is its only reminder, and it lapses without a word. Each transition is one transaction; the gate delivers."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from actors import tools
-from actors.proposals.make import copy_proposal
-from actors.proposals.rules import OPEN, briefed, briefing_ahead, ended_topics_to_close, items_of, remind_before
-from actors.proposals.words import expiry_text, one_line, reminder_text
+from actors.proposals.rules import OPEN, briefed, briefing_ahead, housekeeping, items_of, remind_before
+from actors.proposals.words import expiry_text, reminder_text
 from storage import mute
 from storage import outbox, trace
 from storage.db import database
-from storage.models import Approval, ApprovalItem, Outbox, Topic
+from storage.models import Approval, Outbox
 
 
 def lapsed_in_time(approval: Approval, tz) -> bool:
@@ -25,19 +25,18 @@ def lapsed_in_time(approval: Approval, tz) -> bool:
 
 @dataclass
 class Expired:
-    """What the gate tells after an expiry commits: the proposal's channel, the notice (when one is owed,
-    held until `held`), and the proposal that asks again."""
+    """What the gate tells after an expiry commits: the proposal's channel and the notice (when one is owed,
+    held until `held`)."""
 
     approval: Approval
     box: Outbox | None
     held: datetime | None
-    again: Approval | None
 
 
 def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> Expired | None:
-    """Mark one proposal expired and write its person's notice once; a close of a topic that has ended is
-    asked again. None when there is nothing to do (told already, by another gate or a second nudge)."""
-    box = again = held = None
+    """Mark one proposal expired and write its person's notice once, unless it is housekeeping. None when there
+    is nothing to do (told already, by another gate or a second nudge)."""
+    box = held = None
     with database.atomic():
         Approval.update(status="expired", decided_at=now).where(
             (Approval.id == approval_id) & Approval.status.in_(OPEN) & (Approval.expires_at <= now)
@@ -49,26 +48,7 @@ def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> 
         ):
             return None
         approval = Approval.get_by_id(approval_id)
-        closing = [] if approval.superseded_by else ended_topics_to_close(approval, now)
-        if closing:
-            titles = ", ".join(f"“{one_line(Topic.get_by_id(i.args['topic_id']).title, 50)}”" for i in closing)
-            again = copy_proposal(
-                approval,
-                closing,
-                now,
-                config,
-                key=f"reclose:{approval.id}",
-                reason=f"because {titles} has ended and is still open (proposal {approval.id} to close it expired)",
-            )
-            trace.record(
-                approval.trace_id,
-                "asked again",
-                actor,
-                f"proposal {approval.id} expired; closing asked again as proposal {again.id}",
-                now,
-            )
-        rest = approval.items.where(ApprovalItem.status == "pending").count() - len(closing)
-        if rest > 0:
+        if not housekeeping(approval):
             held = mute.hold_until(config, now)
             in_time = lapsed_in_time(approval, config.timezone)
             payload = {"reply_to": approval.message_ref, "topic_id": approval.topic_id}
@@ -88,10 +68,10 @@ def expire(approval_id: int, now: datetime, config, actor: str = "approval") -> 
             "expired",
             actor,
             f"proposal {approval.id} unanswered until {approval.expires_at:%Y-%m-%d %H:%M} UTC"
-            + (", user told" if box else ""),
+            + (", user told" if box else ", lapsed quietly: a close asked when its topic ended"),
             now,
         )
-    return Expired(approval, box, held, again)
+    return Expired(approval, box, held)
 
 
 def remind(
@@ -133,17 +113,18 @@ def remind(
             )
             return None
         held = mute.hold_until(config, now)
-        if held is not None and held >= approval.expires_at:
-            # quiet until after it lapses: a nudge then would be no nudge, and one now would break the quiet;
-            # none is owed any more, and none was given (storage.reads.answered_since_shown reads reminded_at)
+        quiet = held is not None and held >= approval.expires_at
+        if quiet or housekeeping(approval):
+            # quiet until after it lapses: a nudge then would be no nudge, and one now would break the quiet; a
+            # close asked when its topic ended gets no nudge of its own. None is owed any more, and none was
+            # given (storage.reads.answered_since_shown reads reminded_at)
             Approval.update(reminded_at=None, remind_at=None).where(Approval.id == approval_id).execute()
-            trace.record(
-                approval.trace_id,
-                "not reminded",
-                actor,
-                f"proposal {approval.id}: quiet until {held:%Y-%m-%d %H:%M} UTC, after it lapses",
-                now,
+            why = (
+                f"quiet until {held:%Y-%m-%d %H:%M} UTC, after it lapses"
+                if quiet
+                else "a close asked when its topic ended"
             )
+            trace.record(approval.trace_id, "not reminded", actor, f"proposal {approval.id}: {why}", now)
             return None
         box = outbox.add(
             channel=approval.channel,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from storage import hot
-from storage.models import Approval, ApprovalItem, Outbox, Schedule, Topic
+from storage.models import Approval, ApprovalItem, Inbox, Outbox, Schedule
 from storage.prepared import prepared
 from wilson.kernel.bounds import MAX_ID, MAX_ITEM
 from wilson.kernel.messages import Decision
@@ -172,17 +172,17 @@ def sweep_due(now: datetime) -> bool:
     return moment is not None and moment <= now
 
 
-def ended_topics_to_close(approval: Approval, now: datetime) -> list[ApprovalItem]:
-    """Items of an expiring proposal that would close a topic whose end has passed and which is still open.
-    Asked once more only: a proposal that is itself the second asking is not asked a third time."""
-    if (approval.idempotency_key or "").startswith("reclose:"):
-        return []
-    found = []
-    for item in approval.items.where((ApprovalItem.status == "pending") & (ApprovalItem.tool == "close_topic")):
-        topic = Topic.get_or_none(Topic.id == (item.args or {}).get("topic_id"))
-        if topic is not None and topic.status == "active" and topic.ends is not None and topic.ends <= now:
-            found.append(item)
-    return found
+def housekeeping(approval: Approval) -> bool:
+    """A close Wilson asked on its own because a topic's event ended (a "topic_end" run): left unanswered, it
+    lapses quietly, neither asked again nor told (principle 6: asking twice is not conversation); the topic
+    stays open as it was, and `show expired` still lists the proposal."""
+    if approval.inbox_id is None:
+        return False
+    source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
+    if source is None or source.kind != "topic_end":
+        return False
+    tools = {item.tool for item in approval.items.where(ApprovalItem.status == "pending")}
+    return tools <= {"close_topic"}
 
 
 def settle_status(approval_id: int) -> str:
@@ -270,7 +270,7 @@ def undoes(approval: Approval) -> int | None:
         parts = (approval.idempotency_key or "").split(":")
         if len(parts) >= 2 and parts[0] == "undo" and parts[1].isdigit():
             return int(parts[1])
-        if not (approval.idempotency_key or "").startswith(("revive:", "reclose:")) or not approval.supersedes:
+        if not (approval.idempotency_key or "").startswith("revive:") or not approval.supersedes:
             return None
         seen.add(approval.id)
         approval = Approval.get_or_none(Approval.id == approval.supersedes)
