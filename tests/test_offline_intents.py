@@ -729,6 +729,14 @@ def test_what_do_you_know_about_me_leaves_out_episodes_and_calibration_lines():
         ("flights aren't booked", None),
         ("flights weren't booked", None),
         ("flights hopefully booked", None),
+        # still to do, only will be, or asked for
+        ("the flights to be booked", None),
+        ("the flights have to be booked", None),
+        ("flights: to be booked", None),
+        ("will have the flights booked", None),
+        ("get the flights booked", None),
+        ("hope the flights are booked", None),
+        ("hotel to be booked, flights booked", 2),
     ],
 )
 def test_a_task_done_said_in_the_past_tense_is_proposed_done_only_when_the_words_name_it(text, task_id):

@@ -60,6 +60,14 @@ _THING_DONE_RE = lazy_regex(
     r"printed|scanned|filed|" + "|".join(_GERMAN_DONE) + r")[\s.!]*$",
     re.I,
 )
+# the thing is still to be done, only will be, or is asked for: "the flights to be booked", "the flights have to be
+# booked", "will have the flights booked", "get the flights booked"; "to" before a place names the thing ("the
+# flights to Lisbon")
+_STILL_TO_DO_RE = lazy_regex(
+    r"\b(?:to(?!\s+(?-i:[A-ZÄÖÜ]))|be|will|shall|must|need|needs|should|still|yet|not|never|gonna|get|gets|please|"
+    r"hope|want|wants|wish|let's)\b",
+    re.I,
+)
 # "the library books are back", "the drill went back to Kemal": a thing taken back, its task to return it done
 _IS_BACK_RE = lazy_regex(
     r"^\s*(?:the\s+|my\s+|our\s+)?(?P<what>[\w' -]{2,40}?)\s+(?:is|are|went|'s|'re|got\s+taken|were\s+taken)\s+back"
@@ -131,6 +139,10 @@ def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
             return Reply("", [("complete_task", {"task_id": fitting[0].get("id")})], "a thing back where it belongs")
     found = None if said.endswith("?") else _ANY_PAST_RE.match(said) or _ANY_PARTICIPLE_RE.match(said)
     thing_done = None if found is not None or said.endswith("?") else _THING_DONE_RE.match(said)
+    if thing_done is not None and _STILL_TO_DO_RE.search(thing_done.group("what")):
+        return None
+    if found is not None and _STILL_TO_DO_RE.search(found.group("what")):
+        return None
     if thing_done is not None:
         return _thing_done(chat, thing_done, text)
     if found is None:

@@ -459,13 +459,15 @@ PAST_DONE_RE = lazy_regex(
 )
 # "passport checked", "the flights are booked!": a done task named first, its verb last; never a need, a doubt
 # or a part ("the rent needs to be paid", "flights not booked yet", "flights almost booked", "flights aren't
-# booked"), nor a person who did it ("mum called" is no "Call mum" done: verbs done to a person are left out); "to"
-# only before a place ("flights to Lisbon are booked", not "flights to be booked")
+# booked"), nor a wish or a request ("hope the flights are booked", "get the flights booked"), nor a person who did
+# it ("mum called" is no "Call mum" done: verbs done to a person are left out); "to" only before a place ("flights to
+# Lisbon are booked", not "flights to be booked")
 PARTICIPLE_DONE_RE = lazy_regex(
     r"^\s*(?:ok,?\s+)?(?:the\s+|my\s+|our\s+)?(?P<what>(?:(?!\b(?:not|never|yet|need|needs|must|should|will|"
     r"to(?!\s+(?-i:[A-ZÄÖÜ]))|be|"
     r"can|could|would|still|almost|nearly|partly|partially|half|mostly|hopefully|probably|maybe|being|getting|"
-    r"\w+n't)\b)[\w'-]+\s+){1,4}?)(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
+    r"get|gets|please|hope|want|wants|wish|let's|\w+n't)\b)[\w'-]+\s+){1,4}?)"
+    r"(?:(?:is|are|has been|have been|all|now|finally|just|already)\s+)*"
     r"(?P<verb>"
     + "|".join(
         v
