@@ -36,10 +36,6 @@ NOT_YET: dict[str, str] = {
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
     "conference-pycon-florence": _NEXT_MORNING,
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
-    "trip-lisbon-approved-followed": "the plan checks the passport four days after it was made (the trip is three "
-    "months away), inside the five quiet days the story expects after approving",
-    "trip-gdansk-moved-to-july": "the plan checks the passport two days after it was made, inside the quiet days the "
-    "story expects after approving",
     "not-before-mid-may-residence-permit": '"don\'t bug me about it before mid-May" said with a dated errand: the '
     "errand's plan is made, its steps due in August; the story expects one reminder from mid-May",
     "put-off-parking-permit-till-monday": '"the parking permit" names the task "Renew the Anwohnerparkausweis" '

@@ -22,7 +22,7 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 
 TRIP_TASKS = {
-    "Check passport validity": "2027-01-10",
+    "Check passport validity": "2027-01-12",  # its 90 days fall in the quiet week after the plan (made 5 Jan)
     "Check visa and entry requirements": "2027-01-25",
     "Book flights": "2027-02-09",
     "Book accommodation": "2027-02-24",

@@ -19,9 +19,15 @@ def dues(event, start, today=TODAY) -> dict[str, date]:
     return {task.title: due for task, due in fit(event.tasks, start, today)}
 
 
-def test_far_ahead_every_task_keeps_its_lead_time():
+def test_far_ahead_every_task_keeps_its_lead_time_after_a_quiet_first_week():
     start = date(2027, 4, 10)
-    assert dues(TRIP, start) == {t.title: start - timedelta(days=t.days_before) for t in TRIP.tasks}
+    fitted = dues(TRIP, start)
+    assert fitted == {
+        t.title: max(start - timedelta(days=t.days_before), TODAY + timedelta(days=7)) for t in TRIP.tasks
+    }
+    # the passport's 90 days would fall five days after the plan: with three months to go it waits a week
+    assert fitted["Check passport validity"] == TODAY + timedelta(days=7)
+    assert dues(TRIP, date(2027, 6, 10))["Check passport validity"] == date(2027, 6, 10) - timedelta(days=90)
 
 
 def test_three_days_out_a_trip_drops_booking_and_keeps_packing_and_check_in():
@@ -53,7 +59,7 @@ def test_a_trip_planned_late_catches_up_one_task_a_day_longest_lead_time_first()
     assert [week[title] for title in late] == sorted(week[title] for title in late)
     # a task still inside its lead time waits for the ones caught up before it, and keeps three weeks of it
     forty = dues(TRIP, TODAY + timedelta(days=40))
-    assert forty["Buy travel insurance"] == forty["Book accommodation"] == TODAY + timedelta(days=15)
+    assert forty["Buy travel insurance"] == forty["Book accommodation"] == TODAY + timedelta(days=19)
 
 
 @given(st.sampled_from(PLAYBOOK.events), st.integers(min_value=0, max_value=120))
@@ -91,6 +97,7 @@ def test_every_plan_fits_between_now_and_the_event(event, days):
         else:
             assert TODAY <= due < start and (due > TODAY or days == 1)
             assert due > TODAY + timedelta(days=1) or days <= 7  # not the day after the plan unless urgent
+            assert due >= TODAY + timedelta(days=7) or days <= 30  # a month or more ahead: a quiet first week
 
 
 def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_address_comes_after_the_move():
@@ -105,7 +112,7 @@ def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_addre
         "Check in",
     ]
     days = [fitted[title] for title in order]
-    assert days == sorted(days) and days[0] == TODAY + timedelta(days=2)  # book before pay before pack
+    assert days == sorted(days) and days[0] == TODAY + timedelta(days=7)  # book before pay before pack
     assert len(set(days[:4])) == 4 and (days[3] - days[0]).days >= 6  # spread, not one a day from tomorrow
     move = dues(PLAYBOOK.of_kind("move"), TODAY + timedelta(days=60))
     assert move["Register the change of address"] == TODAY + timedelta(days=63)

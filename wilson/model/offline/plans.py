@@ -3,8 +3,9 @@
 Each task is due `days_before` the event (a negative number: that many days after it, for what only makes
 sense once it happened, like registering the new address after a move). The tasks whose lead time is gone
 are caught up in the playbook's order (book before pay before pack), spread over the first half of the time
-left rather than bunched on the first days; none is due before a task that needed more lead time, and none
-the day after the plan was made unless the event is that close (URGENT_DAYS). A task is left out when the
+left rather than bunched on the first days; none is due before a task that needed more lead time, none the day
+after the plan was made unless the event is that close (URGENT_DAYS), and none in the first week after it when
+the event is more than a month away (FAR_DAYS): nothing is urgent then, and the user has just read the plan. A task is left out when the
 event is closer than its `min_days` (no "book flights" for a trip that leaves in three days). No deadline
 before the event falls on or after the day it starts, except on that day itself when nothing earlier is left.
 """
@@ -16,6 +17,7 @@ from datetime import date, timedelta
 from wilson.model.offline.recognition import PlaybookEvent, PlaybookTask
 
 URGENT_DAYS = 7  # an event this close may have a task due tomorrow; a later one gives the user a day first
+FAR_DAYS = 30  # an event further than this leaves the first week after the plan quiet
 
 
 def fit(
@@ -27,7 +29,7 @@ def fit(
     if days_left < 0:
         return []  # under way or over: nothing to prepare
     latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
-    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 2)
+    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 7 if days_left > FAR_DAYS else 2)
     earliest = min(first, latest)
     kept = [t for t in tasks if days_left >= t.min_days and not (domestic and t.abroad)]
     before = sorted((t for t in kept if t.days_before > 0), key=lambda t: -t.days_before)  # stable: playbook order
