@@ -151,8 +151,9 @@ class Supervisor:
         actor.actor_inbox.on_put = lambda: self._sent(urn)
 
     def ref(self, name: str) -> pykka.ActorRef | None:
-        with self._lock:
-            return self._refs.get(name)
+        # no lock: the dict is only ever changed in place, one key at a time, and a look-up of one key is
+        # atomic in the interpreter; every tell asks here, and the lock is taken again at the mailbox's put
+        return self._refs.get(name)
 
     def names(self) -> list[str]:
         return [s.name for s in self.specs]
