@@ -38,8 +38,6 @@ NOT_YET: dict[str, str] = {
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
     "not-before-mid-may-residence-permit": '"don\'t bug me about it before mid-May" said with a dated errand: the '
     "errand's plan is made, its steps due in August; the story expects one reminder from mid-May",
-    "put-off-parking-permit-till-monday": '"the parking permit" names the task "Renew the Anwohnerparkausweis" '
-    "only in another language",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

@@ -102,6 +102,24 @@ DAY_WORDS = {
 }
 
 
+# A German official word and the English a user says of it in the next message ("renew the Anwohnerparkausweis",
+# then "the parking permit"): the German word brings its English words along, so either names the task.
+GLOSSES = {
+    "anwohnerparkausweis": ("parking", "permit"),
+    "parkausweis": ("parking", "permit"),
+    "reisepass": ("passport",),
+    "personalausweis": ("id",),
+    "führerschein": ("driving", "licence"),
+    "aufenthaltstitel": ("residence", "permit"),
+    "aufenthaltserlaubnis": ("residence", "permit"),
+    "steuererklärung": ("tax", "return"),
+    "krankenversicherung": ("health", "insurance"),
+    "haftpflichtversicherung": ("liability", "insurance"),
+    "kfz-zulassung": ("car", "registration"),
+    "wohnungsgeberbestätigung": ("landlord", "confirmation"),
+}
+
+
 def words(text: str) -> set[str]:
     out = set()
     for word in re.findall(r"[^\W_][\w'’-]*", (text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
@@ -110,14 +128,19 @@ def words(text: str) -> set[str]:
             word = word[:-2]
         if not word or word in STOP_WORDS or word in MONTH_WORDS or word in DAY_WORDS or word[0].isdigit():
             continue
-        if word.endswith("xes"):
-            word = word[:-2]
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        if len(word) > 5 and word.endswith("ing"):
-            word = word[:-3]
-        out.add(word)
+        out.add(_stem(word))
+        out.update(_stem(gloss) for gloss in GLOSSES.get(word, ()))
     return out
+
+
+def _stem(word: str) -> str:
+    if word.endswith("xes"):
+        word = word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    return word
 
 
 def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("title") or "")) -> dict | None:
