@@ -36,8 +36,6 @@ NOT_YET: dict[str, str] = {
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
     "conference-pycon-florence": _NEXT_MORNING,
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
-    "not-before-mid-may-residence-permit": '"don\'t bug me about it before mid-May" said with a dated errand: the '
-    "errand's plan is made, its steps due in August; the story expects one reminder from mid-May",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

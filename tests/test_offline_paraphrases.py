@@ -474,10 +474,31 @@ def test_a_yes_to_every_item_counted_approves_the_whole_proposal(text):
             "2027-03-01T09:00:00+01:00",
         ),
         ("remind me to call the bank but not before Friday", "call the bank", "2027-01-08T09:00:00+01:00"),
+        # a need of the user's own, held off in words: reminded then, not planned by when the thing runs out
+        (
+            "I have to get my residence permit extended, it expires in September. don't bug me about it before "
+            "mid-May though, the Ausländerbehörde only gives appointments about 3 months ahead",
+            "get my residence permit extended",
+            "2027-05-15T09:00:00+02:00",
+        ),
+        (
+            "I need to renew my passport, it runs out in July. not before March though",  # was due "before March"
+            "renew my passport",
+            "2027-03-01T09:00:00+01:00",
+        ),
     ],
 )
 def test_a_reminder_the_user_holds_off_until_a_time_comes_then(text, what, at):
     assert calls_of(text, tasks=[]) == [("remind", {"text": what, "at": at})]
+
+
+def test_a_plan_held_off_in_words_is_titled_without_the_hold_and_due_no_step_before_it():
+    calls = calls_of("Moving to Leipzig on 30 April! don't bug me about it before April though", tasks=[])
+    assert calls[0][0] == "create_topic" and calls[0][1]["title"] == "Move to Leipzig"
+    dues = [args["due"] for name, args in calls if name == "create_task"]
+    assert len(dues) >= 4 and min(dues) == "2027-04-01"  # notice and movers were due in March
+    taxes = calls_of("I have to do the tax return by July 31, but don't bother me with it before June", tasks=[])
+    assert taxes[0][1]["title"] == "Do the tax return" and taxes[0][1]["starts"] == "2027-07-31"
 
 
 def test_a_number_before_a_date_is_no_year():

@@ -1356,17 +1356,37 @@ def _put_off_just_told(chat: Chat) -> Reply | None:
 # "remind me to renew my passport, it runs out in July - but not before March, I'm swamped till then": the user's
 # own "not before" is when to remind; what the thing does meanwhile ("it runs out in July") is no part of it
 _NOT_BEFORE_RE = lazy_regex(
-    r"\s*[,;–—-]*\s*(?:but\s+)?(?:not\s+before|no\s+earlier\s+than|not\s+until|not\s+till?)\s+(?P<when>[^,;.!?]+).*$",
+    r"\s*[,;.–—-]*\s*(?:but\s+)?(?:not\s+before|no\s+earlier\s+than|not\s+until|not\s+till?)\s+(?P<when>[^,;.!?]+).*$",
+    re.I | re.S,
+)
+# "…, don't bug me about it before mid-May though": the same hold, said as what not to do until then
+_DONT_BUG_RE = lazy_regex(
+    r"\s*[,;.–—-]*\s*(?:but\s+)?(?:please\s+|pls\s+)?(?:don'?t|do\s+not|dont)\s+"
+    r"(?:bug|bother|remind|nag|ping|pester|chase)\s+me\s+(?:(?:about|with)\s+(?:it|that|this)\s+)?"
+    r"(?:before|until|till?)\s+(?P<when>[^,;.!?]+).*$",
     re.I | re.S,
 )
 _ABOUT_IT_RE = lazy_regex(r"\s*[,;–—-]+\s*(?=(?:it|they|which|that|this|she|he)\b)", re.I)
+# a need said of the user's own ("I have to get my residence permit extended"): with a hold, what to be reminded of
+_MY_NEED_RE = lazy_regex(
+    r"^\s*(?:i\s+(?:have\s+to|need\s+to|must|have\s+got\s+to|'ve\s+got\s+to|gotta)|i\s*['’]?ll\s+have\s+to)\s+"
+    r"(?P<what>\w.*?)[\s.!]*$",
+    re.I | re.S,
+)
 
 
 def _not_before(chat: Chat, text: str) -> Reply | None:
-    held = _NOT_BEFORE_RE.search(text)
-    if held is None or not REMIND_RE.match(text):
+    """A reminder, or a need of the user's own, with "not before WHEN" (or "don't bug me about it before WHEN"): a
+    reminder then, whatever the thing does meanwhile ("it runs out in July")."""
+    held = _NOT_BEFORE_RE.search(text) or _DONT_BUG_RE.search(text)
+    if held is None:
         return None
-    asked = _ABOUT_IT_RE.split(text[: held.start()], maxsplit=1)[0]
+    asked = _ABOUT_IT_RE.split(text[: held.start()], maxsplit=1)[0].strip()
+    if not REMIND_RE.match(text):
+        need = _MY_NEED_RE.match(asked)
+        if need is None:
+            return None
+        asked = f"remind me to {need.group('what')}"
     if dates.search(asked, chat.now, chat.tz):
         return None  # "remind me on Friday to tell Tom …, not until Monday": its own day stands
     when = held.group("when").strip()
@@ -2074,6 +2094,12 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
     if not asked and _ASKS_RE.search(text.strip()):
         return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
+    held, hold = None, _DONT_BUG_RE.search(text)
+    if hold is not None:  # "…, but don't bother me with it before June": the user's own time for its steps
+        when = hold.group("when")
+        day = dates.search(when, chat.now, chat.tz) or dates.search(f"in {when}", chat.now, chat.tz, months=True)
+        held = dates.local_date(day[0].value, chat.tz) if day else None
+        text = text[: hold.start()].strip() or text
     mine = _MY_DAY_TODAY_RE.match(text.replace("’", "'"))
     if mine:  # nothing left to plan for a day that is here: a word back
         return Reply(
@@ -2176,6 +2202,13 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     calls = [c for c in calls if not (c[0] == "create_task" and _told_done(text, str(c[1].get("title") or "")))]
     if not calls:
         return None
+    if held is not None:  # no step due before the day the user said to leave them alone until
+        calls = [
+            (name, {**args, "due": max(args["due"], held.isoformat())})
+            if name == "create_task" and "due" in args
+            else (name, args)
+            for name, args in calls
+        ]
     why = (
         f"“{trigger.group(0)}” in the message"
         if trigger is not None
