@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from wilson.model.offline import asks, triage, urgency
-from wilson.model.offline.point import point
+from wilson.model.offline.point import ask, point
 from wilson.model.offline.quoted import quotes
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -227,6 +227,46 @@ def test_kind_regards_is_no_child():
         )
         is None
     )
+
+
+NIGHT = datetime(2027, 4, 24, 23, 55, tzinfo=BERLIN)
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender",
+    [
+        (
+            "Bruno – emergency, please call!!",
+            "Bruno ate most of a bar of dark chocolate. I'm at the Tierklinik with him. They need the owner's OK. "
+            "Please call me (0176 555 0142) as soon as you see this!!",
+            "hannah.weiss@mailbox.example",
+        ),
+        (
+            "NOTRUF: Ihre Mutter – bitte kommen",
+            "Ihre Mutter ist im Bad gestürzt. Der Rettungsdienst ist alarmiert und auf dem Weg. Bitte kommen Sie so "
+            "schnell wie möglich mit Ihrem Wohnungsschlüssel.",
+            "leitstelle@hausnotruf-sued.example",
+        ),
+    ],
+)
+def test_an_emergency_the_sender_names_so_with_a_call_asked_at_once_wakes(subject, body, sender):
+    assert urgency.emergency(body, subject, sender, NIGHT, BERLIN) is not None
+
+
+def test_a_vet_s_routine_mail_or_a_word_of_emergency_aside_does_not_wake():
+    for subject, body in (
+        ("Bruno's vaccination", "Bruno is due for his vaccination. Please call us to book a slot."),
+        ("Emergency numbers over Easter", "Our practice is closed over Easter; in an emergency call 030 555 0198."),
+    ):
+        assert urgency.emergency(body, subject, "praxis@tierarzt.example", NIGHT, BERLIN) is None, subject
+
+
+def test_what_is_asked_after_a_dash_is_told_with_the_point():
+    body = (
+        "Ihre Mutter hat ihren Hausnotruf ausgelöst. Unser Schlüsseldepot ist leer – bitte kommen Sie mit Ihrem "
+        "Wohnungsschlüssel oder rufen Sie uns sofort zurück."
+    )
+    assert "Wohnungsschlüssel" in ask(body)
 
 
 def test_a_contract_s_new_instalment_is_told():

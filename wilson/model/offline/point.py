@@ -178,5 +178,11 @@ ASK = lazy_regex(
 
 
 def ask(text: str, subjects: set[str] = frozenset()) -> str:
-    """The first sentence past the point that asks the reader to do something; "" when none does."""
-    return next((s for s in said_sentences(text, subjects)[1:] if ASK.match(s)), "")
+    """The first sentence past the point that asks the reader to do something, at its start or after a dash or a
+    semicolon ("Unser Schlüsseldepot ist leer – bitte kommen Sie …"); "" when none does."""
+    return next(
+        (s for s in said_sentences(text, subjects)[1:] if any(ASK.match(part) for part in _CLAUSES_RE.split(s))), ""
+    )
+
+
+_CLAUSES_RE = lazy_regex(r"\s+[–—-]\s+|\s*;\s*")

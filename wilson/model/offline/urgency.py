@@ -172,7 +172,7 @@ EMERGENCY_RES = (
             r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
             r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
             r"critical condition|breathing difficult\w*|difficulty breathing|krankenhaus|notaufnahme|"
-            r"notarzt)\b",
+            r"notarzt|rettungsdienst|rettungswagen|hausnotruf)\b",
             re.I,
         ),
     ),
@@ -193,6 +193,13 @@ ADVERT_RE = lazy_regex(
     re.I,
 )
 HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
+_EMERGENCY_WORD_RE = lazy_regex(r"\b(?:emergency|notfall|notruf)\b", re.I)
+_IS_AN_EMERGENCY_RE = lazy_regex(
+    r"\b(?:this is|it'?s|it is) an emergency\b|\b(?:es ist ein|das ist ein) notfall\b", re.I
+)
+_AS_SOON_RE = lazy_regex(
+    r"\bas soon as (?:you (?:see|read|get) this|possible)|\bso schnell wie möglich\b|\bsofort\b|\bumgehend\b", re.I
+)
 YOURS_RE = lazy_regex(
     r"\byour (?:flat|apartment|home|house|building|kitchen|bathroom|ceiling|property|unit|"
     r"cellar|basement)\b|\byours\b|\b(?:below|above|under|beneath|next to) you\b",
@@ -398,6 +405,12 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
     if personal and CHILD_RE.search(blob) and HEALTH_RE.search(blob) and CALL_NOW_RE.search(blob):
         # (a fever and "please pick him up" waits for the morning; "call me now" from the class trip does not)
         return "your child is ill or hurt and you are asked to call at once"
+    flagged = _EMERGENCY_WORD_RE.search(subject) or _IS_AN_EMERGENCY_RE.search(text)
+    if personal and flagged and (CALL_NOW_RE.search(blob) or _AS_SOON_RE.search(blob)):
+        # the sender calls the mail itself an emergency and asks for a call or a coming at once: "Bruno – emergency,
+        # please call!!" (the dog at the vet), "NOTRUF: Ihre Mutter – bitte kommen"; not a doctor who "has to attend
+        # an emergency", whose practice asks for a call about the appointment
+        return "an emergency, and you are asked to call or come at once"
     if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
         return "your child's school or care closing today"
     if TRAVEL_RE.search(blob) and (DISRUPTION_RE.search(blob) or CLOSURE_RE.search(blob)):
