@@ -564,3 +564,79 @@ def test_a_task_named_first_then_not_before_a_day_is_put_off_until_then():
     tasks = [{"id": 2, "title": "Bring Malte's beamer back to his office", "due": "2027-01-18", "status": "open"}]
     text = "about Malte's beamer: I'm at a training in Hamburg till Monday the 11th, so not before Tuesday pls"
     assert calls_of(text, tasks=tasks) == [("snooze_task", {"task_id": 2, "until": "2027-01-12T09:00:00+01:00"})]
+
+
+# The eighth batch's ways of saying things (tests/data/fresh/BRIEF.md, "Eighth batch") --------------------------------
+@pytest.mark.parametrize(
+    "text, title, due",
+    [
+        # one errand, then the ask to keep it: a task with its day, not an office's three-step plan
+        (
+            "gotta hand in my BAföG Folgeantrag by June 30 or the money stops in october. pls put it on my list",
+            "Hand in my BAföG Folgeantrag",
+            "2027-06-30",
+        ),
+        (
+            "need HR to fill in the Arbeitgeberbescheinigung for my Elterngeld, it has to be at the Elterngeldstelle "
+            "by the 26th. add pls",
+            "Get HR to fill in the Arbeitgeberbescheinigung for my Elterngeld",
+            "2027-01-26",
+        ),
+        # a German list, one line at a time: its link or heading first, its day after a comma
+        (
+            "Bitte notieren: die Mitgliedsbeiträge für den Gartenverein einsammeln, bis 31. Mai.",
+            "Mitgliedsbeiträge für den Gartenverein einsammeln",
+            "2027-05-31",
+        ),
+        (
+            "Und das Festzelt für unser Sommerfest beim Verleih reservieren, spätestens am 28.5.",
+            "Festzelt für unser Sommerfest beim Verleih reservieren",
+            "2027-05-28",
+        ),
+        (
+            "Außerdem die Wasseruhren in allen Parzellen ablesen lassen, bis zum 25.",
+            "Wasseruhren in allen Parzellen ablesen lassen",
+            "2027-01-25",
+        ),
+    ],
+)
+def test_one_errand_kept_as_asked_is_one_task_with_its_day(text, title, due):
+    assert calls_of(text, tasks=[]) == [("create_task", {"title": title, "due": due})]
+
+
+ERRANDS = [
+    {"id": 11, "title": "Hand in my BAföG Folgeantrag", "due": "2027-06-30", "status": "open"},
+    {"id": 12, "title": "Get HR to fill in the Arbeitgeberbescheinigung for my Elterngeld", "due": "2027-03-26"},
+    {"id": 13, "title": "P-Schein verlängern", "due": "2027-06-30", "status": "open"},
+    {"id": 14, "title": "Nachweis für die Familienkasse hochladen (Kindergeld)", "due": "2027-04-30", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, task, until",
+    [
+        (
+            "ugh leave the bafög thing alone till my Klausuren are done, last one's friday the 11th",
+            11,
+            "2027-06-12T09:00:00+02:00",  # the day after the last exam; and the exams being done is no task done
+        ),
+        (
+            "HR is closed all of next week, they're moving floors 🙄 bring the Elterngeld thing up again the tuesday "
+            "after next",
+            12,
+            "2027-01-19T09:00:00+01:00",
+        ),
+        (
+            "P-Schein: frag mich in zwei wochen nochmal, vorher hat der betriebsarzt eh keinen termin frei",
+            13,
+            "2027-01-19T09:00:00+01:00",
+        ),
+        (
+            "Jannik bringt den Ausbildungsvertrag erst am Wochenende mit. erinner mich Montag nochmal wegen Kindergeld",
+            14,
+            "2027-01-11T09:00:00+01:00",
+        ),
+    ],
+)
+def test_a_task_put_off_in_everyday_words_is_snoozed_until_then(text, task, until):
+    assert calls_of(text, tasks=ERRANDS) == [("snooze_task", {"task_id": task, "until": until})]

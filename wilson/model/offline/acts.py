@@ -86,17 +86,23 @@ zurückgeben anmelden abmelden ummelden bestellen einkaufen vorbereiten klären 
 waschen gießen packen drucken fragen melden beantworten absagen zusagen bestätigen hochladen einzahlen abschließen
 erstellen lesen lernen üben mailen tanken reinigen sortieren einwerfen verschicken versenden zurückschicken mitnehmen
 abgeben ausmachen ausräumen einräumen kümmern besuchen treffen impfen abschicken rausbringen wegbringen mitbringen
+sammeln einsammeln ablesen lassen reparieren streichen aufhängen abstimmen verteilen zahlen nachreichen
 """.split()
 )
 _GERMAN_PREFIXES = ("ab", "an", "auf", "aus", "ein", "mit", "nach", "vor", "zu", "zurück", "weg", "um", "raus", "rein")
 # what may follow the verb of a German to-do: its day ("bis Freitag", "am 3. März", "morgen früh"), a "bitte"
 _GERMAN_TAIL_RE = lazy_regex(
-    r"(?:\s+(?:bis|am|zum|zur|spätestens|vor|ab|diese[nrs]?|nächste[nrs]?|kommende[nrs]?|morgen|heute|"
+    r"(?:\s*,?\s+(?:bis|am|zum|zur|spätestens|vor|ab|diese[nrs]?|nächste[nrs]?|kommende[nrs]?|morgen|heute|"
     r"übermorgen|in|ende|anfang|mitte|um|noch|bitte|asap|für)\b.*)?$",
     re.I | re.S,
 )
 _GERMAN_NEED_RE = lazy_regex(
-    r"^\s*(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?", re.I
+    # a line in a list of them opens with its link or a note's heading: "Und …", "Außerdem …", "also: …", "Bitte
+    # notieren: …"
+    r"^\s*(?:(?:und|außerdem|ausserdem|also|auch|dann|noch|zudem)\b\s*:?\s*)?"
+    r"(?:(?:bitte\s+)?(?:notieren|notier(?:e|en)?(?:\s+(?:mir|dir))?|aufschreiben|to-?do)\s*:\s*)?"
+    r"(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?",
+    re.I,
 )
 
 

@@ -776,6 +776,18 @@ _WEEKS_FROM_RE = lazy_regex(
 )
 
 
+# "bis zum 25.", "zum 25.", "bis 25.", "den 25.": a German day of the month alone, its dot the ordinal's (not "25.5.")
+_GERMAN_DAY_OF_MONTH_RE = lazy_regex(
+    r"\b(?:bis\s+(?:zum\s+|spätestens\s+(?:zum\s+|am\s+)?)?|zum\s+|den\s+|spätestens\s+(?:am|zum)\s+)"
+    r"(?P<day>\d{1,2})\.(?![\d])(?!\s*(?:\d|jan|feb|mär|mar|apr|mai|jun|jul|aug|sep|okt|nov|dez))",
+    re.I,
+)
+
+
+def _german_day_of_month(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    return _ordinal(f"the {m.group('day')}", now, tz)
+
+
 _WEEK_AFTER_NEXT_RE = lazy_regex(r"\b(?:the\s+)?week\s+after\s+next\b|\bin\s+two\s+weeks'?\s+time\b", re.I)
 _GERMAN_MONTHS = (
     "januar",
@@ -1204,6 +1216,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
         (_PERIOD_OUT_RE, _period_out),
         (_AFTER_WEEKEND_RE, _after_weekend),
         (_SLASH_RANGE_RE, _slash_day),
+        (_GERMAN_DAY_OF_MONTH_RE, _german_day_of_month),
     ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))

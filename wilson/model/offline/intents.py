@@ -231,6 +231,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or _that_as_task(chat, _add_that_last(chat.text))
+        or _that_as_task(chat, _ask_at_end(chat.text))
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _numbered(chat, chat.text)
         or _two_dated_acts(chat, chat.text)
@@ -614,7 +615,11 @@ _ADD_THAT_RE = lazy_regex(
     r"^(?:(?:so|and|ok|okay|please|pls)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
     r"(?:add|make|put|note|keep|save|turn|write|jot)\s+(?:that|this|it)\b(?:\s+(?:as|into|in|on|to)?\s*"
     r"(?:a\s+)?(?:task|to-?do|my\s+(?:list|tasks|to-?do list)|the\s+list))?(?:\s+down)?(?:\s+somewhere)?"
-    r"(?:\s+(?:please|for me))?(?:\s+and\s+(?:yeah\s+)?(?:that'?s|thats)\s+it)?[\s?.!]*$",
+    r"(?:\s+(?:please|for me))?(?:\s+and\s+(?:yeah\s+)?(?:that'?s|thats)\s+it)?[\s?.!]*$"
+    # "add pls", "schreib's mir auf", "bitte notieren", "notier mir das"
+    r"|^(?:please\s+|pls\s+|bitte\s+)?add(?:\s+(?:it|that|this))?(?:\s+(?:please|pls|plz|thx|thanks))?[\s.!]*$"
+    r"|^(?:bitte\s+)?(?:schreib(?:'?s|\s+es|\s+das)?\s+(?:mir\s+)?(?:das\s+)?auf|notier(?:e|en)?(?:\s+(?:mir\s+)?(?:es|das))?)"
+    r"(?:\s+bitte)?[\s.!]*$",
     re.I,
 )
 # what the others need of the user: "They need Mira's school certificate for the child benefit"
@@ -626,8 +631,10 @@ _THEY_NEED_RE = lazy_regex(
 # what the user must do: "I also need to send him the readings", "…, have to bring it back by the 18th" (a clause of
 # its own needs no "I"); "I still have Malte's beamer at home" is having, not having to
 _I_NEED_RE = lazy_regex(
-    r"(?:\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need(?:\s+to)?|have\s+to|must|should|got\s+to)|"
-    r"(?:^|[,;]\s*)(?:need|have|got)\s+to)\s+(?P<what>[^.!?,;]+)",
+    r"(?:\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need(?:\s+to)?|have\s+to|must|should|got\s+to|gotta)|"
+    r"(?:^|[,;]\s*)(?:need|have|got)\s+to|^\s*gotta)\s+(?P<what>[^.!?,;]+?)"
+    # what happens otherwise is no part of the task: "… by June 30 or the money stops in october"
+    r"(?=\s+or\s+(?:else|the|my|our|i|we|it|they|you)\b|[.!?,;]|$)",
     re.I,
 )
 # the thing the user has, told first: "I still have Malte's beamer at home, have to bring it back …"
@@ -651,6 +658,24 @@ def _add_that_last(text: str) -> list[str]:
     return [c for c in clauses if c is not asking[0]] + [re.sub(r"^(?:pls|plz)\b", "please", asking[0], flags=re.I)]
 
 
+# the ask to keep it, said after what it keeps in one run: "gotta hand in my BAföG Folgeantrag by June 30 or the money
+# stops in october. pls put it on my list" (no capital after the full stop, so one sentence)
+_ASK_AT_END_RE = lazy_regex(
+    r"[.!,;]\s*|\s+[-–—]\s+(?=(?:(?:so|and|ok|okay|please|pls|plz)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?"
+    r"(?:add|make|put|note|keep|save|write|jot)\s+(?:that|this|it)\b[^.!?]*[.!?]*$)",
+    re.I,
+)
+
+
+def _ask_at_end(text: str) -> list[str]:
+    """What was told, and the ask to keep it that ends the message; [] when it does not end with one."""
+    found = list(_ASK_AT_END_RE.finditer(text.strip()))
+    if not found:
+        return []
+    head, ask = text.strip()[: found[-1].start()], text.strip()[found[-1].end() :]
+    return [head, re.sub(r"^(?:pls|plz)\b", "please", ask, flags=re.I)] if head and _ADD_THAT_RE.match(ask) else []
+
+
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     """ "… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
     sentences before it ask of the user, due on the day they name."""
@@ -658,7 +683,7 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
         return None
     told = ", ".join(parts[:-1])
     them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
-    what = (f"send {them.group('what')}" if them else me.group("what") if me else parts[0]).strip(" ,.;")
+    what = (f"send {them.group('what')}" if them else me.group("what") if me else _the_told(parts[0])).strip(" ,.;")
     thing = _HAVE_THING_RE.search(told)
     if me and thing and re.search(r"\b(?:it|them)\b", what):  # "bring it back": the beamer
         what = re.sub(r"\b(?:it|them)\b", thing.group("thing"), what, count=1)
@@ -673,6 +698,13 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
         ]
         args["due"] = dates.iso((cued or found)[0].value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
+
+
+def _the_told(told: str) -> str:
+    """What a line told that the user keeps, without what the thing does meanwhile ("…, it has to be at the
+    Elterngeldstelle by the 26th"): "need HR to fill in the form" is getting HR to."""
+    what = _ABOUT_IT_RE.split(told, maxsplit=1)[0]
+    return re.sub(r"^\s*need\s+(?!to\b)", "get ", what, flags=re.I)
 
 
 # a request in the middle of a run-on ("ok so the thing is … so could you add a task to … because otherwise …"): from
@@ -1118,6 +1150,8 @@ def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
     if REMIND_RE.match(text):  # "remind me in 3 hours to check whether the client has paid": asks, tells nothing done
         return None
+    if _PUT_OFF_WORDS_RE.search(text):  # "leave the bafög thing alone till my exams are done": a put-off
+        return None
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
@@ -1448,9 +1482,56 @@ def _named_first_put_off(chat: Chat, text: str) -> Reply | None:
     return _put_off_until(chat, found.group("what"), later[-1].group("when"), "a task named, then put off")
 
 
+# a task put off in words of its own: "bring the Elterngeld thing up again the tuesday after next", "leave the bafög
+# thing alone till my exams are done, last one's friday the 11th", "erinner mich Montag nochmal wegen Kindergeld",
+# "P-Schein: frag mich in zwei wochen nochmal"
+_PUT_OFF_WORDS_RE = lazy_regex(
+    r"(?:^|[.!?;:,]\s*|\s[-–—]\s*|(?<=\s))(?:(?:ugh|ok|so|and|please|pls|bitte)[\s,]+)*(?:"
+    r"(?:bring|raise)\s+(?P<what>[^.!?;:]+?)\s+up\s+again\s+(?P<when>[^.!?;]+?)"
+    r"|(?:leave|park)\s+(?P<what2>[^.!?;:]+?)\s+(?:alone\s+)?(?:till|until|til)\s+(?P<when2>[^.!?;]+?)"
+    r"|(?:frag|erinner)e?\s+mich\s+(?P<when3>[^.!?;,]+?)\s+(?:nochmal|noch\s+mal|wieder)"
+    r"(?:\s+(?:wegen|an|zu)\s+(?:dem\s+|der\s+|den\s+|die\s+|das\s+)?(?P<what3>[^.!?;,]+?))?"
+    r")(?:\s*[,.;!]|\s+(?:vorher|because|cause|since|weil|da)\b|$)",
+    re.I,
+)
+_THING_WORDS_RE = lazy_regex(r"\b(?:the\s+|das\s+|die\s+)?(?:thing|stuff|sache|ding|zeug)\b", re.I)
+
+
+def _put_off_in_words(chat: Chat, text: str) -> Reply | None:
+    """An open task put off until a moment, in the words people use for it: the task named in them, or told first
+    ("P-Schein: …"), or the one just followed up; the moment is the last one said ("till my exams are done, last
+    one's friday the 11th": the day after the 11th)."""
+    said = text.strip()
+    found = _PUT_OFF_WORDS_RE.search(said)
+    if found is None:
+        return None
+    what = found.group("what") or found.group("what2") or found.group("what3") or ""
+    what = _THING_WORDS_RE.sub(" ", re.sub(r"^(?:it|that|this|es|das)$", "", what.strip(), flags=re.I)).strip()
+    if not what:  # "P-Schein: frag mich …": the thing named before it, in a few words
+        head = said[: found.start()].strip(" :,;-–—")
+        what = _THING_WORDS_RE.sub(" ", head).strip() if 0 < len(head.split()) <= 4 else ""
+    group = next(g for g in ("when", "when2", "when3") if found.group(g))
+    moment = (dates.search(said[found.start(group) :], chat.now, chat.tz, parts=True) or [None])[-1]
+    if moment is not None and group == "when2" and _OVER_BY_RE.search(said[found.start(group) :]):
+        if not isinstance(moment.value, datetime):  # "till my exams are done, last one's friday the 11th"
+            moment = dates.Found(moment.phrase, moment.value + timedelta(days=1), moment.start, "the day after it")
+    if what:
+        task = _task_named(chat, what)
+        if task is None or not covers(words(what), words(str(task.get("title")))):
+            return None
+        return _snoozed(chat, task, moment, "a task put off in words")
+    ids = set((chat.followed_up or {}).get("tasks") or [])
+    told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
+    return _snoozed(chat, told[0], moment, "the task just followed up, put off") if len(told) == 1 else None
+
+
+_OVER_BY_RE = lazy_regex(r"\b(?:done|over|finished|through|vorbei|fertig|durch|rum)\b", re.I)
+
+
 def _remind(chat: Chat, text: str) -> Reply | None:
     again = (
-        _asked_again(chat, text)
+        _put_off_in_words(chat, text)
+        or _asked_again(chat, text)
         or _my_own_time(chat, text)
         or _named_first_put_off(chat, text)
         or _put_off_just_told(chat)
