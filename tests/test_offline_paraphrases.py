@@ -640,3 +640,29 @@ ERRANDS = [
 )
 def test_a_task_put_off_in_everyday_words_is_snoozed_until_then(text, task, until):
     assert calls_of(text, tasks=ERRANDS) == [("snooze_task", {"task_id": task, "until": until})]
+
+
+PLAN = {"id": 7, "items": [{"position": 1, "description": "New topic: Ferienhaus Bornholm"}], "just_asked": True}
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("ja, gerne! ferry + kids stuff, you know the drill", "approve"),  # a yes, then a word about it
+        ("yes. the kids will love it", "approve"),
+        ("yok yok, brauchen wir nicht – die Kinder sind den ganzen Sommer in Izmir", "reject"),  # Turkish, said twice
+    ],
+)
+def test_a_yes_or_a_no_with_words_after_it_answers_the_proposal(text, action):
+    assert calls_of(text, pending=[PLAN], tasks=[]) == [("decide", {"proposal": PLAN["id"], "action": action})]
+
+
+@pytest.mark.parametrize("text", ["yes, but make it friday", "yes, the dentist moved my appointment to friday"])
+def test_words_after_a_yes_that_change_or_tell_something_are_not_swallowed(text):
+    assert ("decide", {"proposal": PLAN["id"], "action": "approve"}) not in calls_of(text, pending=[PLAN], tasks=[])
+
+
+def test_a_topic_closed_in_german_words_after_its_news():
+    text = "Bornholm fällt ins Wasser – Wasserschaden im Haus 🙄 we're staying home. du kannst das ganze Thema zumachen"
+    topics = [{"id": 5, "title": "Ferienhaus Bornholm 🏖", "starts": "2027-07-10", "status": "active"}]
+    assert read(text, (), [], topics=topics).calls == [("close_topic", {"topic_id": 5})]

@@ -43,6 +43,7 @@ NO_BECAUSE_RE = lazy_regex(
 )
 
 
+_SAID_TWICE_RE = lazy_regex(r"^\s*([^\W\d_]+)(?:\s+\1\b)+", re.I)
 # "not necessary, I did it online", "I've already done that", "don't bother, it's sorted": a no without the word,
 # right after the proposal (later, "it's done" may be about anything)
 NOT_NEEDED_RE = lazy_regex(
@@ -86,6 +87,7 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
             "a yes with a change",
         )
     text = _HOUR_WORD_RE.sub(lambda m: str(HOUR_NUMBERS[m.group(0).lower()]), text)  # "seven would be better"
+    text = _SAID_TWICE_RE.sub(r"\1", text)  # "yok yok, …", "no no no": the answer said once
     not_this = _NO_NOT_RE.match(text.strip())
     if not_this and word_answer(not_this.group("no")) == "no":
         text = text.strip()[not_this.end() :]  # "no, not tonight, tomorrow": the day it is not, then the new one

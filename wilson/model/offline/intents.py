@@ -1733,8 +1733,17 @@ _CLOSE_IT_RE = lazy_regex(
 )
 
 
+# "…, du kannst das ganze Thema zumachen", "mach das Thema bitte zu"
+_GERMAN_CLOSE_IT_RE = lazy_regex(
+    r"[,;.!]\s*(?:also\s+|und\s+)?(?:(?:du\s+)?kannst(?:\s+du)?\s+|bitte\s+)?(?:das\s+)?(?:ganze\s+)?"
+    r"(?:thema|projekt|ding)\s+(?:bitte\s+)?(?:zumachen|zu\s+machen|schließen|abschließen|beenden|archivieren)"
+    r"|[,;.!]\s*mach\s+(?:das\s+)?(?:ganze\s+)?(?:thema|projekt|ding)\s+(?:bitte\s+)?zu\b",
+    re.I,
+)
+
+
 def _close_said(chat: Chat, text: str) -> Reply | None:
-    found = _CLOSE_IT_RE.search(text)
+    found = _CLOSE_IT_RE.search(text) or _GERMAN_CLOSE_IT_RE.search(text)
     topic = _topic_named(chat, text[: found.start()]) if found else None
     if topic is None:
         return None

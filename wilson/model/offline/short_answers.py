@@ -46,6 +46,10 @@ _ELSEWHERE = {
     "nee": "no",
     "nö": "no",
     "noe": "no",
+    # Turkish, as families in Berlin write it: "yok yok, brauchen wir nicht"
+    "yok": "no",
+    "hayır": "no",
+    "evet": "yes",
 }
 # real words one edit from an answer that say something else
 _OTHER_WORDS = frozenset(
