@@ -273,3 +273,13 @@ def test_a_contract_s_new_instalment_is_told():
     body = "From 1 March 2027 the working price rises. Your monthly instalment will therefore change from 96 EUR to 109 EUR."
     found = judged(mail("Price adjustment for your gas contract", body, "service@gasag.example"), "2027-01-20T10:00:00")
     assert found.level == 2 and found.rule.startswith("a change to what you pay")
+
+
+@pytest.mark.parametrize("subject", ["Abwesenheitsnotiz: Re: Bücherliste Lesekreis", "Automatic reply: Re: invoice"])
+def test_an_automatic_reply_sent_without_its_headers_asks_nothing(subject):
+    body = (
+        "Vielen Dank für Ihre Nachricht. Ich bin bis einschließlich 17.05.2027 nicht im Haus. In dringenden Fällen "
+        "wenden Sie sich bitte an info@stadtbibliothek.example."
+    )
+    found = judged(mail(subject, body, "j.hoffmann@stadtbibliothek.example", "Jana Hoffmann"), "2027-05-07T10:00:00")
+    assert found.level is None and "automatic reply" in found.rule

@@ -172,7 +172,18 @@ _NOUN_RE = lazy_regex(
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
-_AUTO_RE = lazy_regex(r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit)", re.I)
+_AUTO_RE = lazy_regex(
+    r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit|automatische antwort|"
+    r"réponse automatique|respuesta automática)",
+    re.I,
+)
+
+
+def auto_reply(subject: str) -> bool:
+    """An automatic reply ("Out of office: …", "Abwesenheitsnotiz: Re: …"): it asks nothing of the user."""
+    return bool(_AUTO_RE.match(subject or ""))
+
+
 _PREFIX_RE = lazy_regex(
     r"^\s*(?:(?:re|fwd?|aw|wg|reminder|friendly reminder|action required|action needed|important|"
     r"erinnerung|mahnung)(?:\s*:|\s+[\-–])\s*)+",

@@ -67,6 +67,8 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
     ):
         # before any situation: "your account will be closed today" is what such a mail says to hurry the reader
         return urgency.Judgement(None, "reads like phishing: a link and a demand to verify or pay")
+    if asks.auto_reply(str(payload.get("subject") or "")):  # sent without the auto-reply headers, as some are
+        return urgency.Judgement(None, "an automatic reply: it asks nothing of you")
     found = urgency.judge_message(
         text,
         str(payload.get("subject") or payload.get("title") or ""),
