@@ -24,6 +24,7 @@ from wilson.model.offline import (
     done_in_words,
     due_by,
     finished,
+    german_changes,
     going,
     looks,
     missed,
@@ -569,6 +570,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or _close_said(chat, text)
         or finished.look(chat, text)
         or _done(chat, text)
+        or german_changes.change(chat, text)
         or valid_until(chat, text)
         or looks.reminders(chat, text)
         or _recurring(chat, text)
@@ -2180,6 +2182,17 @@ _HYPOTHETICAL_RE = lazy_regex(
 )
 
 
+# someone else away on holiday, or back from it: "wenn der Verleih aus dem Urlaub zurück ist", "the plumber is on
+# holiday until the 3rd" (not "we're back from holiday", "ich bin im Urlaub")
+_OTHERS_HOLIDAY_RE = lazy_regex(
+    r"\b(?!(?:ich|wir|i|we)\b)(?:der|die|das|er|sie|the|he|she|they|(?-i:[A-ZÄÖÜ])[\w-]+)\s+(?:[\w.-]+\s+){0,5}?"
+    r"(?:(?:aus\s+dem|vom)\s+urlaub\s+zurück|(?:ist|sind)\s+(?:noch\s+|gerade\s+)?(?:im|in)\s+urlaub|"
+    r"(?:is|are)\s+(?:still\s+|currently\s+)?(?:on|away\s+on)\s+(?:holiday|vacation)|"
+    r"(?:is|are|gets?)\s+back\s+from\s+(?:(?:his|her|their)\s+)?(?:holiday|vacation))",
+    re.I,
+)
+
+
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
     if not asked and _ASKS_RE.search(text.strip()):
@@ -2235,6 +2248,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             return None  # "I already paid the gas bill": nothing left to plan
         if event.name == "move" and not _home_moved(text):
             return None  # "moving from Jira to Linear on 1 Feb" is no home moved
+        if event.name == "trip" and _OTHERS_HOLIDAY_RE.search(text):
+            return None  # "…, wenn der Verleih am 1. Juni aus dem Urlaub zurück ist": the shop's holiday, no trip
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
         if (
             (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text))

@@ -1,0 +1,47 @@
+"""wilson/model/offline/german_changes.py: a task done, moved or dropped as a German writes it in a status line."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_support import answer
+
+CLUB = [
+    {"id": 1, "title": "Mitgliedsbeiträge für den Gartenverein einsammeln", "due": "2027-05-31", "status": "open"},
+    {"id": 2, "title": "Festzelt für unser Sommerfest beim Verleih reservieren", "due": "2027-05-28", "status": "open"},
+    {"id": 3, "title": "Wasseruhren in allen Parzellen ablesen lassen", "due": "2027-05-25", "status": "open"},
+]
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        ("Die Beiträge sind vollständig da.", ("complete_task", {"task_id": 1})),  # the head of a compound
+        ("das Zelt bitte auf den 4. Juni schieben", ("update_task", {"task_id": 2, "due": "2027-06-04"})),
+        ("Und die Wasseruhren streichen, das macht Herr Pawlak.", ("cancel_task", {"task_id": 3})),
+    ],
+)
+def test_one_line_s_change_to_the_task_its_words_name(text, call):
+    assert answer(text, tasks=CLUB).calls == [call]
+
+
+def test_a_status_message_of_three_lines_is_three_changes_and_no_one_else_s_holiday_is_a_trip():
+    text = (
+        "Kurzer Stand: Die Beiträge sind vollständig da. Das Zelt kann ich erst reservieren, wenn der Verleih am "
+        "1. Juni aus dem Urlaub zurück ist, also bitte auf den 4. Juni schieben. Und die Wasseruhren streichen, das "
+        "macht dieses Jahr Herr Pawlak vom Vorstand."
+    )
+    assert answer(text, tasks=CLUB).calls == [
+        ("complete_task", {"task_id": 1}),
+        ("update_task", {"task_id": 2, "due": "2027-06-04"}),
+        ("cancel_task", {"task_id": 3}),
+    ]
+
+
+def test_words_that_name_no_open_task_change_none():
+    assert answer("Die Wände streichen", tasks=CLUB).calls == [("create_task", {"title": "Wände streichen"})]
+    assert answer("das Auto ist da", tasks=CLUB).calls == []
+
+
+def test_the_user_s_own_holiday_is_still_a_trip():
+    assert answer("Wir fahren am 3. Juni in den Urlaub nach Kreta", tasks=[]).calls[0][0] == "create_topic"

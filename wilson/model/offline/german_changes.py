@@ -1,0 +1,75 @@
+"""A task done, moved or dropped as a German writes it in a status line ("Die Beiträge sind vollständig da", "das
+Zelt … bitte auf den 4. Juni schieben", "die Wasseruhren streichen, das macht Herr Pawlak").
+
+German joins words: "die Beiträge" are those of "Mitgliedsbeiträge einsammeln" and "das Zelt" is the "Festzelt", so a
+word said names a title's word that ends with it. Each rule wants one open task named, or it says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wilson.kernel.lazy_regex import lazy_regex
+from wilson.model.offline import dates
+from wilson.model.offline.phrases import Chat, Reply
+
+_LEAD = (
+    r"^\s*(?:(?:kurzer\s+)?(?:stand|update|zwischenstand|info)\s*:\s*)?(?:(?:und|auch|außerdem|ausserdem|also|dann)\s+)?"
+    r"(?:(?:die|der|das|den|unser[e]?|mein[e]?)\s+)?"
+)
+_DONE_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:ist|sind)\s+"
+    r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen)\s+)*"
+    r"(?:da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt)\s*[.!]*$",
+    re.I,
+)
+_MOVE_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+)\b.*?\bauf\s+(?:den\s+|die\s+|das\s+)?(?P<when>[^,;!?]+?)\s+"
+    r"(?:verschieben|schieben|verlegen|legen)\s*[.!]*$",
+    re.I | re.S,
+)
+_DROP_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:bitte\s+)?(?:streichen|löschen|rausnehmen|weglassen)"
+    r"(?:\s*[,–—-]\s*.+|\s*[.!]*)$",
+    re.I | re.S,
+)
+
+
+def change(chat: Chat, text: str) -> Reply | None:
+    """One status line's change to one open task, or None."""
+    said = text.strip()
+    found = _DONE_RE.match(said)
+    if found:
+        task = _named(chat, found.group("what"))
+        return Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, in German") if task else None
+    found = _DROP_RE.match(said)
+    if found:
+        task = _named(chat, found.group("what"))
+        return Reply("", [("cancel_task", {"task_id": task["id"]})], "drop a task, in German") if task else None
+    found = _MOVE_RE.match(said)
+    if found:
+        task = _named(chat, found.group("what"))
+        when = dates.search(found.group("when"), chat.now, chat.tz)
+        if task is None or not when:
+            return None
+        return Reply(
+            "",
+            [("update_task", {"task_id": task["id"], "due": dates.iso(when[0].value)})],
+            f"move a task, in German ({when[0].stated(chat.tz)})",
+        )
+    return None
+
+
+def _named(chat: Chat, what: str) -> dict | None:
+    """The one open task whose title has, for each word said, a word that is it or ends with it ("Zelt" of
+    "Festzelt"); None when none or several."""
+    said = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", what)]
+    if not said:
+        return None
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and all(any(w.endswith(s) for w in re.findall(r"[^\W\d_]+", str(t.get("title") or "").lower())) for s in said)
+    ]
+    return fitting[0] if len(fitting) == 1 else None
