@@ -283,3 +283,10 @@ def test_an_automatic_reply_sent_without_its_headers_asks_nothing(subject):
     )
     found = judged(mail(subject, body, "j.hoffmann@stadtbibliothek.example", "Jana Hoffmann"), "2027-05-07T10:00:00")
     assert found.level is None and "automatic reply" in found.rule
+
+
+def test_a_task_from_a_long_subject_is_cut_at_a_word():
+    subject = "Kindergeld – Kindergeldnummer 155FK704219 – Nachweis erforderlich"
+    body = "Bitte reichen Sie den Nachweis bis zum 07.05.2027 ein."
+    due = task(mail(subject, body, "familienkasse@arbeitsagentur.example", "Familienkasse"), "2027-04-06T10:00:00")
+    assert due is not None and due.title.endswith("Nachweis…") and "erforde" not in due.title

@@ -666,3 +666,17 @@ def test_a_topic_closed_in_german_words_after_its_news():
     text = "Bornholm fällt ins Wasser – Wasserschaden im Haus 🙄 we're staying home. du kannst das ganze Thema zumachen"
     topics = [{"id": 5, "title": "Ferienhaus Bornholm 🏖", "starts": "2027-07-10", "status": "active"}]
     assert read(text, (), [], topics=topics).calls == [("close_topic", {"topic_id": 5})]
+
+
+def test_a_german_yes_with_do_it_and_a_word_after_it_approves():
+    said = "ja mach bitte, Jannik muss mir den Vertrag geben"
+    assert calls_of(said, pending=[PLAN], tasks=[]) == [("decide", {"proposal": PLAN["id"], "action": "approve"})]
+
+
+def test_a_proof_uploaded_is_the_task_to_submit_it_done_and_a_put_off_plans_nothing():
+    tasks = [{"id": 4, "title": "Submit: Kindergeld – Kindergeldnummer 155FK704219 – Nachweis…", "status": "open"}]
+    assert calls_of("Nachweis hochgeladen ✔️", tasks=tasks) == [("complete_task", {"task_id": 4})]
+    # the put-off names a thing of an office ("Kindergeld") but asks for no plan of it
+    said = "erinner mich Montag nochmal wegen Kindergeld"
+    assert calls_of(said, tasks=tasks) == [("snooze_task", {"task_id": 4, "until": "2027-01-11T09:00:00+01:00"})]
+    assert "create_topic" not in [name for name, _ in calls_of(said, tasks=[])]  # a reminder, at most

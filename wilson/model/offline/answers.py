@@ -59,7 +59,8 @@ NO_RE = lazy_regex(
     r"|^(?:no\s+)?(?:not (?:that|this|the) one|wrong one|the other one)(?:\s+please)?$"
 )
 _YES_THEN_SAID_RE = lazy_regex(
-    r"^(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los))*"
+    r"^(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|"
+    r"mach(?:\s+(?:das|es|mal))?|do it|go for it))*"
     r"\s*[!.,]+\s*(?P<rest>\S.*)$"
 )
 # what would make the words after a yes a change, a condition or a no (those are read by the rules below)

@@ -847,6 +847,13 @@ def _object(what: str, most: int = 6) -> str:
     return words
 
 
+def _cut(subject: str, chars: int) -> str:
+    """A subject cut at a word within `chars` ("… – Nachweis erforderlich", not "… – Nachweis erforde")."""
+    if len(subject) <= chars:
+        return subject
+    return subject[: chars + 1].rsplit(" ", 1)[0].rstrip(" –—-:,;") + "…"
+
+
 def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more: str = "", thing: str = "") -> Due:
     day = dates.local_date(by.value, tz)
     amount = re.match(r"Amount: (.+?)\.(?: |$)", more)
@@ -857,8 +864,8 @@ def _task(verb: str, by: dates.Found, subject: str, sender: str, today, tz, more
     else:
         # a subject that only repeats the verb ("RSVP") names nothing: the sender does
         named = subject and subject.lower() != verb.lower()
-        title = f"{what}: {subject[:60]}" if named else f"{what} for {name_only(sender)}"
-    notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{subject[:60]}”)." if subject else ".")
+        title = f"{what}: {_cut(subject, 60)}" if named else f"{what} for {name_only(sender)}"
+    notes = f"{sender} asks for it by {dates.fmt_day(day)}" + (f" (“{_cut(subject, 60)}”)." if subject else ".")
     return Due(
         title,
         _due(day, LEAD_DAYS, today),

@@ -42,6 +42,8 @@ _GERMAN_DONE = {
     "bezahlt": "pay",
     "überwiesen": "transfer",
     "abgeschickt": "send",
+    # a proof sent in online: "Nachweis hochgeladen ✔️" is "Submit: … Nachweis" done
+    "hochgeladen": "submit",
     "verschickt": "send",
     "unterschrieben": "sign",
     "gebucht": "book",
@@ -182,7 +184,7 @@ def _thing_done(chat: Chat, found: re.Match, text: str) -> Reply | None:
         t
         for t in chat.tasks
         if t.get("status", "open") == "open"
-        and (str(t.get("title") or "").lower() + " ").startswith(f"{verb} ")
+        and re.match(rf"{re.escape(verb)}\b", str(t.get("title") or "").lower())
         and wanted
         and covers(wanted, words(str(t.get("title"))))
     ]

@@ -1491,7 +1491,7 @@ _PUT_OFF_WORDS_RE = lazy_regex(
     r"(?:^|[.!?;:,]\s*|\s[-–—]\s*|(?<=\s))(?:(?:ugh|ok|so|and|please|pls|bitte)[\s,]+)*(?:"
     r"(?:bring|raise)\s+(?P<what>[^.!?;:]+?)\s+up\s+again\s+(?P<when>[^.!?;]+?)"
     r"|(?:leave|park)\s+(?P<what2>[^.!?;:]+?)\s+(?:alone\s+)?(?:till|until|til)\s+(?P<when2>[^.!?;]+?)"
-    r"|(?:frag|erinner)e?\s+mich\s+(?P<when3>[^.!?;,]+?)\s+(?:nochmal|noch\s+mal|wieder)"
+    r"|(?:frag|erinner|remind)e?\s+(?:mich|me)\s+(?P<when3>[^.!?;,]+?)\s+(?:nochmal|noch\s+mal|wieder)"
     r"(?:\s+(?:wegen|an|zu)\s+(?:dem\s+|der\s+|den\s+|die\s+|das\s+)?(?P<what3>[^.!?;,]+?))?"
     r")(?:\s*[,.;!]|\s+(?:vorher|because|cause|since|weil|da)\b|$)",
     re.I,
@@ -2195,8 +2195,10 @@ _OTHERS_HOLIDAY_RE = lazy_regex(
 
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
-    if not asked and _ASKS_RE.search(text.strip()):
-        return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing
+    if not asked and (_ASKS_RE.search(text.strip()) or _PUT_OFF_WORDS_RE.search(text.strip())):
+        # "is the Bari wedding on the 4th or the 5th?" asks, and "erinner mich Montag nochmal wegen Kindergeld" puts
+        # off: neither plans anything
+        return None
     held, hold = None, _DONT_BUG_RE.search(text)
     if hold is not None:  # "…, but don't bother me with it before June": the user's own time for its steps
         when = hold.group("when")
