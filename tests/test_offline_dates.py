@@ -564,3 +564,21 @@ def test_a_kept_reading_for_an_instant_given_in_another_zone_is_the_one_made_afr
         kept = dates.search("in 2 hours or tomorrow at 3pm", now, BERLIN)
         dates.forget_readings()
         assert repr(kept) == repr(dates.search("in 2 hours or tomorrow at 3pm", now, BERLIN))
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        # a university's hour is no month: "April 14th, 10 c.t." was the 14th of October
+        ("my Disputation is on April 14th, 10 c.t. in room 2.015", datetime(2027, 4, 14, 10, 15, tzinfo=BERLIN)),
+        ("Vorlesung um 14 s.t.", datetime(2027, 1, 5, 14, 0, tzinfo=BERLIN)),
+        # a stay said in Spanish starts on its first day
+        ("Palermo del 3 al 12 de julio", date(2027, 7, 3)),
+        # a German day of the month alone, after "bis zum"
+        ("die Wasseruhren ablesen lassen, bis zum 25.", date(2027, 1, 25)),
+    ],
+)
+def test_more_ways_a_day_is_written(text, value):
+    now = datetime(2027, 1, 5, 9, 0, tzinfo=BERLIN)
+    found = dates.search(text, now, BERLIN)
+    assert found and found[0].value == value, found

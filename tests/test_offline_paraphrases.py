@@ -680,3 +680,18 @@ def test_a_proof_uploaded_is_the_task_to_submit_it_done_and_a_put_off_plans_noth
     said = "erinner mich Montag nochmal wegen Kindergeld"
     assert calls_of(said, tasks=tasks) == [("snooze_task", {"task_id": 4, "until": "2027-01-11T09:00:00+01:00"})]
     assert "create_topic" not in [name for name, _ in calls_of(said, tasks=[])]  # a reminder, at most
+
+
+@pytest.mark.parametrize("text", ["daleee 🙌", "ja gnau so", "genau so", "so machen wir das"])
+def test_more_yes_words_approve(text):
+    assert calls_of(text, pending=[PLAN], tasks=[]) == [("decide", {"proposal": PLAN["id"], "action": "approve"})]
+
+
+def test_a_plan_asked_for_then_what_it_should_hold_is_the_plan():
+    text = (
+        "it's official: my Disputation is on April 14th, 10 c.t. in room 2.015 at the Institut für Geographie 🎓 "
+        "could you make me a plan for it? slides, Thesenpapier, the committee stuff"
+    )
+    calls = calls_of(text, tasks=[])
+    assert calls[0][0] == "create_topic"
+    assert (calls[0][1]["title"], calls[0][1]["starts"]) == ("Disputation", "2027-04-14T10:15:00+02:00")

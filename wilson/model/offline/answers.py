@@ -34,7 +34,9 @@ _YES = (
     # the act said back ("yup, close it", "do that"), and in German ("super, mach das", "machen wir")
     r"close it|do that|set it up|add it|add them|add those|mach das|mach es|mach mal|machen wir|gerne|let'?s go|why not|"
     # "yeah go on", "ok mach", "alles klar, mach": go on, and the German "do" alone
-    r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar|ja|jo|jep|jap|jup|yo|jawohl|klar)"
+    r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar|ja|jo|jep|jap|jup|yo|jawohl|klar|"
+    # "ja genau so", "ja gnau so" (typed in haste), "richtig so", "so machen wir das"
+    r"(?:genau|gnau|genua|richtig)(?: so)?|so machen wir (?:das|es))"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = (

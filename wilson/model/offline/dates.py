@@ -784,6 +784,27 @@ _GERMAN_DAY_OF_MONTH_RE = lazy_regex(
 )
 
 
+_SPANISH_MONTHS = "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()
+# "del 3 al 12 de julio": a stay, from its first day (the parser reads only "12 de julio")
+_SPANISH_RANGE_RE = lazy_regex(
+    r"\b(?:del\s+)?(?P<d1>\d{1,2})\s+al\s+(?P<d2>\d{1,2})\s+de\s+(?P<month>" + "|".join(_SPANISH_MONTHS) + r")\b",
+    re.I,
+)
+
+
+def _spanish_range(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
+    today = now.astimezone(tz).date()
+    day, month = int(m.group("d1")), _SPANISH_MONTHS.index(m.group("month").lower()) + 1
+    for year in (today.year, today.year + 1):
+        try:
+            value = date(year, month, day)
+        except ValueError:
+            return None
+        if value >= today:
+            return value
+    return None
+
+
 def _german_day_of_month(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return _ordinal(f"the {m.group('day')}", now, tz)
 
@@ -1139,7 +1160,18 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # reading is a pure function of its arguments, kept for the same ones. `now` is keyed by its wall time and
     # its very tzinfo (an equal instant in another zone could give values in that zone); a copy of the list
     # goes out, its `Found`s being frozen
-    return list(_search_kept(text or "", _moment_key(now), now, _zone_key(tz), tz, months, parts))
+    text = _ACADEMIC_TIME_RE.sub(_academic_time, text or "")
+    return list(_search_kept(text, _moment_key(now), now, _zone_key(tz), tz, months, parts))
+
+
+# a university's hour: "10 c.t." is 10:15 (cum tempore), "10 s.t." 10:00; written as a time of the same length, so
+# that what was found stands where it was said ("April 14th, 10 c.t." was the 14th of October)
+_ACADEMIC_TIME_RE = lazy_regex(r"\b(?P<hour>\d{1,2})\s?(?P<kind>c|s)\.\s?t\.", re.I)
+
+
+def _academic_time(m: re.Match) -> str:
+    said = f"{m.group('hour')}:{'15' if m.group('kind').lower() == 'c' else '00'}"
+    return said.ljust(len(m.group(0)))
 
 
 def forget_readings() -> None:
@@ -1217,6 +1249,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
         (_AFTER_WEEKEND_RE, _after_weekend),
         (_SLASH_RANGE_RE, _slash_day),
         (_GERMAN_DAY_OF_MONTH_RE, _german_day_of_month),
+        (_SPANISH_RANGE_RE, _spanish_range),
     ):
         for m in pattern.finditer(text):  # "a week from Friday", "mid-February", "end of Q1"
             add(m.start(), m.end(), m.group(0), read(m, now, tz))

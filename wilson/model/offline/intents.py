@@ -233,6 +233,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or _that_as_task(chat, _add_that_last(chat.text))
         or _that_as_task(chat, _ask_at_end(chat.text))
+        or _asked_then_listed(chat, chat.text)
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _numbered(chat, chat.text)
         or _two_dated_acts(chat, chat.text)
@@ -676,6 +677,20 @@ def _ask_at_end(text: str) -> list[str]:
         return []
     head, ask = text.strip()[: found[-1].start()], text.strip()[found[-1].end() :]
     return [head, re.sub(r"^(?:pls|plz)\b", "please", ask, flags=re.I)] if head and _ADD_THAT_RE.match(ask) else []
+
+
+# a plan asked for, then what it should hold, without a capital: "… could you make me a plan for it? slides,
+# Thesenpapier, the committee stuff"
+_ASKED_THEN_LIST_RE = lazy_regex(r"^(?P<asked>.+\?)\s+(?P<listed>[^?.!]{3,120}?)[.!]*$", re.S)
+
+
+def _asked_then_listed(chat: Chat, text: str) -> Reply | None:
+    """The request up to its question mark, read alone, when what follows is a short list of things; a plan only."""
+    found = _ASKED_THEN_LIST_RE.match(text.strip())
+    if found is None or len(found.group("listed").split()) > 10 or "," not in found.group("listed"):
+        return None
+    reply = _read(chat, request_of(found.group("asked"), chat.now, chat.tz))
+    return reply if reply is not None and any(name == "create_topic" for name, _ in reply.calls) else None
 
 
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
