@@ -45,3 +45,9 @@ def test_words_that_name_no_open_task_change_none():
 
 def test_the_user_s_own_holiday_is_still_a_trip():
     assert answer("Wir fahren am 3. Juni in den Urlaub nach Kreta", tasks=[]).calls[0][0] == "create_topic"
+
+
+def test_a_thing_repaired_with_who_did_it_after_a_comma_is_its_task_done():
+    tasks = [{"id": 9, "title": "Küchenfenster in der Müllerstraße reparieren lassen", "status": "open"}]
+    said = "Fenster in der Müllerstraße ist repariert, der Glaser war heute Nachmittag da"
+    assert answer(said, tasks=tasks).calls == [("complete_task", {"task_id": 9})]

@@ -18,9 +18,12 @@ _LEAD = (
     r"(?:(?:die|der|das|den|unser[e]?|mein[e]?)\s+)?"
 )
 _DONE_RE = lazy_regex(
-    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:ist|sind)\s+"
-    r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen)\s+)*"
-    r"(?:da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt)\s*[.!]*$",
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
+    r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder)\s+)*"
+    r"(?:da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|"
+    r"erneuert|verlängert|unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|geklärt|gemacht)"
+    # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"
+    r"(?:\s*[,–—-]\s*[^.!?]+)?\s*[.!]*$",
     re.I,
 )
 _MOVE_RE = lazy_regex(
