@@ -26,16 +26,44 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_e")  # the fifth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' own variants of the first batch's kinds
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_f")  # the sixth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_g")  # the seventh, twins of the sixth's dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_j")  # the eighth blind batch
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
     "sync and proposes it in the next morning's briefing, inside the story's quiet days after approving"
+)
+_CLOSED_THE_DAY_AFTER = (
+    "a one-day event's topic is proposed for closing the morning after, in the briefing (issue 46); the story did "
+    "not expect it"
 )
 NOT_YET: dict[str, str] = {
     "weekend_bulk_mail": "bulk mail that comes after Sunday's sync waits, pending, for Monday's at 07:00; the story "
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
     "conference-pycon-florence": _NEXT_MORNING,
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
+    # the eighth batch (tests/data/fresh/BRIEF.md, "Eighth batch")
+    "baker-asks-what-is-left-before-friday": '"and the year-end papers for Frau Dr. Yüksel by the 26th", a thing '
+    "without its verb in a run of tasks added, is not understood",
+    "cellist-voice-note-three-deadlines-ignored": "a voice note with three deadlines and no punctuation is one task "
+    "(the first sum's), not three",
+    "class-trip-usedom-declined-school-books-it": "a teacher's class trip told in chat is not planned (the story "
+    "wants its plan before her no)",
+    "conference-talk-budapest-moved-to-june": "the event moved in the calendar, but its check-in task keeps the old "
+    "eve's date and is raised as overdue the morning after it",
+    "fare-check-show-ticket-or-pay-by-date": '"war heute im Kundenzentrum …, Ticket gezeigt, 7 € bezahlt – erledigt" '
+    "names the fare-check task in none of its words",
+    "interrail-summer-approved-then-ignored": "the passport check falls a week after the plan, inside the story's "
+    "quiet days",
+    "kids-birthday-party-in-the-garden": "a child's party at home, its plan asked for in German, is not understood; "
+    '"einladungen sind raus, 11 zusagen bis jetzt" then becomes a task',
+    "knee-replacement-hospital-stay": '"Meine Tochter … fährt mich am 10. Mai ins Krankenhaus" makes a second '
+    "hospital plan",
+    "mother-moves-from-cottbus-to-steglitz": "\"Abnahme … ist jetzt am 31. Mai um 10, hab's der Genossenschaft "
+    'gemailt" is not read as the handover date sent',
+    "notary-appointment-first-flat": _CLOSED_THE_DAY_AFTER,
+    "phd-defence-disputation": _CLOSED_THE_DAY_AFTER,
+    "tenant-asks-window-fixed-by-friday": 'a tenant\'s mail becomes the task "Send: Kitchen window …", which the '
+    'landlord\'s German "Fenster … ist repariert" does not name',
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))
