@@ -400,7 +400,8 @@ def _followed_through(topic: Topic, tz: ZoneInfo) -> bool:
     return (
         end is not None
         and Task.select(Task.id)
-        .where((Task.topic == topic.id) & Task.status.in_(OPEN_STATUSES) & (Task.due > end))
+        # a day's task is stored at its midnight: one due the day after a one-day event is at its end, and after it
+        .where((Task.topic == topic.id) & Task.status.in_(OPEN_STATUSES) & (Task.due >= end))
         .exists()
     )
 

@@ -41,6 +41,9 @@ NOT_YET: dict[str, str] = {
     "ends at 06:30, so nothing is said but two mails are not yet dropped",
     "conference-pycon-florence": _NEXT_MORNING,
     "trip-athens-moved-to-may": _NEXT_MORNING + "; and the check-in due on the old eve is raised as overdue then",
+    "put-off-parking-permit-till-monday": '"the parking permit" names the task "Renew the Anwohnerparkausweis" '
+    "only in another language (a gloss of official words was tried and left out: its English words, like "
+    '"return" and "health", matched other tasks)',
     # the eighth batch (tests/data/fresh/BRIEF.md, "Eighth batch")
     "baker-asks-what-is-left-before-friday": '"and the year-end papers for Frau Dr. Yüksel by the 26th", a thing '
     "without its verb in a run of tasks added, is not understood",

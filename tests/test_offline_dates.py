@@ -582,3 +582,12 @@ def test_more_ways_a_day_is_written(text, value):
     now = datetime(2027, 1, 5, 9, 0, tzinfo=BERLIN)
     found = dates.search(text, now, BERLIN)
     assert found and found[0].value == value, found
+
+
+def test_an_ordinal_before_a_noun_is_no_day_and_a_written_hour_is_cut_out_as_written():
+    now = datetime(2027, 1, 5, 9, 0, tzinfo=BERLIN)
+    assert dates.search("Geschenk für den 30. Geburtstag von Anna besorgen", now, BERLIN) == []
+    (found,) = dates.search("del 28 al 3 de julio", now, BERLIN)
+    assert found.value == date(2027, 6, 28)  # across the month's end: from June
+    (found,) = dates.search("remind me tomorrow 10 c.t. to go to the seminar", now, BERLIN)
+    assert found.phrase == "tomorrow 10 c.t." and found.value == datetime(2027, 1, 6, 10, 15, tzinfo=BERLIN)

@@ -745,26 +745,6 @@ def test_a_task_done_said_in_the_past_tense_is_proposed_done_only_when_the_words
     assert done == ([task_id] if task_id else [])
 
 
-@pytest.mark.parametrize(
-    "title, text",
-    [
-        ("Renew the Anwohnerparkausweis for zone 21", "renewed the parking permit"),
-        ("Renew the parking permit for zone 21", "Anwohnerparkausweis erledigt"),
-        ("Renew Reisepass", "I renewed my passport"),
-        ("Submit the Steuererklärung", "submitted the tax return"),
-    ],
-)
-def test_a_german_official_word_and_its_english_name_are_one_task(title, text):
-    tasks = [{"id": 7, "title": title, "due": "2027-07-16", "status": "open"}]
-    assert answer(text, tasks=tasks).calls == [("complete_task", {"task_id": 7})]
-
-
-def test_a_task_named_in_german_is_put_off_by_its_english_name():
-    tasks = [{"id": 7, "title": "Renew the Anwohnerparkausweis for zone 21", "due": "2027-07-16", "status": "open"}]
-    (call,) = answer("ugh the parking permit, not this weekend. ping me again monday", tasks=tasks).calls
-    assert call[0] == "snooze_task" and call[1]["task_id"] == 7
-
-
 def test_what_is_overdue_lists_the_open_tasks_whose_day_has_passed():
     late = [
         {"id": 5, "title": "Call the bank", "due": "2027-01-04", "status": "open"},

@@ -290,3 +290,21 @@ def test_a_task_from_a_long_subject_is_cut_at_a_word():
     body = "Bitte reichen Sie den Nachweis bis zum 07.05.2027 ein."
     due = task(mail(subject, body, "familienkasse@arbeitsagentur.example", "Familienkasse"), "2027-04-06T10:00:00")
     assert due is not None and due.title.endswith("Nachweis…") and "erforde" not in due.title
+
+
+def test_a_school_s_word_about_an_absence_is_no_automatic_reply():
+    body = "Leon ist heute nicht in der Schule erschienen und nicht entschuldigt. Bitte rufen Sie uns umgehend an."
+    found = judged(mail("Abwesenheit Ihres Sohnes Leon", body, "sekretariat@schule.example"), "2027-03-02T09:30:00")
+    assert found.level == 1
+
+
+@pytest.mark.parametrize(
+    "subject, body, sender",
+    [
+        ("Notfall-Kontaktdaten", "Bitte aktualisieren Sie umgehend Ihre Daten im Elternportal.", "kita@kita.example"),
+        ("Hausnotruf für Oma", "Wir sollten für Oma einen Hausnotruf beantragen, ruf mich an.", "anna@mail.example"),
+        ("Rechnung Hausnotruf Januar", "Ihre Rechnung für Januar liegt bei.", "service@johanniter.example"),
+    ],
+)
+def test_an_emergency_word_in_a_routine_mail_does_not_wake(subject, body, sender):
+    assert urgency.emergency(body, subject, sender, NIGHT, BERLIN) is None

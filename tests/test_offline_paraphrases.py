@@ -695,3 +695,45 @@ def test_a_plan_asked_for_then_what_it_should_hold_is_the_plan():
     calls = calls_of(text, tasks=[])
     assert calls[0][0] == "create_topic"
     assert (calls[0][1]["title"], calls[0][1]["starts"]) == ("Disputation", "2027-04-14T10:15:00+02:00")
+
+
+def test_what_follows_a_yes_is_still_read():
+    tasks = [{"id": 3, "title": "Steuererklärung abgeben", "status": "open"}]
+    said = calls_of("yes. remind me to call the plumber on friday", pending=[PLAN], tasks=tasks)
+    assert said[0] == ("decide", {"proposal": PLAN["id"], "action": "approve"}) and said[1][0] == "remind"
+    said = calls_of("ja! Steuererklärung abgegeben", pending=[PLAN], tasks=tasks)
+    assert said == [("decide", {"proposal": PLAN["id"], "action": "approve"}), ("complete_task", {"task_id": 3})]
+    assert calls_of("yes, please do so.", pending=[PLAN], tasks=[]) == [  # one yes, not two
+        ("decide", {"proposal": PLAN["id"], "action": "approve"})
+    ]
+    assert ("create_task", {"title": "Sounds good"}) not in calls_of(
+        "sounds good, add it pls", pending=[PLAN], tasks=[]
+    )
+
+
+def test_someone_else_s_holiday_beside_the_user_s_own_trip_keeps_the_trip():
+    for text in (
+        "We fly to Crete on 3 June and are back from holiday on the 10th",
+        "I fly to Lisbon on 3 June while my boss is on holiday",
+    ):
+        assert calls_of(text, tasks=[])[0][0] == "create_topic", text
+
+
+def test_a_done_said_with_its_recipient_or_before_a_put_off_is_still_done():
+    tasks = [
+        {"id": 1, "title": "Send letter to the landlord", "status": "open"},
+        {"id": 2, "title": "Pay rent", "status": "open"},
+    ]
+    assert calls_of("letter to the landlord sent", tasks=tasks) == [("complete_task", {"task_id": 1})]
+    assert calls_of("paid the rent, leave the rest till monday", tasks=tasks) == [("complete_task", {"task_id": 2})]
+
+
+def test_a_hold_later_than_the_event_leaves_its_steps_before_it():
+    calls = calls_of("Trip to Rome on 20 March, don't bug me about it before April", tasks=[])
+    dues = [args["due"] for name, args in calls if name == "create_task"]
+    assert dues and max(dues) < "2027-03-20"
+
+
+def test_a_choice_in_a_task_is_kept_whole():
+    said = calls_of("I have to call Tom or my sister about the car by Friday. add that please", tasks=[])
+    assert said == [("create_task", {"title": "Call Tom or my sister about the car", "due": "2027-01-08"})]

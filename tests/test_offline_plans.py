@@ -145,3 +145,15 @@ def test_a_trip_at_home_leaves_out_what_only_a_trip_abroad_needs():
     at_home = {task.title for task, _ in fit(TRIP.tasks, start, TODAY, domestic=True)}
     assert at_home == {t.title for t in TRIP.tasks} - abroad_only
     assert abroad_only <= {task.title for task, _ in fit(TRIP.tasks, start, TODAY)}  # abroad or unknown: kept
+
+
+def test_a_move_far_ahead_still_starts_its_late_notice_two_days_after_the_plan():
+    # late notice on a lease costs a month's rent: the quiet first week is for trips and the like
+    fitted = {
+        task.title: due
+        for task, due in fit(PLAYBOOK.of_kind("move").tasks, TODAY + timedelta(days=35), TODAY, quiet=False)
+    }
+    assert fitted["Give notice on the current lease"] == TODAY + timedelta(days=2)
+    calls = plan_calls(PLAYBOOK.of_kind("move"), "Move", None, None, TODAY + timedelta(days=35), TODAY, "", [], [])
+    dues = {args["title"]: args["due"] for name, args in calls if name == "create_task"}
+    assert dues["Give notice on the current lease"] == (TODAY + timedelta(days=2)).isoformat()

@@ -166,7 +166,11 @@ def test_a_close_asked_when_its_topic_ended_lapses_quietly_and_can_be_revived(sc
     assert [a["id"] for a in shown["items"]] == [first.id]
     repl(app, f"revive {first.id}")
     again = Approval.get(Approval.supersedes == first.id)
-    assert decide(app, again.id, "approve").startswith("Done:")
+    app.advance(timedelta(hours=13))  # brought back by the user, it is theirs: its lapse is told
+    assert [d["text"].split(",")[0] for d in said(app, "I dropped proposal")] == [f"I dropped proposal {again.id}"]
+    repl(app, f"revive {again.id}")
+    third = Approval.get(Approval.supersedes == again.id)
+    assert decide(app, third.id, "approve").startswith("Done:")
     assert Topic.get_by_id(topic.id).status == "closed"
 
 

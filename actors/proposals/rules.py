@@ -175,9 +175,9 @@ def sweep_due(now: datetime) -> bool:
 def housekeeping(approval: Approval) -> bool:
     """A close Wilson asked on its own because a topic's event ended (a "topic_end" run): left unanswered, it
     lapses quietly, neither asked again nor told (principle 6: asking twice is not conversation); the topic
-    stays open as it was, and `show expired` still lists the proposal."""
-    if approval.inbox_id is None:
-        return False
+    stays open as it was, and `show expired` still lists the proposal. One the user revived is theirs, not this."""
+    if approval.inbox_id is None or (approval.idempotency_key or "").startswith("revive:"):
+        return False  # brought back by the user: theirs now, reminded and told as any
     source = Inbox.get_or_none(Inbox.id == approval.inbox_id)
     if source is None or source.kind != "topic_end":
         return False

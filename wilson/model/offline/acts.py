@@ -86,7 +86,7 @@ zurückgeben anmelden abmelden ummelden bestellen einkaufen vorbereiten klären 
 waschen gießen packen drucken fragen melden beantworten absagen zusagen bestätigen hochladen einzahlen abschließen
 erstellen lesen lernen üben mailen tanken reinigen sortieren einwerfen verschicken versenden zurückschicken mitnehmen
 abgeben ausmachen ausräumen einräumen kümmern besuchen treffen impfen abschicken rausbringen wegbringen mitbringen
-sammeln einsammeln ablesen lassen reparieren streichen aufhängen abstimmen verteilen zahlen nachreichen
+einsammeln ablesen reparieren nachreichen streichen
 """.split()
 )
 _GERMAN_PREFIXES = ("ab", "an", "auf", "aus", "ein", "mit", "nach", "vor", "zu", "zurück", "weg", "um", "raus", "rein")
@@ -104,6 +104,10 @@ _GERMAN_NEED_RE = lazy_regex(
     r"(?:bitte\s+)?(?:(?:ich|wir)\s+(?:muss|müssen|sollte|sollten|will|wollen)\s+(?:noch\s+|unbedingt\s+)?)?",
     re.I,
 )
+
+
+# a finite verb of telling in a to-do's words: not a to-do ("Die Heizung läuft wieder, der Vermieter hat sie …")
+_TOLD_RE = lazy_regex(r"\b(?:hat|haben|hatte|hatten|hab|habe|ist|sind|war|waren|läuft|laufen|können|kann)\b", re.I)
 
 
 def german_verb(word: str) -> bool:
@@ -124,14 +128,19 @@ def german_todo(text: str) -> str | None:
     if said.endswith("?"):
         return None
     said = said[_GERMAN_NEED_RE.match(said).end() :]
+    # "die Wasseruhren ablesen lassen": the act is the verb before "lassen", whoever does it
+    said = re.sub(r"\b(?P<verb>[a-zäöüß]+)\s+lassen\b", lambda m: f"{m.group('verb')}\u00a0lassen", said)
     # the verb is the last German verb with only a day (or nothing) after it
-    for verb in reversed(list(re.finditer(r"[^\W\d_]+", said))):
+    for verb in reversed(list(re.finditer(r"[^\W\d_]+(?:\u00a0lassen)?", said))):
         # a German verb is written in lower case; "beim Lernen" is a noun
-        if verb.group()[0].islower() and german_verb(verb.group()) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
+        act = verb.group().replace("\u00a0lassen", "")
+        if act[0].islower() and german_verb(act) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):
             what = re.sub(r"^(?:die|der|das|den|dem|noch|mal)\s+", "", said[: verb.start()].strip(" ,"), flags=re.I)
             if re.search(r"(?<!\d)[.!?]\s+\S", what):
                 return None  # a sentence before it: the to-do is that sentence alone
-            return f"{what} {verb.group()}" if what and not what[0].isdigit() else None
+            if _TOLD_RE.search(what):
+                return None  # "der Vermieter hat sie reparieren lassen": something told as done or as it is
+            return f"{what} {verb.group()}".replace("\u00a0", " ") if what and not what[0].isdigit() else None
     return None
 
 

@@ -60,17 +60,21 @@ NO_RE = lazy_regex(
     # "not that one", "no, the other one": the wrong thing was picked (the user then names the right one)
     r"|^(?:no\s+)?(?:not (?:that|this|the) one|wrong one|the other one)(?:\s+please)?$"
 )
-_YES_THEN_SAID_RE = lazy_regex(
-    r"^(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|"
+# a yes, then more said in the same breath ("ja, gerne! ferry + kids stuff, you know the drill"): intents.py reads the
+# rest on its own
+YES_THEN_SAID_RE = lazy_regex(
+    r"^\s*(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|"
     r"mach(?:\s+(?:das|es|mal))?|do it|go for it))*"
-    r"\s*[!.,]+\s*(?P<rest>\S.*)$"
+    r"\s*[!.,]+\s*(?P<rest>\S.*)$",
+    re.I | re.S,
 )
 # what would make the words after a yes a change, a condition or a no (those are read by the rules below)
-_CHANGES_RE = lazy_regex(
+CHANGES_AFTER_YES_RE = lazy_regex(
     r"\?|\b(?:but|aber|except|außer|ausser|not|nicht|no|nein|chang\w*|ändern?|instead|stattdessen|mov\w*|"
     r"verschieb\w*|only|nur|without|ohne|add|also|auch|drop|remove|lösch\w*|streich\w*|rather|lieber|later|später|"
     r"wait|warte|if|wenn|"
-    r"make|mach|cancel|skip|don'?t|isn'?t|won'?t|can'?t|\d)\b"
+    r"make|mach|cancel|skip|don'?t|isn'?t|won'?t|can'?t|wrong|falsch|\d)\b",
+    re.I,
 )
 EXCEPT_RE = lazy_regex(
     rf"^(?:{_YES}\s+)*(?:(?:approve|do|accept|yes to)\s+)?(?:all|everything|the rest)\s+"
@@ -118,15 +122,6 @@ def spoken_decision(chat: Chat, text: str) -> Reply | None:
         return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal")
     if NO_RE.match(said) or short == "no":
         return Reply("", [("decide", {"proposal": newest["id"], "action": "reject"})], "no to a proposal")
-    then = _YES_THEN_SAID_RE.match(text.strip().lower().replace("’", "'"))  # its stops say where the yes ends
-    if (
-        then is not None
-        and short_answer(then.group("yes")) == "yes"
-        and not _CHANGES_RE.search(then.group("rest"))
-        and not newest.get("not_the_last_asked")
-    ):
-        # "ja, gerne! ferry + kids stuff, you know the drill": a yes, then a word about it that changes nothing
-        return Reply("", [("decide", {"proposal": newest["id"], "action": "approve"})], "yes to a proposal, said on")
     for pattern, keep_rest in ((EXCEPT_RE, True), (SKIP_RE, True), (REJECT_ITEMS_RE, False)):
         found = pattern.match(said)
         if not found:

@@ -177,11 +177,18 @@ _AUTO_RE = lazy_regex(
     r"réponse automatique|respuesta automática)",
     re.I,
 )
+# an automatic reply in its own form: its label, then a colon or the "Re:" of the mail it answers ("Abwesenheitsnotiz:
+# Re: …", "Out of Office: …"), not a school's "Abwesenheit Ihres Sohnes Leon"
+_AUTO_REPLY_RE = lazy_regex(
+    r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office(?: reply)?|abwesenheitsnotiz|"
+    r"abwesenheitsmeldung|automatische antwort|réponse automatique|respuesta automática)\s*:",
+    re.I,
+)
 
 
 def auto_reply(subject: str) -> bool:
     """An automatic reply ("Out of office: …", "Abwesenheitsnotiz: Re: …"): it asks nothing of the user."""
-    return bool(_AUTO_RE.match(subject or ""))
+    return bool(_AUTO_REPLY_RE.match(subject or ""))
 
 
 _PREFIX_RE = lazy_regex(

@@ -779,7 +779,9 @@ _WEEKS_FROM_RE = lazy_regex(
 # "bis zum 25.", "zum 25.", "bis 25.", "den 25.": a German day of the month alone, its dot the ordinal's (not "25.5.")
 _GERMAN_DAY_OF_MONTH_RE = lazy_regex(
     r"\b(?:bis\s+(?:zum\s+|spätestens\s+(?:zum\s+|am\s+)?)?|zum\s+|den\s+|spätestens\s+(?:am|zum)\s+)"
-    r"(?P<day>\d{1,2})\.(?![\d])(?!\s*(?:\d|jan|feb|mär|mar|apr|mai|jun|jul|aug|sep|okt|nov|dez))",
+    # not a month after it, nor a noun ("zum 30. Geburtstag", "den 3. Stock") nor a range ("1. bis 5.")
+    r"(?P<day>\d{1,2})\.(?![\d])(?!\s*(?:\d|jan|feb|mär|mar|apr|mai|jun|jul|aug|sep|okt|nov|dez|bis\b|mal\b))"
+    r"(?!\s*(?-i:[A-ZÄÖÜ]))",
     re.I,
 )
 
@@ -795,6 +797,8 @@ _SPANISH_RANGE_RE = lazy_regex(
 def _spanish_range(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     today = now.astimezone(tz).date()
     day, month = int(m.group("d1")), _SPANISH_MONTHS.index(m.group("month").lower()) + 1
+    if day > int(m.group("d2")):  # "del 28 al 3 de julio": from the 28th of June
+        month = 12 if month == 1 else month - 1
     for year in (today.year, today.year + 1):
         try:
             value = date(year, month, day)
@@ -1160,8 +1164,21 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # reading is a pure function of its arguments, kept for the same ones. `now` is keyed by its wall time and
     # its very tzinfo (an equal instant in another zone could give values in that zone); a copy of the list
     # goes out, its `Found`s being frozen
-    text = _ACADEMIC_TIME_RE.sub(_academic_time, text or "")
-    return list(_search_kept(text, _moment_key(now), now, _zone_key(tz), tz, months, parts))
+    said = text or ""
+    timed = _ACADEMIC_TIME_RE.sub(_academic_time, said)
+    found = list(_search_kept(timed, _moment_key(now), now, _zone_key(tz), tz, months, parts))
+    if timed == said:
+        return found
+    # each phrase as the user wrote it ("10 c.t."), for the rules that cut it out of their words: one that ends in a
+    # rewritten hour takes the whole of what was written there
+    spans = [(m.start(), m.end()) for m in _ACADEMIC_TIME_RE.finditer(said)]
+
+    def written(f: Found) -> Found:
+        end = f.start + len(f.phrase)
+        end = max([end] + [e for s, e in spans if s < end <= e])
+        return replace(f, phrase=said[f.start : end])
+
+    return [written(f) for f in found]
 
 
 # a university's hour: "10 c.t." is 10:15 (cum tempore), "10 s.t." 10:00; written as a time of the same length, so

@@ -66,7 +66,7 @@ _THING_DONE_RE = lazy_regex(
 # booked", "will have the flights booked", "get the flights booked"; "to" before a place names the thing ("the
 # flights to Lisbon")
 _STILL_TO_DO_RE = lazy_regex(
-    r"\b(?:to(?!\s+(?-i:[A-ZÄÖÜ]))|be|will|shall|must|need|needs|should|still|yet|not|never|gonna|get|gets|please|"
+    r"\bto\s+be\b|\bto\s*$|\b(?:be|will|shall|must|need|needs|should|still|yet|not|never|gonna|get|gets|please|"
     r"hope|want|wants|wish|let's)\b",
     re.I,
 )

@@ -20,10 +20,13 @@ _LEAD = (
 _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
     r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder)\s+)*"
-    r"(?:da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|"
-    r"erneuert|verlängert|unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|geklärt|gemacht)"
-    # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"
-    r"(?:\s*[,–—-]\s*[^.!?]+)?\s*[.!]*$",
+    # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
+    r"(?:(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
+    r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
+    r"überwiesen|eingereicht|geklärt|gemacht)"
+    # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
+    # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen")
+    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?\s*[.!]*$",
     re.I,
 )
 _MOVE_RE = lazy_regex(
@@ -32,7 +35,7 @@ _MOVE_RE = lazy_regex(
     re.I | re.S,
 )
 _DROP_RE = lazy_regex(
-    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:bitte\s+)?(?:streichen|löschen|rausnehmen|weglassen)"
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:bitte\s+)?(?P<drop>streichen|löschen|rausnehmen|weglassen)"
     r"(?:\s*[,–—-]\s*.+|\s*[.!]*)$",
     re.I | re.S,
 )
@@ -48,7 +51,10 @@ def change(chat: Chat, text: str) -> Reply | None:
     found = _DROP_RE.match(said)
     if found:
         task = _named(chat, found.group("what"))
-        return Reply("", [("cancel_task", {"task_id": task["id"]})], "drop a task, in German") if task else None
+        verb = found.group("drop").lower()
+        if task is None or verb in str(task.get("title") or "").lower():
+            return None  # "Zaun streichen" of "Gartenzaun streichen" is the painting itself, not its drop
+        return Reply("", [("cancel_task", {"task_id": task["id"]})], "drop a task, in German")
     found = _MOVE_RE.match(said)
     if found:
         task = _named(chat, found.group("what"))

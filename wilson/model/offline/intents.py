@@ -39,8 +39,10 @@ from wilson.model.offline import (
 )
 from wilson.model.offline.edit_distance import distance
 from wilson.model.offline.answers import (
+    CHANGES_AFTER_YES_RE,
     NO_RE,
     YES_RE,
+    YES_THEN_SAID_RE,
     done_pending,
     drop_pending,
     planned_topic,
@@ -88,6 +90,7 @@ from wilson.model.offline.phrases import (
 from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
 from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
+from wilson.model.offline.agreed import only_pleased
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -229,6 +232,7 @@ def answer(chat: Chat) -> Reply:
         (_letter_asks(chat, body) if letter else None)
         or _referred(chat)
         or anchored.before_told(chat, chat.text)
+        or _yes_then_said(chat, chat.text)
         or _that_as_task(chat, sentences.split(chat.text))
         or _that_as_task(chat, _SO_THAT_RE.split(chat.text.strip(), maxsplit=1))
         or _that_as_task(chat, _add_that_last(chat.text))
@@ -637,7 +641,8 @@ _I_NEED_RE = lazy_regex(
     r"(?:\b(?:i|we)\s+(?:also\s+|still\s+|really\s+)?(?:need(?:\s+to)?|have\s+to|must|should|got\s+to|gotta)|"
     r"(?:^|[,;]\s*)(?:need|have|got)\s+to|^\s*gotta)\s+(?P<what>[^.!?,;]+?)"
     # what happens otherwise is no part of the task: "… by June 30 or the money stops in october"
-    r"(?=\s+or\s+(?:else|the|my|our|i|we|it|they|you)\b|[.!?,;]|$)",
+    r"(?=\s+or\s+(?:else\b|(?:the|my|our|your|it|they|i|we)\b(?:\s+\w+){0,2}\s+(?:stops?|will|won'?t|gets?|"
+    r"expires?|runs?\s+out|ends?|lapses?|is\s+gone|are\s+gone)\b)|[.!?,;]|$)",
     re.I,
 )
 # the thing the user has, told first: "I still have Malte's beamer at home, have to bring it back …"
@@ -693,12 +698,44 @@ def _asked_then_listed(chat: Chat, text: str) -> Reply | None:
     return reply if reply is not None and any(name == "create_topic" for name, _ in reply.calls) else None
 
 
+_PLEASED_ONLY_RE = lazy_regex(
+    r"^(?:ja\s+|yes\s+|ok\s+)?(?:super|prima|toll|klasse|passt|perfekt|perfect|cool|great|top|nice|lovely|"
+    r"sounds good|looks good)$"
+)
+
+
+def _yes_then_said(chat: Chat, text: str) -> Reply | None:
+    """A yes to the proposal waiting, then more in the same breath ("ja, gerne! ferry + kids stuff, you know the
+    drill", "yes. remind me to call the plumber on friday"): the yes, and what the rest asks for read on its own. None
+    when the rest changes or doubts the proposal ("yes, but …", "yes? …"): other rules read those."""
+    found = YES_THEN_SAID_RE.match(text)
+    if found is None or short_answer(found.group("yes")) != "yes" or CHANGES_AFTER_YES_RE.search(found.group("rest")):
+        return None
+    decided = spoken_decision(chat, found.group("yes"))
+    if decided is None or not decided.calls:
+        return None  # no proposal waits, or the one waiting is not the one last asked: the yes is no answer
+    more = _read(chat, request_of(found.group("rest"), chat.now, chat.tz))
+    extra = [
+        call for call in (more.calls if more is not None and more.rule not in WORD_BACK else []) if call[0] != "decide"
+    ]
+    if extra:  # "yes, please do so" says yes twice: once is the answer
+        return Reply("", decided.calls + extra, f"{decided.rule}; {more.rule}")
+    return Reply("", decided.calls, "yes to a proposal, said on")
+
+
 def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     """ "… They need Mira's certificate. Deadline is 12 February. Can you add that as a task?": one task, what the
     sentences before it ask of the user, due on the day they name."""
     if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
         return None
     told = ", ".join(parts[:-1])
+    if (
+        YES_RE.match(normal(told))
+        or short_answer(normal(told))
+        or only_pleased(normal(told))
+        or _PLEASED_ONLY_RE.match(normal(told))
+    ):
+        return None  # "sounds good, add it pls": a yes to the proposal waiting, not a task called "Sounds good"
     them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
     what = (f"send {them.group('what')}" if them else me.group("what") if me else _the_told(parts[0])).strip(" ,.;")
     thing = _HAVE_THING_RE.search(told)
@@ -1167,8 +1204,9 @@ def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
     if REMIND_RE.match(text):  # "remind me in 3 hours to check whether the client has paid": asks, tells nothing done
         return None
-    if _PUT_OFF_WORDS_RE.search(text):  # "leave the bafög thing alone till my exams are done": a put-off
-        return None
+    held = _PUT_OFF_WORDS_RE.search(text)
+    if held is not None and held.group("when2") and _OVER_BY_RE.search(text[held.start("when2") :]):
+        return None  # "leave the bafög thing alone till my exams are done": the exams done is when, not a task done
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
@@ -2208,9 +2246,19 @@ _OTHERS_HOLIDAY_RE = lazy_regex(
 )
 
 
+def _held_off(args: dict, held: date, start_day: date) -> dict:
+    """A plan's step due no earlier than the user's "not before" day, and a step before the event still before it
+    ("Trip to Rome on 20 March, don't bug me before April" leaves the packing on the eve)."""
+    if "due" not in args:
+        return args
+    due = date.fromisoformat(str(args["due"])[:10])
+    later = max(due, held) if due >= start_day else min(max(due, held), start_day - timedelta(days=1))
+    return {**args, "due": later.isoformat()}
+
+
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
-    if not asked and (_ASKS_RE.search(text.strip()) or _PUT_OFF_WORDS_RE.search(text.strip())):
+    if not asked and (_ASKS_RE.search(text.strip()) or _put_off_in_words(chat, text) is not None):
         # "is the Bari wedding on the 4th or the 5th?" asks, and "erinner mich Montag nochmal wegen Kindergeld" puts
         # off: neither plans anything
         return None
@@ -2265,8 +2313,10 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             return None  # "I already paid the gas bill": nothing left to plan
         if event.name == "move" and not _home_moved(text):
             return None  # "moving from Jira to Linear on 1 Feb" is no home moved
-        if event.name == "trip" and _OTHERS_HOLIDAY_RE.search(text):
-            return None  # "…, wenn der Verleih am 1. Juni aus dem Urlaub zurück ist": the shop's holiday, no trip
+        others = _OTHERS_HOLIDAY_RE.search(text) if event.name == "trip" and trigger is not None else None
+        if others is not None and others.start() <= trigger.start() < others.end():
+            # "…, wenn der Verleih am 1. Juni aus dem Urlaub zurück ist": the trip word is the shop's holiday
+            return None
         married = re.search(r"\bmarried\b", trigger.group(0) if trigger else "", re.I)
         if (
             (event.name not in ("wedding", "birthday") or married and not _FAMILY_RE.search(text))
@@ -2324,12 +2374,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     calls = [c for c in calls if not (c[0] == "create_task" and _told_done(text, str(c[1].get("title") or "")))]
     if not calls:
         return None
-    if held is not None:  # no step due before the day the user said to leave them alone until
+    if held is not None:  # no step due before the day the user said to leave them alone until, nor after the event
         calls = [
-            (name, {**args, "due": max(args["due"], held.isoformat())})
-            if name == "create_task" and "due" in args
-            else (name, args)
-            for name, args in calls
+            (name, _held_off(args, held, start_day)) if name == "create_task" else (name, args) for name, args in calls
         ]
     why = (
         f"“{trigger.group(0)}” in the message"

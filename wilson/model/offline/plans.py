@@ -5,8 +5,9 @@ sense once it happened, like registering the new address after a move). The task
 are caught up in the playbook's order (book before pay before pack), spread over the first half of the time
 left rather than bunched on the first days; none is due before a task that needed more lead time, none the day
 after the plan was made unless the event is that close (URGENT_DAYS), and none in the first week after it when
-the event is more than a month away (FAR_DAYS): nothing is urgent then, and the user has just read the plan. A task is left out when the
-event is closer than its `min_days` (no "book flights" for a trip that leaves in three days). No deadline
+the event is more than a month away (FAR_DAYS): nothing is urgent then, and the user has just read the plan (a
+move's notice or an office's deadline still starts two days after: late, those cost money). A task is left out
+when the event is closer than its `min_days` (no "book flights" for a trip that leaves in three days). No deadline
 before the event falls on or after the day it starts, except on that day itself when nothing earlier is left.
 """
 
@@ -21,15 +22,16 @@ FAR_DAYS = 30  # an event further than this leaves the first week after the plan
 
 
 def fit(
-    tasks: tuple[PlaybookTask, ...], start_day: date, today: date, domestic: bool = False
+    tasks: tuple[PlaybookTask, ...], start_day: date, today: date, domestic: bool = False, quiet: bool = True
 ) -> list[tuple[PlaybookTask, date]]:
     """(task, due) for the tasks that still make sense, in the playbook's order; `domestic`: the place is known
-    to be in the home country, so the tasks only a trip abroad needs are left out."""
+    to be in the home country, so the tasks only a trip abroad needs are left out; `quiet`: an event far ahead may
+    leave the first week after the plan quiet (not a move's notice or an office's deadline, late costs money)."""
     days_left = (start_day - today).days
     if days_left < 0:
         return []  # under way or over: nothing to prepare
     latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
-    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 7 if days_left > FAR_DAYS else 2)
+    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 7 if quiet and days_left > FAR_DAYS else 2)
     earliest = min(first, latest)
     kept = [t for t in tasks if days_left >= t.min_days and not (domestic and t.abroad)]
     before = sorted((t for t in kept if t.days_before > 0), key=lambda t: -t.days_before)  # stable: playbook order
@@ -68,7 +70,7 @@ def plan_calls(
     if title.lower() not in known_topics:
         topic = {"title": title, "starts": start, "ends": end, "notes": notes}
         calls.append(("create_topic", {k: v for k, v in topic.items() if v not in (None, "")}))
-    for task, due in fit(event.tasks, start_day, today, domestic):
+    for task, due in fit(event.tasks, start_day, today, domestic, quiet=event.name not in ("move", "official", "bill")):
         if (title.lower(), task.title.lower()) in known_tasks:
             continue
         calls.append(

@@ -172,7 +172,8 @@ EMERGENCY_RES = (
             r"in (?:the )?hospital|medical emergency|paramedics|chest pains?|"
             r"(?:can'?t|could ?n[o']t|struggling to) breathe|emergency (?:surgery|operation)|"
             r"critical condition|breathing difficult\w*|difficulty breathing|krankenhaus|notaufnahme|"
-            r"notarzt|rettungsdienst|rettungswagen|hausnotruf)\b",
+            r"notarzt|(?:rettungsdienst|rettungswagen|krankenwagen)\s+(?:ist|wurde|kommt|war)\s+(?:schon\s+|bereits\s+)?"
+            r"(?:alarmiert|unterwegs|auf dem weg|gerufen|verständigt|da|hier))\b",
             re.I,
         ),
     ),
@@ -193,7 +194,7 @@ ADVERT_RE = lazy_regex(
     re.I,
 )
 HOME_EMERGENCIES = ("a water leak", "a gas leak", "a fire")
-_EMERGENCY_WORD_RE = lazy_regex(r"\b(?:emergency|notfall|notruf)\b", re.I)
+_EMERGENCY_WORD_RE = lazy_regex(r"\b(?:emergency|notfall|notruf)\b(?!-)", re.I)  # not "Notfall-Kontaktdaten"
 _IS_AN_EMERGENCY_RE = lazy_regex(
     r"\b(?:this is|it'?s|it is) an emergency\b|\b(?:es ist ein|das ist ein) notfall\b", re.I
 )
@@ -406,8 +407,9 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
         # (a fever and "please pick him up" waits for the morning; "call me now" from the class trip does not)
         return "your child is ill or hurt and you are asked to call at once"
     flagged = _EMERGENCY_WORD_RE.search(subject) or _IS_AN_EMERGENCY_RE.search(text)
-    if personal and flagged and (CALL_NOW_RE.search(blob) or _AS_SOON_RE.search(blob)):
-        # the sender calls the mail itself an emergency and asks for a call or a coming at once: "Bruno – emergency,
+    if personal and flagged and HEALTH_RE.search(blob) and (CALL_NOW_RE.search(blob) or _AS_SOON_RE.search(blob)):
+        # the sender calls the mail itself an emergency, tells of someone ill or hurt, and asks for a call or a coming
+        # at once: "Bruno – emergency,
         # please call!!" (the dog at the vet), "NOTRUF: Ihre Mutter – bitte kommen"; not a doctor who "has to attend
         # an emergency", whose practice asks for a call about the appointment
         return "an emergency, and you are asked to call or come at once"

@@ -102,24 +102,6 @@ DAY_WORDS = {
 }
 
 
-# A German official word and the English a user says of it in the next message ("renew the Anwohnerparkausweis",
-# then "the parking permit"): the German word brings its English words along, so either names the task.
-GLOSSES = {
-    "anwohnerparkausweis": ("parking", "permit"),
-    "parkausweis": ("parking", "permit"),
-    "reisepass": ("passport",),
-    "personalausweis": ("id",),
-    "führerschein": ("driving", "licence"),
-    "aufenthaltstitel": ("residence", "permit"),
-    "aufenthaltserlaubnis": ("residence", "permit"),
-    "steuererklärung": ("tax", "return"),
-    "krankenversicherung": ("health", "insurance"),
-    "haftpflichtversicherung": ("liability", "insurance"),
-    "kfz-zulassung": ("car", "registration"),
-    "wohnungsgeberbestätigung": ("landlord", "confirmation"),
-}
-
-
 def words(text: str) -> set[str]:
     out = set()
     for word in re.findall(r"[^\W_][\w'’-]*", (text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
@@ -129,7 +111,6 @@ def words(text: str) -> set[str]:
         if not word or word in STOP_WORDS or word in MONTH_WORDS or word in DAY_WORDS or word[0].isdigit():
             continue
         out.add(_stem(word))
-        out.update(_stem(gloss) for gloss in GLOSSES.get(word, ()))
     return out
 
 
