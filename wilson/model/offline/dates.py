@@ -799,14 +799,7 @@ def _spanish_range(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     day, month = int(m.group("d1")), _SPANISH_MONTHS.index(m.group("month").lower()) + 1
     if day > int(m.group("d2")):  # "del 28 al 3 de julio": from the 28th of June
         month = 12 if month == 1 else month - 1
-    for year in (today.year, today.year + 1):
-        try:
-            value = date(year, month, day)
-        except ValueError:
-            return None
-        if value >= today:
-            return value
-    return None
+    return _next_day_of(day, month, today)
 
 
 def _german_day_of_month(m: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
@@ -1024,7 +1017,11 @@ def _day_dot_month(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     if date_order(tz) != "DMY":
         return None
     today = now.astimezone(tz).date()
-    day, month = int(match.group("day")), int(match.group("month"))
+    return _next_day_of(int(match.group("day")), int(match.group("month")), today)
+
+
+def _next_day_of(day: int, month: int, today: date) -> date | None:
+    """That day of that month, this year or the next, whichever is not past; None for no such day."""
     for year in (today.year, today.year + 1):
         try:
             value = date(year, month, day)
