@@ -243,14 +243,25 @@ NIGHT = datetime(2027, 4, 24, 23, 55, tzinfo=BERLIN)
         ),
         (
             "NOTRUF: Ihre Mutter – bitte kommen",
-            "Ihre Mutter ist im Bad gestürzt. Der Rettungsdienst ist alarmiert und auf dem Weg. Bitte kommen Sie so "
-            "schnell wie möglich mit Ihrem Wohnungsschlüssel.",
+            # (no ambulance named: the sender's own "NOTRUF", a fall and the coming asked at once are the emergency)
+            "Ihre Mutter ist im Bad gestürzt und kommt allein nicht hoch. Bitte kommen Sie so schnell wie möglich mit "
+            "Ihrem Wohnungsschlüssel.",
             "leitstelle@hausnotruf-sued.example",
         ),
     ],
 )
 def test_an_emergency_the_sender_names_so_with_a_call_asked_at_once_wakes(subject, body, sender):
-    assert urgency.emergency(body, subject, sender, NIGHT, BERLIN) is not None
+    assert (
+        urgency.emergency(body, subject, sender, NIGHT, BERLIN)
+        == "an emergency, and you are asked to call or come at once"
+    )
+
+
+def test_an_ambulance_on_its_way_in_german_is_a_medical_emergency():
+    body = "Ihre Mutter ist gestürzt. Der Rettungsdienst ist alarmiert und auf dem Weg."
+    assert (
+        urgency.emergency(body, "Ihre Mutter", "leitstelle@hausnotruf.example", NIGHT, BERLIN) == "a medical emergency"
+    )
 
 
 def test_a_vet_s_routine_mail_or_a_word_of_emergency_aside_does_not_wake():

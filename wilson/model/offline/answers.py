@@ -40,8 +40,8 @@ _YES = (
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = (
-    r"(?:sounds|looks|lovely|great|perfect|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|good|"
-    r"top|prima|klasse|toll|spitze|passt)"
+    r"(?:sounds|looks|lovely|great|perfect|perfekt|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|"
+    r"good|top|prima|klasse|toll|spitze|passt)"
 )
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = (
@@ -93,6 +93,15 @@ REMOVE_RE = lazy_regex(
     r"\bno\s+(?=[a-z])(?!(?:make|change|move|set|put|push|actually|wait|sorry|rather|better|at|on|in|the)\b)",
     re.I,
 )
+
+
+_PLEASED_ONLY_RE = lazy_regex(rf"^(?:{_YES}\s+)?{_PLEASED}(?:\s+{_PLEASED})*$")
+
+
+def only_agreeing(said: str) -> bool:
+    """Whether words (normal()ised) only agree or are pleased ("yes", "yse", "sounds good", "ja passt", "super"),
+    naming nothing to do: said before "add it", they are a yes to the proposal waiting, not a task's title."""
+    return bool(YES_RE.match(said) or short_answer(said) or only_pleased(said) or _PLEASED_ONLY_RE.match(said))
 
 
 def spoken_decision(chat: Chat, text: str) -> Reply | None:

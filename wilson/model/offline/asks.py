@@ -172,18 +172,14 @@ _NOUN_RE = lazy_regex(
     r"(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})",
     re.I,
 )
-_AUTO_RE = lazy_regex(
-    r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office|abwesenheit|automatische antwort|"
-    r"réponse automatique|respuesta automática)",
-    re.I,
+_AUTO_LABELS = (
+    r"automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office(?: reply)?|automatische antwort|"
+    r"réponse automatique|respuesta automática"
 )
+_AUTO_RE = lazy_regex(rf"^\s*(?:{_AUTO_LABELS}|abwesenheit)", re.I)
 # an automatic reply in its own form: its label, then a colon or the "Re:" of the mail it answers ("Abwesenheitsnotiz:
 # Re: …", "Out of Office: …"), not a school's "Abwesenheit Ihres Sohnes Leon"
-_AUTO_REPLY_RE = lazy_regex(
-    r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|out of (?:the )?office(?: reply)?|abwesenheitsnotiz|"
-    r"abwesenheitsmeldung|automatische antwort|réponse automatique|respuesta automática)\s*:",
-    re.I,
-)
+_AUTO_REPLY_RE = lazy_regex(rf"^\s*(?:{_AUTO_LABELS}|abwesenheitsnotiz|abwesenheitsmeldung)\s*:", re.I)
 
 
 def auto_reply(subject: str) -> bool:

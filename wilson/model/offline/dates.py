@@ -1161,19 +1161,22 @@ def search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: 
     # reading is a pure function of its arguments, kept for the same ones. `now` is keyed by its wall time and
     # its very tzinfo (an equal instant in another zone could give values in that zone); a copy of the list
     # goes out, its `Found`s being frozen
-    said = text or ""
-    timed = _ACADEMIC_TIME_RE.sub(_academic_time, said)
-    found = list(_search_kept(timed, _moment_key(now), now, _zone_key(tz), tz, months, parts))
-    if timed == said:
+    return list(_search_kept(text or "", _moment_key(now), now, _zone_key(tz), tz, months, parts))
+
+
+def _search_as_written(text: str, now: datetime, tz: ZoneInfo, months: bool, parts: bool) -> list[Found]:
+    """`_search` of the text with a university's hours read as times, each phrase as the user wrote it ("10 c.t."),
+    for the rules that cut it out of their words: one that ends in a rewritten hour takes the whole of it."""
+    timed = _ACADEMIC_TIME_RE.sub(_academic_time, text)
+    found = _search(timed, now, tz, months, parts)
+    if timed == text:
         return found
-    # each phrase as the user wrote it ("10 c.t."), for the rules that cut it out of their words: one that ends in a
-    # rewritten hour takes the whole of what was written there
-    spans = [(m.start(), m.end()) for m in _ACADEMIC_TIME_RE.finditer(said)]
+    spans = [(m.start(), m.end()) for m in _ACADEMIC_TIME_RE.finditer(text)]
 
     def written(f: Found) -> Found:
         end = f.start + len(f.phrase)
         end = max([end] + [e for s, e in spans if s < end <= e])
-        return replace(f, phrase=said[f.start : end])
+        return replace(f, phrase=text[f.start : end])
 
     return [written(f) for f in found]
 
@@ -1205,7 +1208,7 @@ def _zone_key(tz) -> tuple:
 @lru_cache(maxsize=512)
 def _search_kept(text: str, _now_key: tuple, now: datetime, _tz_key: tuple, tz, months: bool, parts: bool):
     # `now` and `tz` are keyed by `_now_key` and `_tz_key` besides themselves (equal for an equal instant)
-    return tuple(_search(text, now, tz, months, parts))
+    return tuple(_search_as_written(text, now, tz, months, parts))
 
 
 def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:

@@ -44,6 +44,7 @@ from wilson.model.offline.answers import (
     YES_RE,
     YES_THEN_SAID_RE,
     done_pending,
+    only_agreeing,
     drop_pending,
     planned_topic,
     spoken_decision,
@@ -90,7 +91,6 @@ from wilson.model.offline.phrases import (
 from wilson.model.offline.follow_ups import NO_BECAUSE_RE, follow_up
 from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
-from wilson.model.offline.agreed import only_pleased
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
 from wilson.model.offline.recognition import place_title, recognise_message
@@ -214,6 +214,20 @@ def _topic_named(chat: Chat, what: str) -> dict | None:
 def _task_named(chat: Chat, what: str) -> dict | None:
     open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
     return best(open_tasks, words(what))
+
+
+def _task_said(chat: Chat, what: str) -> dict | None:
+    """The open task `what` names with every word of it in its title ("the receipts" of "Send the receipts to Frau
+    Öztürk", not "the washing" of anything); None when none does."""
+    task = _task_named(chat, what) if what else None
+    return task if task is not None and covers(words(what), words(str(task.get("title")))) else None
+
+
+def _followed_up_task(chat: Chat) -> dict | None:
+    """The one open task of Wilson's follow-up that a short message answers, or None."""
+    ids = set((chat.followed_up or {}).get("tasks") or [])
+    told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
+    return told[0] if len(told) == 1 else None
 
 
 def answer(chat: Chat) -> Reply:
@@ -698,12 +712,6 @@ def _asked_then_listed(chat: Chat, text: str) -> Reply | None:
     return reply if reply is not None and any(name == "create_topic" for name, _ in reply.calls) else None
 
 
-_PLEASED_ONLY_RE = lazy_regex(
-    r"^(?:ja\s+|yes\s+|ok\s+)?(?:super|prima|toll|klasse|passt|perfekt|perfect|cool|great|top|nice|lovely|"
-    r"sounds good|looks good)$"
-)
-
-
 def _yes_then_said(chat: Chat, text: str) -> Reply | None:
     """A yes to the proposal waiting, then more in the same breath ("ja, gerne! ferry + kids stuff, you know the
     drill", "yes. remind me to call the plumber on friday"): the yes, and what the rest asks for read on its own. None
@@ -729,12 +737,7 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     if len(parts) < 2 or not _ADD_THAT_RE.match(parts[-1].strip()):
         return None
     told = ", ".join(parts[:-1])
-    if (
-        YES_RE.match(normal(told))
-        or short_answer(normal(told))
-        or only_pleased(normal(told))
-        or _PLEASED_ONLY_RE.match(normal(told))
-    ):
+    if only_agreeing(normal(told)):
         return None  # "sounds good, add it pls": a yes to the proposal waiting, not a task called "Sounds good"
     them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
     what = (f"send {them.group('what')}" if them else me.group("what") if me else _the_told(parts[0])).strip(" ,.;")
@@ -1378,8 +1381,8 @@ def _asked_again(chat: Chat, text: str) -> Reply | None:
 def _put_off_until(chat: Chat, what: str, said_when: str, why: str) -> Reply | None:
     """The open task `what` names (every word of it in its title), put off until the moment `said_when` says; None
     when it names no task or no moment."""
-    task = _task_named(chat, what)
-    if task is None or not covers(words(what), words(str(task.get("title")))):
+    task = _task_said(chat, what)
+    if task is None:
         return None
     when = dates.search(said_when, chat.now, chat.tz, parts=True)
     return _snoozed(chat, task, when[0] if when else None, why)
@@ -1437,9 +1440,8 @@ def _put_off_just_told(chat: Chat) -> Reply | None:
     when = dates.search(found.group("when"), chat.now, chat.tz, parts=True)
     if not when or words(found.group("when")) - words(when[0].phrase):
         return None  # more than a moment was said: a reminder of its own
-    ids = set(chat.followed_up.get("tasks") or [])
-    told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
-    return _snoozed(chat, told[0], when[0], "the task just followed up, put off") if len(told) == 1 else None
+    told = _followed_up_task(chat)
+    return _snoozed(chat, told, when[0], "the task just followed up, put off") if told is not None else None
 
 
 # "remind me to renew my passport, it runs out in July - but not before March, I'm swamped till then": the user's
@@ -1508,8 +1510,7 @@ def _my_own_time(chat: Chat, text: str) -> Reply | None:
     what = found.group("what")
     if what.lower() in ("it", "them", "that"):  # "the receipts thing - I'll do it …": the thing told first
         what = found.group("thing") or ""
-    task = _task_named(chat, what) if what else None
-    if task is None or not covers(words(what), words(str(task.get("title")))):
+    if _task_said(chat, what) is None:
         return None
     return _move(chat, f"snooze {what} until {found.group('when').strip()}")
 
@@ -1571,13 +1572,10 @@ def _put_off_in_words(chat: Chat, text: str) -> Reply | None:
         if not isinstance(moment.value, datetime):  # "till my exams are done, last one's friday the 11th"
             moment = dates.Found(moment.phrase, moment.value + timedelta(days=1), moment.start, "the day after it")
     if what:
-        task = _task_named(chat, what)
-        if task is None or not covers(words(what), words(str(task.get("title")))):
-            return None
-        return _snoozed(chat, task, moment, "a task put off in words")
-    ids = set((chat.followed_up or {}).get("tasks") or [])
-    told = [t for t in chat.tasks if t.get("status", "open") == "open" and t.get("id") in ids]
-    return _snoozed(chat, told[0], moment, "the task just followed up, put off") if len(told) == 1 else None
+        task = _task_said(chat, what)
+        return _snoozed(chat, task, moment, "a task put off in words") if task is not None else None
+    told = _followed_up_task(chat)
+    return _snoozed(chat, told, moment, "the task just followed up, put off") if told is not None else None
 
 
 _OVER_BY_RE = lazy_regex(r"\b(?:done|over|finished|through|vorbei|fertig|durch|rum)\b", re.I)
@@ -2258,10 +2256,8 @@ def _held_off(args: dict, held: date, start_day: date) -> dict:
 
 def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     """A life event the user tells of (or, `asked`, asks a plan for) with its day: its playbook plan."""
-    if not asked and (_ASKS_RE.search(text.strip()) or _put_off_in_words(chat, text) is not None):
-        # "is the Bari wedding on the 4th or the 5th?" asks, and "erinner mich Montag nochmal wegen Kindergeld" puts
-        # off: neither plans anything
-        return None
+    if not asked and _ASKS_RE.search(text.strip()):
+        return None  # "is the Bari wedding on the 4th or the 5th?" asks, it plans nothing (a put-off is _remind's)
     held, hold = None, _DONT_BUG_RE.search(text)
     if hold is not None:  # "…, but don't bother me with it before June": the user's own time for its steps
         when = hold.group("when")
@@ -2492,8 +2488,8 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     what = re.sub(r"\s+back$", "", what, flags=re.I)
     lead = re.match(r"(?:my|our|the)\s+", text.strip(), re.I)
     whom = f"{lead.group(0).strip().lower() if lead else ''} {who}".strip()
-    task = _task_named(chat, what)
-    if task is not None and covers(words(what), words(str(task.get("title")))):
+    task = _task_said(chat, what)
+    if task is not None:
         # "the school wants the reply about the outing by the 15th now": the task there gets the new day
         return Reply(
             "",
