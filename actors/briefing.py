@@ -30,7 +30,7 @@ from actors.deadlines import plan_task, task_windows
 from actors.proposals.carried import SETTLE_AFTER, briefed_before
 from actors.proposals.rules import OPEN, items_of, remind_before, remind_moment
 from actors.proposals.words import headline, render
-from actors.shared.event_span import cancelled, event_span
+from actors.shared.event_span import cancelled, event_span, moved_later, waits_for_move
 from actors.shared.windows import due_date, window_times, windows_config
 from storage import calendar_days, mute, outbox, trace
 from storage.calendar_days import DayEvent
@@ -278,9 +278,12 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
         firings.setdefault(firing.task_id, []).append(firing)
     topics = {task.topic_id: task.topic for task in tasks if task.topic_id}
     held = {topic_id for topic_id, topic in topics.items() if cancelled(topic, tz)}
+    moved = {topic_id: moved_later(topic, tz) for topic_id, topic in topics.items() if topic_id not in held}
     for task in tasks:
         if task.topic_id in held:
             continue  # preparation for an event the calendar cancelled: closing its topic is asked, nothing else
+        if waits_for_move(task, now, moved.get(task.topic_id)):
+            continue  # preparation for an event the calendar moved later: its dates wait for the user to move them
         on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
         current = [f for f in firings.get(task.id, ()) if f.due == task.due]
         windows, fired = _windows(task, config), {f.window for f in current}

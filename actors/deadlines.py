@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import peewee
 
 from actors.hippocampus import advice
-from actors.shared.event_span import cancelled, event_span
+from actors.shared.event_span import cancelled, event_span, moved_later, waits_for_move
 from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
 from storage import hot, inbox, trace
 from storage.db import claim_transaction, database
@@ -260,6 +260,17 @@ def _write_firing(
             ACTOR,
             f"task {task.id} '{task.title}': window {window} not told; its event, {task.topic.title}, was cancelled "
             "in the calendar and closing it waits for the user",
+            now,
+            {"task_id": task.id, "window": window},
+        )
+        return None
+    if task.topic_id and waits_for_move(task, now, moved_later(task.topic, tz)):
+        trace.record(
+            trace_id,
+            "held",
+            ACTOR,
+            f"task {task.id} '{task.title}': window {window} not told; its event, {task.topic.title}, moved later in "
+            "the calendar and the plan's dates wait for the user to move them along",
             now,
             {"task_id": task.id, "window": window},
         )
