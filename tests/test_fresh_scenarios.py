@@ -63,8 +63,6 @@ NOT_YET: dict[str, str] = {
     'gemailt" is not read as the handover date sent',
     "notary-appointment-first-flat": _CLOSED_THE_DAY_AFTER,
     "phd-defence-disputation": _CLOSED_THE_DAY_AFTER,
-    "tenant-asks-window-fixed-by-friday": 'a tenant\'s mail becomes the task "Send: Kitchen window …", which the '
-    'landlord\'s German "Fenster … ist repariert" does not name',
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

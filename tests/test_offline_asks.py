@@ -84,6 +84,19 @@ def test_a_school_asking_to_sign_up_by_a_date_becomes_a_task_the_day_before():
             "RSVP: Anna's 40th",
             date(2027, 1, 11),
         ),
+        # someone sent to do it: the fix is what is asked, not the sending
+        (
+            "Could you send someone to fix it by Friday? We're home every day after 4pm.",
+            "Kitchen window won't close",
+            "Fix: Kitchen window won't close",
+            date(2027, 1, 7),
+        ),
+        (
+            "Please send a plumber round to repair the tap before 14 January.",
+            "Dripping tap",
+            "Repair the tap",
+            date(2027, 1, 13),
+        ),
         (
             "Please confirm by tomorrow that you can cover the shift.",
             "Shift on Thursday",

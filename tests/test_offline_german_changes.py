@@ -61,3 +61,16 @@ def test_a_thing_that_came_or_a_painting_task_is_not_a_change():
     ]
     for said in ("Die Rechnung ist da.", "Die Unterlagen sind da, aber noch nicht unterschrieben", "Zaun streichen"):
         assert not [c for c in answer(said, tasks=tasks).calls if c[0] in ("complete_task", "cancel_task")], said
+
+
+def test_a_german_deed_finishes_the_one_task_with_its_verb_written_in_english():
+    tasks = [
+        {"id": 4, "title": "Fix: Kitchen window in flat 3 won't close", "status": "open"},
+        {"id": 5, "title": "Pay: Invoice 2231", "status": "open"},
+    ]
+    said = "Fenster in der Müllerstraße ist repariert, der Glaser war heute Nachmittag da"
+    assert answer(said, tasks=tasks).calls == [("complete_task", {"task_id": 4})]
+    # two tasks with that verb: which one is not guessed; a deed that says only "done" names no verb
+    twice = [*tasks, {"id": 6, "title": "Repair the garden gate", "status": "open"}]
+    assert answer(said, tasks=twice).calls == []
+    assert answer("Das Fenster ist erledigt", tasks=tasks).calls == []

@@ -389,6 +389,9 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
             within = asked.group("by").lower() == "within"
             if _asking(sentence[: asked.start()]) and (by := when(asked, asked.group("when"), within)):
                 verb, what = VERBS[asked.group("verb").lower()], _object(asked.group("what"))
+                sent_for = _SENT_FOR_RE.match(asked.group("what")) if verb == "Send" else None
+                if sent_for is not None:  # "could you send someone to fix it by Friday": the fix is asked
+                    verb, what = sent_for.group("verb").capitalize(), _object(sent_for.group("what"))
                 if not what and number and (named := _antecedent(asked.group("what"), sentences[number - 1])):
                     what = named
                 # "please sign both copies of the addendum and send one back by …": the request's first verb
@@ -752,6 +755,12 @@ _FIRST_ASK_RE = lazy_regex(
     r"\b(?:please|kindly)\s+(?P<verb>"
     + "|".join(sorted(map(re.escape, VERBS), key=len, reverse=True))
     + r")\b(?P<what>[^.!?,]{3,60}?)\s+and\s+(?:\w+\s+){0,2}$",
+    re.I,
+)
+# someone sent to do the thing asked: "send someone to fix it", "send a plumber round to repair the tap"
+_SENT_FOR_RE = lazy_regex(
+    r"^\s*(?:someone|somebody|a\s+[\w-]+|an\s+[\w-]+)\s+(?:(?:round|over|by)\s+)?to\s+(?P<verb>fix|repair)\b"
+    r"(?P<what>.*)$",
     re.I,
 )
 _BY = r"\b(?:by|before|until|no later than|on or before)\s+(?P<when>(?:[^.!?\n]|(?<=\d)\.(?=\d)){3,40})"

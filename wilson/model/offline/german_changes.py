@@ -21,7 +21,7 @@ _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
     r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder)\s+)*"
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
-    r"(?:(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
+    r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
     r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
     r"überwiesen|eingereicht|geklärt|gemacht)"
     # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
@@ -46,7 +46,7 @@ def change(chat: Chat, text: str) -> Reply | None:
     said = text.strip()
     found = _DONE_RE.match(said)
     if found:
-        task = _named(chat, found.group("what"))
+        task = _named(chat, found.group("what")) or _of_deed(chat, found.group("deed"))
         return Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, in German") if task else None
     found = _DROP_RE.match(said)
     if found:
@@ -67,6 +67,39 @@ def change(chat: Chat, text: str) -> Reply | None:
             f"move a task, in German ({when[0].stated(chat.tz)})",
         )
     return None
+
+
+# what a German deed finishes, by the first word of a task written in English ("Fenster … ist repariert" of "Fix: Kitchen
+# window …"); the deeds that say only "done" (erledigt, fertig, gemacht) name no verb
+_DEEDS = {
+    "repariert": ("fix", "repair"),
+    "bezahlt": ("pay",),
+    "überwiesen": ("pay", "transfer"),
+    "gebucht": ("book",),
+    "reserviert": ("book", "reserve"),
+    "bestellt": ("order",),
+    "abgeschickt": ("send",),
+    "unterschrieben": ("sign",),
+    "gekündigt": ("cancel",),
+    "abgeholt": ("collect", "pick"),
+    "eingereicht": ("submit", "hand", "file"),
+    "abgegeben": ("submit", "hand", "return"),
+    "verlängert": ("renew", "extend"),
+    "erneuert": ("renew",),
+}
+
+
+def _of_deed(chat: Chat, deed: str) -> dict | None:
+    """The one open task whose verb is this deed ("ist repariert" of the one "Fix: …"), when its words are another
+    language's; None when none or several."""
+    verbs = _DEEDS.get(deed.lower(), ())
+    fitting = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and re.sub(r"\W+$", "", str(t.get("title") or "").split(" ", 1)[0]).lower() in verbs
+    ]
+    return fitting[0] if len(fitting) == 1 else None
 
 
 def _named(chat: Chat, what: str) -> dict | None:
