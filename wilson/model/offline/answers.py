@@ -41,7 +41,7 @@ _YES = (
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = (
     r"(?:sounds|looks|lovely|great|perfect|perfekt|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|"
-    r"good|top|prima|klasse|toll|spitze|passt)"
+    r"good|gut|top|prima|klasse|toll|spitze|passt|klingt|hört sich gut an)"
 )
 _NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
 _FILL = (
@@ -51,7 +51,8 @@ _FILL = (
     r"please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )
-YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}))*$")
+# pleased words after the yes too: "ja klingt gut, mach mal"
+YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}|{_PLEASED}))*$")
 NO_RE = lazy_regex(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
@@ -431,6 +432,10 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
                 changed = True
             elif not words(clause.replace(found[0].phrase, " ")) - FILLER:  # "make that the end of the month"
                 changed = _retimed(items, removed, args, found[0], tz) or changed
+            elif (added := _step_added(items, clause.replace(found[0].phrase, " "), found[0])) is not None:
+                items.append(added)  # "yes but the invitations need to be out by June 1st": a step of the plan
+                args[id(added)] = added["args"]
+                changed = True
     if not changed:
         return Reply(
             "I couldn't tell what to change, so the proposal stands. Offline I understand changes like "
@@ -456,6 +461,7 @@ HOUR_SAID_RE = lazy_regex(
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
 FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
+FILLER |= {"für", "erst", "bis", "zum", "am", "den", "auf", "besser", "mach", "machs"}  # "aber für Freitag den 5."
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"
@@ -463,6 +469,34 @@ TIME_ONLY = lazy_regex(
     re.I,
 )
 SIMPLE_CRON = lazy_regex(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
+
+
+# a step the plan should hold, said with its day: "the invitations need to be out by …", "I have to book the bus by …"
+_STEP_NEEDED_RE = lazy_regex(
+    r"^\W*(?:(?P<thing>(?:the|my|our|her|his|their)\s+[^\W\d_]+(?:\s+[^\W\d_]+)?)\s+(?:needs?|has|have|must|should)"
+    r"\s+(?:to\s+)?be\s+(?P<state>out|sent|sent out|done|ready|booked|ordered|paid|signed|in)"
+    r"|(?:i|we)\s+(?:still\s+)?(?:need|have|must)\s+(?:to\s+)?(?P<act>[^\W\d_]+\s+(?:the|my|our|a|an)\s+[^\W\d_]+))"
+    r"\b[\s,.!]*(?:by|before|until)?[\s,.!]*(?:at the )?(?:latest)?[\s,.!]*$",
+    re.I,
+)
+
+
+def _step_added(items: list[dict], said: str, found: dates.Found) -> dict | None:
+    """A new task for the plan the proposal makes, when the change names a step none of its items is, with its day;
+    None when the proposal makes no plan or the words are no such step."""
+    topic = next((title for item in items if (title := planned_topic(item)) is not None), None)
+    step = _STEP_NEEDED_RE.match(said)
+    if topic is None or step is None:
+        return None
+    if step.group("act"):
+        title = step.group("act")
+    else:
+        state = step.group("state").lower()
+        verb = {"out": "Send", "sent": "Send", "sent out": "Send", "in": "Hand in"}.get(state, "Get")
+        title = f"{verb} {step.group('thing')}" + ("" if verb != "Get" else f" {state}")
+    title = title[:1].upper() + title[1:]
+    args = {"title": title, "due": dates.iso(found.value), "topic": topic}
+    return {"tool": "create_task", "args": args, "position": len(items) + 1, "description": f"New task: {title}"}
 
 
 def _retimed(items: list[dict], removed: set[int], args: dict, found: dates.Found, tz) -> bool:

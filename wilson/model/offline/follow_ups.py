@@ -210,8 +210,14 @@ _HOUR_WORD_RE = lazy_regex(
 # a polite no with its reason: "thank you, but the clinic sends me all the instructions", "thanks but I've got it"
 _THANKS_BUT_RE = lazy_regex(r"^(?:thanks|thank you|thx|cheers)(?:\s+(?:so much|a lot))?[\s,!.]*but\b\s*\S", re.I)
 _RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", re.I)
-# "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday": a yes that changes something
-_YES_BUT_RE = lazy_regex(r"^(?P<yes>[a-z]+)\b[\s,;:.!-]*(?:but|just|only)\s+(?P<change>.*\S.*)$", re.I)
+# "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday", "ja, mach ne Aufgabe draus – aber
+# für Freitag den 5.": a yes (and what says yes again) that changes something
+_YES_BUT_RE = lazy_regex(
+    r"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+(?:gerne?|bitte|please|pls|go ahead|do it|add it|passt|(?:klingt\s+)?gut|"
+    r"mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*))*"
+    r"[\s,;:.!–—-]*(?:but|just|only|aber|nur)\s+(?P<change>.*\S.*)$",
+    re.I,
+)
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal
 _NOT_YET_RE = lazy_regex(
     r"^(?:(?:hmm+|nah|well|actually)\s+)*(?:not yet|not now|not right now|not at the moment|maybe later|"

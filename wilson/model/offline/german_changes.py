@@ -23,7 +23,7 @@ _DONE_RE = lazy_regex(
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
     r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
     r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
-    r"überwiesen|eingereicht|geklärt|gemacht)"
+    r"überwiesen|eingereicht|geklärt|gemacht|raus)"
     # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
     # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen")
     r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?\s*[.!]*$",
@@ -79,6 +79,7 @@ _DEEDS = {
     "reserviert": ("book", "reserve"),
     "bestellt": ("order",),
     "abgeschickt": ("send",),
+    "raus": ("send", "submit", "return"),  # "das Formular ist raus": sent off
     "unterschrieben": ("sign",),
     "gekündigt": ("cancel",),
     "abgeholt": ("collect", "pick"),

@@ -407,7 +407,9 @@ _TWO_THINGS_RE = lazy_regex(
     re.I,
 )
 _AND_ACT_RE = lazy_regex(
-    r"[,;]\s*(?:and\s+)?(?:also\s+|then\s+)?(?=[a-z]+\b)|\s+and\s+(?:also\s+|then\s+)?(?=[a-z]+\b)", re.I
+    r"[,;]\s*(?:and\s+|und\s+)?(?:also\s+|then\s+|dann\s+)?(?=[^\W\d_]+\b)|"
+    r"\s+(?:and|und)\s+(?:also\s+|then\s+|dann\s+)?(?=[^\W\d_]+\b)",
+    re.I,
 )
 # "… and then submit it on ELSTER": the second act's "it" is the goal the first serves, an object all the same
 _ACT_ON_IT_RE = lazy_regex(r"^(?P<verb>[a-z]+)\s+(?:it|them)\b", re.I)
@@ -478,6 +480,7 @@ def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
             acts.act(_ACT_ON_IT_RE.sub(r"\g<verb> the thing", second))
             or verb
             and verb.group(0).lower() in ("cancel", "quit", "terminate")
+            or acts.german_todo(second) is not None  # "… und den Container buchen bis zum 19."
         ):
             continue
         if not dates.search(first, chat.now, chat.tz) or not dates.search(second, chat.now, chat.tz):

@@ -412,6 +412,7 @@ DONE_VERBS = {
     "brought back": "bring",
     "took back": "bring",
     "handed back": "hand",
+    "handed out": "send",  # invitations handed out at school: sent
     "paid": "pay",
     "booked": "book",
     "renewed": "renew",
@@ -472,11 +473,14 @@ PARTICIPLE_DONE_RE = lazy_regex(
     + "|".join(
         v
         for v in DONE_VERBS
-        if " " not in v and v not in ("got", "made", "called", "rang", "emailed", "wrote", "answered")
+        if (" " not in v or v == "handed out")
+        and v not in ("got", "made", "called", "rang", "emailed", "wrote", "answered")
     )
     # "signed and handed in", "bought and wrapped": a second participle after the first adds nothing to which task
     + r")(?:\s+(?:and|&)\s+[a-z]+(?:ed|en|t)(?:\s+(?:in|off|up|out|back|over))?)?"
-    r"(?:\s+(?:now|already|too|today|at last))?(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$",
+    # where and when it was done: "handed out at school yesterday"
+    r"(?:\s+at\s+(?:the\s+)?[\w-]+)?(?:\s+(?:now|already|too|today|yesterday|this morning|at last))?"
+    r"(?:\s+for\s+(?:[\w'’]+\s*){1,3})?\s*[.!]*$",
     re.I,
 )
 # Asked about, these are a look at the calendar; said, they may be a request ("add the dentist to my calendar")

@@ -256,8 +256,10 @@ _TURNS_RE = lazy_regex(
     r"vier|fünf|sechs|sieben|acht|neun|zehn|achtzehn|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig|"
     r"hundert)\b(?![\s-]+(?:of|o'clock|uhr|minutes?|hours?|days?|weeks?|months?|pages?|euros?)\b))"
     r"(?!\s*(?:%|percent|degrees|euros?|dollars?|grad|prozent))|"
+    # not "it's 13th to 18th of August now": a pronoun's "'s" is "is", and a range is dates
+    r"\b(?!(?:it|that|what|there|here|today|tomorrow|he|she|let|who|where)['’]s\b)"
     r"[\w]+['’]s?\s+\d{1,3}(?:st|nd|rd|th)\b(?!\s+(?:of|floor|place|time|row|attempt|grade|edition|"
-    r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    r"anniversary|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|to|until|till|bis)\b)",
     re.I,
 )
 

@@ -31,7 +31,9 @@ _CLOSING = lazy_regex(
 
 
 _MONTH_NEXT_RE = lazy_regex(
-    r"(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)\b", re.I
+    r"(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|"
+    r"jan|feb|febr|mär|mrz|apr|jun|jul|aug|sep|sept|okt|nov|dez)\b\.?",
+    re.I,
 )
 
 
