@@ -42,6 +42,12 @@ def test_a_city_named_by_its_own_name_is_that_city_not_a_bigger_one_with_the_nam
     assert places.find_place("Wien").name == "Vienna"  # other names still find their city
 
 
+def test_a_country_named_in_german_is_that_country():
+    # a place no table holds, then its country as a Berlin calendar writes it
+    assert places.find_place("Ny-Ålesund, Spitzbergen, Norwegen").country == "NO"
+    assert [places.country(name).country for name in ("Lettland", "Frankreich", "Norway")] == ["LV", "FR", "NO"]
+
+
 def test_reading_the_gazetteer_costs_this_process_its_table_not_the_json():
     done = subprocess.run(
         [sys.executable, "-c", PROBE],

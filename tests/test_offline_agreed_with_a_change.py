@@ -112,3 +112,16 @@ def test_it_s_the_13th_to_the_18th_is_dates_not_a_birthday():
     assert not any(name == "create_topic" for name, _ in read(said).calls)
     ((name, args), *_) = read("Anna's 40th is on 3 July").calls  # a name's "'s" still is
     assert name == "create_topic" and "birthday" in args["title"]
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("sí, porfa 🙏 ya confirmé el cupo por mail, solo falta pagar", "approve"),
+        ("sim, perfeito – obrigada! 🙏", "approve"),
+        ("si por favor", "approve"),
+        ("não, obrigado", "reject"),
+    ],
+)
+def test_a_yes_or_no_in_spanish_or_portuguese_answers_the_proposal(text, action):
+    assert read(text, [FORM]).calls == [("decide", {"proposal": 1, "action": action})]

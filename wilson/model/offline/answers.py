@@ -51,8 +51,8 @@ _FILL = (
     r"please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )
-# pleased words after the yes too: "ja klingt gut, mach mal"
-YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}|{_PLEASED}))*$")
+# German pleased words after the yes too: "ja klingt gut, mach mal" (an English "ok cool" said later is no yes)
+YES_RE = lazy_regex(rf"^(?:(?:{_FILL}|{_PLEASED})\s+)*{_YES}(?:\s+(?:{_YES}|{_FILL}|klingt|gut|hört sich gut an))*$")
 NO_RE = lazy_regex(
     rf"^(?:(?:actually|hmm+|well|ok|okay|on second thought)\s+)*(?:{_FILL}\s+)*{_NO}(?:\s+(?:{_NO}|{_FILL}))*$"
     # "cancel that", "never mind": whole, so that "don't cancel it" is never a no
@@ -65,6 +65,7 @@ NO_RE = lazy_regex(
 # rest on its own
 YES_THEN_SAID_RE = lazy_regex(
     r"^\s*(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|"
+    r"porfa|por favor|gracias|obrigad[oa]|"
     r"mach(?:\s+(?:das|es|mal))?|do it|go for it))*"
     r"\s*[!.,]+\s*(?P<rest>\S.*)$",
     re.I | re.S,

@@ -365,11 +365,13 @@ def _countries() -> dict[str, str]:
     import pycountry
 
     found = {}
+    german = _german_names()
     for country in pycountry.countries:
         for name in filter(
             None, (country.name, getattr(country, "common_name", None), getattr(country, "official_name", None))
         ):
             found[name.lower()] = country.alpha_2
+            found.setdefault(german(name).lower(), country.alpha_2)  # "Norwegen", as a Berlin calendar writes it
         found[country.alpha_2.lower()] = country.alpha_2
         found[country.alpha_3.lower()] = country.alpha_2
     for extra, code in (
@@ -395,6 +397,19 @@ def _countries() -> dict[str, str]:
     ):
         found.setdefault(extra, code)
     return found
+
+
+def _german_names():
+    """The country names' German translation (pycountry's own catalogue), or the name itself when it is missing."""
+    # lazy: pycountry's tables only when a place is looked up
+    import gettext
+
+    import pycountry
+
+    try:
+        return gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=["de"]).gettext
+    except OSError:  # a pycountry packaged without its translations: English names only
+        return lambda name: name
 
 
 @lru_cache(maxsize=1)

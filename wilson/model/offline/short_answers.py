@@ -33,6 +33,8 @@ _ELSEWHERE = {
     "oui": "yes",
     "si": "yes",
     "sí": "yes",
+    "sim": "yes",
+    "não": "no",
     "nein": "no",
     "non": "no",
     "jawohl": "yes",
@@ -90,6 +92,12 @@ _OTHER_WORDS = frozenset(
 )
 _FILL = frozenset(
     {
+        # Spanish and Portuguese courtesy: "sí, porfa", "sim, obrigada"
+        "porfa",
+        "por",
+        "favor",
+        "obrigado",
+        "obrigada",
         "please",
         "pls",
         "plz",
@@ -181,7 +189,7 @@ def short_answer(text: str) -> str | None:
     "yeah go ahed", "nah leave it"); None for anything longer or anything else."""
     if re.search(r"\d", text):
         return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
-    said = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    said = re.findall(r"[^\W\d_]+(?:'[^\W\d_]*)?", text.lower().replace("’", "'"))  # "sí", "não": letters of any kind
     answers = {word_answer(w) for w in said if not _fill(w)}
     rest = [w for w in said if not _fill(w) and word_answer(w) is None]
     if answers - {None} == {"no"} and set(rest) <= _NO_FILL:
