@@ -27,6 +27,7 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_w5")  # not blind: the rules' ow
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_f")  # the sixth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_g")  # the seventh, twins of the sixth's dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_j")  # the eighth blind batch
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_k")  # the ninth blind batch, its dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
@@ -63,6 +64,14 @@ NOT_YET: dict[str, str] = {
     'gemailt" is not read as the handover date sent',
     "notary-appointment-first-flat": _CLOSED_THE_DAY_AFTER,
     "phd-defence-disputation": _CLOSED_THE_DAY_AFTER,
+    # the ninth batch's dev half (tests/data/fresh/BRIEF.md, "Ninth batch")
+    "choir-tour-riga-moved-to-august": "a proposal still waiting is listed in a briefing every week; one such "
+    "morning, with the plan's tasks overdue by the moved dates, falls on the old eve of the moved tour",
+    "flat-renovation-tiles-yes-but-the-12th": '"yes but make the tiles the 12th" names in English a task written in '
+    'German ("Fliesen … bestellen"): which item is not guessed',
+    "mail-au-pair-language-course-fee": '"listo, pagué los 389 € del curso" (Spanish) is not read as the fee paid, '
+    "and the week-ahead heads-up falls inside the story's quiet stretch after approving",
+    "newcomer-lea-appointment-blue-card": _CLOSED_THE_DAY_AFTER,
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

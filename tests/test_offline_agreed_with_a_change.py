@@ -125,3 +125,129 @@ def test_it_s_the_13th_to_the_18th_is_dates_not_a_birthday():
 )
 def test_a_yes_or_no_in_spanish_or_portuguese_answers_the_proposal(text, action):
     assert read(text, [FORM]).calls == [("decide", {"proposal": 1, "action": action})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stress fracture in my left foot 😩 Stockholm is dead for this year. kannst du alles dazu streichen?",
+        "Stockholm fällt dieses Jahr aus",
+        "Stockholm ist abgesagt",
+    ],
+)
+def test_an_event_said_off_in_everyday_or_german_words_closes_its_topic(text):
+    topics = [{"id": 1, "title": "Stockholm Marathon 🏃", "status": "active", "starts": "2027-06-04"}]
+    assert read(text, topics=topics, tasks=[]).calls == [("close_topic", {"topic_id": 1})]
+
+
+def test_a_question_whether_it_is_off_closes_nothing():
+    topics = [{"id": 1, "title": "Stockholm Marathon 🏃", "status": "active", "starts": "2027-06-04"}]
+    assert read("is the Stockholm marathon cancelled?", topics=topics, tasks=[]).calls == []
+
+
+def test_a_list_after_a_colon_with_a_day_for_each_is_a_task_each():
+    said = (
+        "für die Liste: Abrechnung Mai an die Krankenkassen bis Donnerstag, Haftpflicht-Nachweis an den "
+        "Hebammenverband bis Freitag, und die Fortbildung Stillberatung anmelden bis Ende des Monats"
+    )
+    assert [(name, args["due"]) for name, args in read(said).calls] == [
+        ("create_task", "2027-01-07"),
+        ("create_task", "2027-01-08"),
+        ("create_task", "2027-01-31"),
+    ]
+    # without a day for each it is no such list
+    assert len(read("for my list: milk, eggs and bread by Friday").calls) <= 1
+
+
+def test_a_task_struck_in_german_with_its_reason_after_a_comma_is_dropped():
+    tasks = [{"id": 2, "title": "Fortbildung Stillberatung anmelden", "due": "2027-01-31", "status": "open"}]
+    said = "die Fortbildung kannst du streichen, der Kurs ist schon voll 🙄"
+    assert read(said, tasks=tasks).calls == [("cancel_task", {"task_id": 2})]
+
+
+@pytest.mark.parametrize(
+    "text, heading",
+    [
+        ("hab ich vorm WE noch was zu erledigen?", "before the weekend"),
+        ("anything due before the weekend?", "before the weekend"),
+        ("was steht morgen an?", "tomorrow"),
+    ],
+)
+def test_what_is_due_asked_in_german_or_before_the_weekend_lists_that_span(text, heading):
+    tasks = [
+        {"id": 1, "title": "Abrechnung Mai", "due": "2027-01-07", "status": "open"},
+        {"id": 2, "title": "Fortbildung anmelden", "due": "2027-01-31", "status": "open"},
+    ]
+    reply = read(text, tasks=tasks)
+    assert reply.calls == [] and heading in reply.text and "Fortbildung" not in reply.text
+
+
+def test_what_to_sort_out_before_a_date_told_is_a_plan_named_by_its_telling_word():
+    said = (
+        "Hab jetzt den Termin für meinen Leistenbruch: Operation am 24. Februar im Vivantes Friedrichshain, ambulant. "
+        "Was muss ich vorher alles regeln?"
+    )
+    ((name, args), *steps) = read(said).calls
+    assert (name, args["title"], args["starts"]) == ("create_topic", "Leistenbruch Operation", "2027-02-24") and steps
+    english = read("I have the date for my hernia operation: 24 February. What do I need to sort out before?")
+    assert english.calls[0][0] == "create_topic"
+    assert read("what do I need to do today?").calls == []  # no event told: a look at the list
+
+
+def test_a_thing_that_must_be_out_before_the_operation_by_a_day_is_a_task_not_a_plan():
+    said = "ach und: Materialbestellung für die Baustelle Grünberger Str. muss vor der Operation raus, spätestens 19.2."
+    assert read(said).calls == [
+        ("create_task", {"title": "Materialbestellung für die Baustelle Grünberger Str", "due": "2027-02-19"})
+    ]
+
+
+def test_a_german_no_wait_make_it_the_17th_changes_the_day_in_the_proposed_month():
+    material = {
+        "id": 2,
+        "just_asked": True,
+        "items": [
+            {
+                "position": 1,
+                "tool": "create_task",
+                "args": {"title": "Materialbestellung", "due": "2027-02-19"},
+                "description": "New task: Materialbestellung — due Fri 19 Feb 2027",
+            }
+        ],
+    }
+    ((name, args),) = read("ne warte, mach den 17. draus, der Großhandel braucht zwei Tage", [material]).calls
+    assert (name, args["action"]) == ("decide", "modify")
+    assert answers.modify(material, args["changes"], NOW, BERLIN).calls == [
+        ("create_task", {"title": "Materialbestellung", "due": "2027-02-17"})
+    ]
+    assert read("passt so, danke", [material]).calls == [("decide", {"proposal": 2, "action": "approve"})]
+
+
+LICENCE = [
+    {"id": 3, "title": "Sehtest und ärztliches Gutachten bei der Fahrerlaubnisbehörde abgeben", "status": "open"}
+]
+
+
+def test_the_one_dated_german_to_do_before_setz_mir_das_auf_die_liste_is_the_task():
+    said = (
+        "muss meinen Busführerschein verlängern, Klasse D läuft Ende Mai ab. Sehtest und ärztliches Gutachten bis Ende "
+        "April bei der Fahrerlaubnisbehörde abgeben. Setz mir das auf die Liste"
+    )
+    assert read(said).calls == [
+        (
+            "create_task",
+            {"title": "Sehtest und ärztliches Gutachten bei der Fahrerlaubnisbehörde abgeben", "due": "2027-04-30"},
+        )
+    ]
+
+
+def test_papers_handed_in_where_the_task_says_finish_it_with_the_tick_after_them():
+    said = "Unterlagen sind bei der Fahrerlaubnisbehörde abgegeben ✅"
+    assert read(said, tasks=LICENCE).calls == [("complete_task", {"task_id": 3})]
+
+
+def test_leave_me_alone_with_it_until_then_snoozes_the_one_task_to_the_day_after_the_day_said_inclusive():
+    said = (
+        "Bin bis einschließlich 25. im Nachtschicht-Block, vorher komm ich eh nich zum Arzt. Lass mich mit dem "
+        "Führerschein-Kram bis dahin in Ruhe."
+    )
+    assert read(said, tasks=LICENCE).calls == [("snooze_task", {"task_id": 3, "until": "2027-01-26T09:00:00+01:00"})]

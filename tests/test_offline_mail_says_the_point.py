@@ -319,3 +319,17 @@ def test_a_school_s_word_about_an_absence_is_no_automatic_reply():
 )
 def test_an_emergency_word_in_a_routine_mail_does_not_wake(subject, body, sender):
     assert urgency.emergency(body, subject, sender, NIGHT, BERLIN) is None
+
+
+def test_what_will_not_happen_as_planned_is_quoted_with_what_happens_instead_and_the_other_way_on_offer():
+    said = quotes(
+        "wegen des Warnstreiks können wir Ihre Lieferung morgen leider nicht wie üblich um 6:00 Uhr bringen. Wir kommen "
+        "voraussichtlich gegen 10:30 Uhr.\n\nAlternativ können Sie die Ware ab 5:30 Uhr selbst in unserem Lager abholen."
+        "\n\nBitte antworten Sie uns bis heute 20:00 Uhr, was Ihnen lieber ist.",
+        set(),
+        "heute 20:00 Uhr",
+    )
+    assert "gegen 10:30 Uhr" in said and "ab 5:30 Uhr selbst" in said and "bis heute 20:00 Uhr" in said
+    # a point that says its own time, and nothing given up, keeps the later times out
+    plain = quotes("Your appointment is on Monday at 9:00. Parking opens at 8:30.", set(), "")
+    assert "8:30" not in plain

@@ -36,7 +36,7 @@ _YES = (
     # "yeah go on", "ok mach", "alles klar, mach": go on, and the German "do" alone
     r"go on|mach|mach's|machs|mach so|so machen wir'?s|alles klar|ja|jo|jep|jap|jup|yo|jawohl|klar|"
     # "ja genau so", "ja gnau so" (typed in haste), "richtig so", "so machen wir das"
-    r"(?:genau|gnau|genua|richtig)(?: so)?|so machen wir (?:das|es))"
+    r"(?:genau|gnau|genua|richtig)(?: so)?|so machen wir (?:das|es)|passt so|passt schon|geht klar)"
 )
 # pleased words before a yes: "sounds lovely, go ahead", "super, mach das", "great stuff, do it"
 _PLEASED = (
@@ -48,7 +48,7 @@ _FILL = (
     # "yes all 3", "yep both of them": every item, counted
     r"(?:(?:to\s+)?all\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten)(?:\s+of\s+them)?|both(?:\s+of\s+them)?|"
     r"alle\s+(?:\d+|zwei|drei|vier|fünf|sechs)|alle|beide|"
-    r"please|thanks|thank you|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
+    r"please|thanks|thank you|danke|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )
 # German pleased words after the yes too: "ja klingt gut, mach mal" (an English "ok cool" said later is no yes)
@@ -462,7 +462,21 @@ HOUR_SAID_RE = lazy_regex(
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
 FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
-FILLER |= {"für", "erst", "bis", "zum", "am", "den", "auf", "besser", "mach", "machs"}  # "aber für Freitag den 5."
+FILLER |= {
+    "für",
+    "erst",
+    "bis",
+    "zum",
+    "am",
+    "den",
+    "auf",
+    "besser",
+    "mach",
+    "machs",
+    "draus",
+    "drau",
+    "daraus",
+}  # "aber für Freitag den 5."
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"
@@ -556,7 +570,9 @@ def _time_key(item: dict, time_only: bool) -> str | None:
 _HALF_SAID = lazy_regex(r"am\b|a\.m\.|morning|\d{1,2}:\d\d|\bh\b|uhr", re.I)  # the morning said, or a 24-hour clock
 
 
-_DAY_OF_MONTH_RE = lazy_regex(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.I)
+_DAY_OF_MONTH_RE = lazy_regex(
+    r"^(?:(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)|(?:den|am|zum)\s+(?P<tag>\d{1,2})\.?)$", re.I
+)  # "make it the 5th", "mach den 17. draus"
 
 
 def _moved(old, found: dates.Found, time_only: bool, tz):
@@ -567,7 +583,7 @@ def _moved(old, found: dates.Found, time_only: bool, tz):
     if day and old is not None and not isinstance(new, datetime):
         was = dates.local_date(old, tz)
         try:
-            same_month = was.replace(day=int(day.group("day")))
+            same_month = was.replace(day=int(day.group("day") or day.group("tag")))
         except ValueError:
             same_month = None
         new = same_month if same_month is not None and same_month >= new else new

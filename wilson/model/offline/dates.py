@@ -1499,7 +1499,11 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
     named as a date), with its name; two weeks from today when it names none. `found`: the dates `search`
     found in the words already, when the caller has them."""
     today = now.astimezone(tz).date()
-    said = words.lower()
+    said = GERMAN_SPAN_RE.sub(lambda m: _GERMAN_SPANS[_span_key(m.group(0))], words.lower())
+    if "before the weekend" in said:  # up to Friday; asked on a weekend, there is none left before it
+        friday = today + timedelta(days=4 - today.weekday())
+        if friday >= today:
+            return today, friday, "before the weekend"
     if "tomorrow" in said:
         return today + timedelta(days=1), today + timedelta(days=1), "tomorrow"
     if "today" in said or "tonight" in said or re.search(r"\bmy day\b", said):
@@ -1527,4 +1531,31 @@ def week_range(words: str, now: datetime, tz: ZoneInfo, found: list[Found] | Non
 
 
 _UP_TO_RE = lazy_regex(r"\b(?:by|before|until|till|up to)\b")
+# a span asked about in German, in the English words the spans are read by: "vorm WE", "diese Woche", "morgen"
+_GERMAN_SPANS = {
+    "vorm we": "before the weekend",
+    "vor dem we": "before the weekend",
+    "vorm wochenende": "before the weekend",
+    "vor dem wochenende": "before the weekend",
+    "bis zum wochenende": "before the weekend",
+    "nächste woche": "next week",
+    "nächsten woche": "next week",
+    "wochenende": "weekend",
+    "am we": "weekend",  # "WE" alone is the English "we": only after a German word
+    "übers we": "weekend",
+    "dieses we": "weekend",
+    "woche": "week",
+    "monat": "month",
+    "heute": "today",
+    "morgen": "tomorrow",
+}
+GERMAN_SPAN_RE = lazy_regex(
+    r"\b(?:" + "|".join(sorted((k.replace(" ", r"\s+") for k in _GERMAN_SPANS), key=len, reverse=True)) + r")\b"
+)
+
+
+def _span_key(said: str) -> str:
+    return " ".join(said.split())
+
+
 _NOT_ONE_DAY_RE = lazy_regex(r"\b(?:after|from|since|between|was|were|did)\b")

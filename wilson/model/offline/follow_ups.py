@@ -38,7 +38,7 @@ NO_BECAUSE_RE = lazy_regex(
     r"^\s*(?P<no>[^\W\d_]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
     r"thanks|thank|wait|sorry|actually|not|that'?s|thats|"
     # and in German: "nein danke, hab schon alles geklärt", "nö brauch ich nicht"
-    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch)\b)\s*(?P<why>.*)$",
+    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch|warte|moment)\b)\s*(?P<why>.*)$",
     re.I,
 )
 
@@ -258,6 +258,8 @@ _AROUND_A_TIME = {
 # a change said after a no: it names the new time as the one wanted
 CHANGE_TO_RE = lazy_regex(
     r"\b(?:instead|rather|make it|change it|move it|but|meant|not|what about|how about|wrong|"
-    r"it'?s (?:on|at)|it is (?:on|at)|should be)\b",
+    r"it'?s (?:on|at)|it is (?:on|at)|should be|"
+    # "ne warte, mach den 17. draus", "lieber am Montag", "stattdessen Freitag"
+    r"mach\s+(?:den|die|das|es|ihn)\b[^,;!?]*?\bdraus|lieber|stattdessen|besser)\b",
     re.I,
 )

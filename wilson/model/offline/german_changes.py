@@ -20,13 +20,15 @@ _LEAD = (
 _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
     r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder)\s+)*"
+    # where it went: "Unterlagen sind bei der Fahrerlaubnisbehörde abgegeben"
+    r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
     r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
     r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
     r"überwiesen|eingereicht|geklärt|gemacht|raus)"
     # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
     # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen")
-    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?\s*[.!]*$",
+    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?(?:\s+done)?(?:\s*[^\w\s])*\s*$",  # "… abgegeben ✅" (a tick read as "done")
     re.I,
 )
 _MOVE_RE = lazy_regex(
@@ -35,7 +37,9 @@ _MOVE_RE = lazy_regex(
     re.I | re.S,
 )
 _DROP_RE = lazy_regex(
-    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:bitte\s+)?(?P<drop>streichen|löschen|rausnehmen|weglassen)"
+    # "die Fortbildung kannst du streichen, der Kurs ist schon voll"
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:kannst du\s+|können wir\s+|kann\s+)?(?:bitte\s+)?"
+    r"(?P<drop>streichen|löschen|rausnehmen|weglassen)"
     r"(?:\s*[,–—-]\s*.+|\s*[.!]*)$",
     re.I | re.S,
 )
@@ -46,7 +50,11 @@ def change(chat: Chat, text: str) -> Reply | None:
     said = text.strip()
     found = _DONE_RE.match(said)
     if found:
-        task = _named(chat, found.group("what")) or _of_deed(chat, found.group("deed"))
+        task = (
+            _named(chat, found.group("what"))
+            or (found.group("where") and _named(chat, found.group("where")))
+            or _of_deed(chat, found.group("deed"))
+        )
         return Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, in German") if task else None
     found = _DROP_RE.match(said)
     if found:

@@ -254,6 +254,8 @@ def answer(chat: Chat) -> Reply:
         or _asked_then_listed(chat, chat.text)
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _numbered(chat, chat.text)
+        or _list_with_days(chat, chat.text)
+        or _german_must(chat, chat.text)
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
         or _that_one_moved(chat, chat.text)
@@ -463,6 +465,62 @@ def _numbered(chat: Chat, text: str) -> Reply | None:
     return None
 
 
+# "für die Liste: A bis Donnerstag, B bis Freitag, und C bis Ende des Monats", "for my list: A by Friday, B by the 20th"
+_LIST_COLON_RE = lazy_regex(
+    r"^\s*(?:(?:please|pls|bitte)\s+)?(?:(?:für|auf)\s+(?:die|meine)\s+liste|(?:for|on|to)\s+(?:the|my)\s+list|"
+    r"(?:add|notier\w*|todo|to-do)(?:\s+(?:pls|please|bitte))?)\s*:\s*",
+    re.I,
+)
+
+
+def _list_with_days(chat: Chat, text: str) -> Reply | None:
+    """Things to add after a colon, apart by commas, each with its own day: one task each. None unless there are two
+    or more and each reads alone as a task or reminder with its day."""
+    lead = _LIST_COLON_RE.match(text)
+    if lead is None:
+        return None
+    items = [i for i in re.split(r"\s*[,;]\s*(?:(?:und|and)\s+)?", text[lead.end() :].strip(" .!")) if i.strip()]
+    if len(items) < 2:
+        return None
+    replies = [_read(chat, request_of(f"add {item}", chat.now, chat.tz)) for item in items]
+    if all(
+        r is not None
+        and len(r.calls) == 1
+        and r.calls[0][0] in ("create_task", "remind")
+        and (r.calls[0][1].get("due") or r.calls[0][1].get("at"))
+        for r in replies
+    ):
+        return _merged([r for r in replies if r is not None])
+    return None
+
+
+# "ach und: Materialbestellung für die Baustelle muss vor der Operation raus, spätestens 19.2.", "die Steuer muss bis
+# 31. Juli raus": a thing that must be done (out, paid, there) by a day, said of the thing
+_GERMAN_MUST_RE = lazy_regex(
+    r"^\s*(?:(?:ach\s+)?und|außerdem|ausserdem|noch\s+was|achso)?\s*:?\s*(?P<what>[^,!?]{3,80}?)\s+(?:muss|müssen)\s+"
+    r"(?P<middle>[^,!?]{0,60}?)\s*\b(?:raus|weg|fertig|erledigt|bezahlt|bestellt|abgeschickt|da sein|dort sein|"
+    r"(?:erledigt|bezahlt|bestellt|abgeschickt|gemacht|eingereicht)\s+werden)\b[\s,]*(?P<rest>[^!?]*)$",
+    re.I,
+)
+
+
+def _german_must(chat: Chat, text: str) -> Reply | None:
+    """The thing that must be done by a day, told in German: a task with that day (the last said: "spätestens 19.2."
+    after "vor der Operation"). None without a day."""
+    found = _GERMAN_MUST_RE.match(text.strip())
+    if found is None or payments.amount_of(text) is not None:
+        return None  # "Die Kfz-Steuer von 94 € muss bis 15. Februar bezahlt werden": a sum to pay, the bills' rule
+    days = dates.search(f"{found.group('middle')} {found.group('rest')}", chat.now, chat.tz)
+    if not days:
+        return None
+    what = re.sub(r"\s+", " ", found.group("what")).strip(" .")
+    return Reply(
+        "",
+        [("create_task", {"title": _title(what), "due": dates.iso(days[-1].value)})],
+        f"a thing that must be done by a day, in German ({days[-1].stated(chat.tz)})",
+    )
+
+
 def _two_dated_acts(chat: Chat, text: str) -> Reply | None:
     """Two acts in one line, each with its own day: both proposed (as two tasks or reminders), not one task whose
     title holds the second. None unless both halves read as a dated request on their own."""
@@ -642,7 +700,9 @@ _ADD_THAT_RE = lazy_regex(
     r"(?:\s+(?:please|for me))?(?:\s+and\s+(?:yeah\s+)?(?:that'?s|thats)\s+it)?[\s?.!]*$"
     # "add pls", "schreib's mir auf", "bitte notieren", "notier mir das"
     r"|^(?:please\s+|pls\s+|bitte\s+)?add(?:\s+(?:it|that|this))?(?:\s+(?:please|pls|plz|thx|thanks))?[\s.!]*$"
-    r"|^(?:bitte\s+)?(?:schreib(?:'?s|\s+es|\s+das)?\s+(?:mir\s+)?(?:das\s+)?auf|notier(?:e|en)?(?:\s+(?:mir\s+)?(?:es|das))?)"
+    r"|^(?:bitte\s+)?(?:schreib(?:'?s|\s+es|\s+das)?\s+(?:mir\s+)?(?:das\s+)?auf|notier(?:e|en)?(?:\s+(?:mir\s+)?(?:es|das))?|"
+    # "Setz mir das auf die Liste", "pack das auf meine Liste"
+    r"(?:setz|setze|pack|tu|schreib)(?:'?s)?\s+(?:mir\s+)?(?:das\s+|es\s+)?(?:mit\s+)?auf\s+(?:die|meine)\s+(?:liste|to-?do-?liste))"
     r"(?:\s+bitte)?[\s.!]*$",
     re.I,
 )
@@ -742,6 +802,28 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     told = ", ".join(parts[:-1])
     if only_agreeing(normal(told)):
         return None  # "sounds good, add it pls": a yes to the proposal waiting, not a task called "Sounds good"
+    # "… Sehtest und Gutachten bis Ende April bei der Behörde abgeben. Setz mir das auf die Liste": the one German
+    # to-do with its day is the task, whatever the sentences around it tell
+    dated_todos = [
+        (todo, part)
+        for part in parts[:-1]
+        if (todo := acts.german_todo(part)) is not None and dates.search(part, chat.now, chat.tz)
+    ]
+    if len(dated_todos) == 1:
+        todo, part = dated_todos[0]
+        day = dates.search(part, chat.now, chat.tz)[0]
+        # the day out of the title, with its "bis": "Sehtest … bis Ende April bei der Behörde abgeben"
+        todo = re.sub(
+            rf"\s*\b(?:bis\s+(?:zum\s+|spätestens\s+)?|spätestens\s+(?:am\s+|bis\s+)?)?{re.escape(day.phrase)}\.?",
+            "",
+            todo,
+            flags=re.I,
+        )
+        return Reply(
+            "",
+            [("create_task", {"title": _title(todo), "due": dates.iso(day.value)})],
+            "a German to-do, asked for as “das”",
+        )
     them, me = _THEY_NEED_RE.search(told), _I_NEED_RE.search(told)
     what = (f"send {them.group('what')}" if them else me.group("what") if me else _the_told(parts[0])).strip(" ,.;")
     thing = _HAVE_THING_RE.search(told)
@@ -814,7 +896,14 @@ _CALLED_OFF_RE = lazy_regex(
     # "we're not moving after all", "not going to Porto after all"
     r"not\s+(?:\w+ing)\b[^.!?]{0,40}\bafter\s+all|"
     r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
-    r"decided not to)\b",
+    r"decided not to|is dead|(?:ist|wurde)\s+(?:abgesagt|gestorben|geplatzt)|fällt\s+(?:\w+\s+){0,3}aus|"
+    r"findet\s+(?:\w+\s+)?nicht\s+statt)\b",
+    re.I,
+)
+# the question that asks for the plan's end: "… kannst du alles dazu streichen?", "can you cancel all of it?"
+_END_IT_ASKED_RE = lazy_regex(
+    r"\b(?:kannst du|könntest du|can you|could you)\b[^.!?]*\b(?:streichen|löschen|absagen|rausnehmen|cancel|drop|"
+    r"delete|remove|close|scrap)\b[^.!?]*\?\s*$",
     re.I,
 )
 
@@ -845,7 +934,7 @@ def _event_word(title: str) -> set[str]:
 
 def _called_off(chat: Chat, text: str) -> Reply | None:
     """An open topic named in news that it is off: a proposal to close it."""
-    if not _CALLED_OFF_RE.search(text) or text.rstrip().endswith("?"):
+    if not _CALLED_OFF_RE.search(text) or text.rstrip().endswith("?") and not _END_IT_ASKED_RE.search(text):
         return None
     said = words(text)
 
@@ -1550,10 +1639,15 @@ _PUT_OFF_WORDS_RE = lazy_regex(
     r"|(?:leave|park)\s+(?P<what2>[^.!?;:]+?)\s+(?:alone\s+)?(?:till|until|til)\s+(?P<when2>[^.!?;]+?)"
     r"|(?:frag|erinner|remind)e?\s+(?:mich|me)\s+(?P<when3>[^.!?;,]+?)\s+(?:nochmal|noch\s+mal|wieder)"
     r"(?:\s+(?:wegen|an|zu)\s+(?:dem\s+|der\s+|den\s+|die\s+|das\s+)?(?P<what3>[^.!?;,]+?))?"
+    # "Lass mich mit dem Führerschein-Kram bis dahin in Ruhe"
+    r"|lass\s+mich\s+mit\s+(?:dem\s+|der\s+|den\s+)?(?P<what4>[^.!?;:]+?)\s+(?P<when4>bis\s+[^.!?;]+?)\s+in\s+ruhe"
     r")(?:\s*[,.;!]|\s+(?:vorher|because|cause|since|weil|da)\b|$)",
     re.I,
 )
-_THING_WORDS_RE = lazy_regex(r"\b(?:the\s+|das\s+|die\s+)?(?:thing|stuff|sache|ding|zeug)\b", re.I)
+_THING_WORDS_RE = lazy_regex(r"\b(?:the\s+|das\s+|die\s+)?-?(?:thing|stuff|sache|ding|zeug|kram)\b", re.I)
+# "bis dahin": until the day said before it; "bis einschließlich 25.": that day is still off
+_UNTIL_THEN_RE = lazy_regex(r"^bis\s+dahin\b", re.I)
+_INCLUSIVE_RE = lazy_regex(r"\b(?:einschließlich|einschliesslich|inklusive|including|inclusive)\b", re.I)
 
 
 def _put_off_in_words(chat: Chat, text: str) -> Reply | None:
@@ -1564,18 +1658,26 @@ def _put_off_in_words(chat: Chat, text: str) -> Reply | None:
     found = _PUT_OFF_WORDS_RE.search(said)
     if found is None:
         return None
-    what = found.group("what") or found.group("what2") or found.group("what3") or ""
+    what = found.group("what") or found.group("what2") or found.group("what3") or found.group("what4") or ""
     what = _THING_WORDS_RE.sub(" ", re.sub(r"^(?:it|that|this|es|das)$", "", what.strip(), flags=re.I)).strip()
     if not what:  # "P-Schein: frag mich …": the thing named before it, in a few words
         head = said[: found.start()].strip(" :,;-–—")
         what = _THING_WORDS_RE.sub(" ", head).strip() if 0 < len(head.split()) <= 4 else ""
-    group = next(g for g in ("when", "when2", "when3") if found.group(g))
+    group = next(g for g in ("when", "when2", "when3", "when4") if found.group(g))
     moment = (dates.search(said[found.start(group) :], chat.now, chat.tz, parts=True) or [None])[-1]
+    if group == "when4" and _UNTIL_THEN_RE.match(found.group(group)):
+        before = said[: found.start()]
+        moment = (dates.search(before, chat.now, chat.tz, parts=True) or [None])[-1]
+        if moment is not None and not isinstance(moment.value, datetime) and _INCLUSIVE_RE.search(before):
+            moment = dates.Found(moment.phrase, moment.value + timedelta(days=1), moment.start, "the day after it")
     if moment is not None and group == "when2" and _OVER_BY_RE.search(said[found.start(group) :]):
         if not isinstance(moment.value, datetime):  # "till my exams are done, last one's friday the 11th"
             moment = dates.Found(moment.phrase, moment.value + timedelta(days=1), moment.start, "the day after it")
     if what:
         task = _task_said(chat, what)
+        open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
+        if task is None and group == "when4" and len(open_tasks) == 1:
+            task = open_tasks[0]  # "der Führerschein-Kram" of the one task on the list, written in other words
         return _snoozed(chat, task, moment, "a task put off in words") if task is not None else None
     told = _followed_up_task(chat)
     return _snoozed(chat, told, moment, "the task just followed up, put off") if told is not None else None
@@ -2218,6 +2320,10 @@ def _home_moved(text: str) -> bool:
 
 
 # what is planned is said before "before we fly …", "once she's born": that clause only says by when
+# the event named only as what a thing must come before or after: "vor der Operation", "before my surgery"
+_DATED_BY_RE = lazy_regex(
+    r"\b(?:(?:vor|nach)\s+(?:der|dem|den|meiner|meinem)|vorm|(?:before|after)\s+(?:the|my|our))\s*$", re.I
+)
 _BEFORE_CLAUSE_RE = lazy_regex(
     r"\s*,?\s*\b(?:before|ahead\s+of|once|as\s+soon\s+as|vor)\s+(?:we|i|you|they|he|she|the\s+kids)\b[^,.;!?]*",
     re.I,
@@ -2308,6 +2414,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         return bill
     if matched:
         event, trigger = matched
+        if not asked and trigger is not None and _DATED_BY_RE.search(text[: trigger.start()]):
+            return None  # "… muss vor der Operation raus, spätestens 19.2.": the event dates a thing to do, told before
         if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
             return None  # "I already paid the gas bill": nothing left to plan
         if event.name == "move" and not _home_moved(text):

@@ -17,6 +17,7 @@ from datetime import date, datetime
 
 from wilson.model.offline import asked_about, dates, finished, when_event
 from wilson.model.offline.answers import proposed_reminder, reminders_proposed
+from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.phrases import (
     ALL_MEMORIES,
     ASKED_RE,
@@ -189,6 +190,8 @@ def listing(chat: Chat, text: str) -> Reply | None:
     asked = LIST_RE.search(text) or (ASKED_RE.search(text) and QUESTION_RE.search(text))
     if not (asked or agendaish) or (EXPLICIT_ADD_RE.match(text) and "?" not in text):
         return None  # before the date parser: most messages are no question about a day, and it is slow
+    if plan_asked(text) is not None:
+        return None  # "Operation am 24. Februar. Was muss ich vorher alles regeln?": a plan asked for, not the list
     named = _days_named(chat, text)  # read once, here: week_range is handed what it found
     day = named is None or bool(named)
     agenda = agendaish and day
@@ -258,7 +261,9 @@ def after_reads(chat: Chat, called: list[str], args: dict, results: list) -> Rep
 def _days_named(chat: Chat, text: str) -> list | None:
     """The dates a question about a day names ("on Friday", "this evening"); None when a word week_range
     reads itself names the span ("today", "next week")."""
-    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", text.lower()):
+    if re.search(r"\b(today|tonight|tomorrow|week|weekend|month)\b", text.lower()) or dates.GERMAN_SPAN_RE.search(
+        text.lower()
+    ):
         return None
     return dates.search(text, chat.now, chat.tz, parts=True)
 

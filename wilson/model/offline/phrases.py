@@ -373,7 +373,9 @@ LIST_RE = lazy_regex(
     r"what is (?:still )?(?:left|open|pending)(?!\s+(?:for|in|on|with)\s+(?:the|my|our)\b)|any (?:deadlines?|to-?dos?)|"
     r"what (?:was|am) i (?:supposed|meant) to|(?:is there )?anything (?:i|we) (?:need|have|must|should) to|"
     r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
-    r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun))\b",
+    r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun)|"
+    # "hab ich vorm WE noch was zu erledigen?", "muss ich diese Woche noch was machen?"
+    r"(?:hab|habe|muss)\s+ich\s+(?:[\w-]+\s+){0,4}?(?:noch\s+)?(?:was|etwas)\s+(?:zu\s+)?(?:erledigen|tun|machen))\b",
     re.I,
 )
 OVERDUE_RE = lazy_regex(

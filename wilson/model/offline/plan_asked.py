@@ -27,6 +27,12 @@ PLAN_ASKED_RE = lazy_regex(
     # ("what do I need to do today?" is a look at the list)
     r"|[,;:–—-]\s*(?:so\s+)?what\s+(?:do|should|shall|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
     r"(?:sort(?:\s+out)?|prepare|organi[sz]e|think\s+(?:of|about)|book|arrange|do)(?:\s+(?:for\s+it|first))?(?=\s*\?*\s*$)"
+    # "… Operation am 24. Februar. Was muss ich vorher alles regeln?", "What do I need to sort out before?": what
+    # comes before the event told; "before" is what makes it no look at the list
+    r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
+    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|arrange|do|think\s+of)\s+(?:before(?:hand|\s+(?:it|that|then))?)(?=\s*\?)"
+    r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:vorher|davor|bis\s+dahin)\s+(?:noch\s+)?(?:alles\s+)?"
+    r"(?:regeln|erledigen|vorbereiten|organisieren|beachten|machen)(?=\s*\?)"
     # German: "hilf mir beim Vorbereiten", "Könntest du mir helfen, … vorzubereiten?"
     r"|(?:(?:kannst|könntest|würdest)\s+du\s+mir\s+)?helfen\s*,?(?=.*\b(?:vorzubereiten|vorbereiten|zu\s+planen|planen)\b)"
     r"|\b(?:vorzubereiten|vorbereiten|zu\s+planen)(?=\s*[?.!]*\s*$)"

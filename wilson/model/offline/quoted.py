@@ -26,6 +26,15 @@ ASKED = lazy_regex(
     r"^(?:could|can|would|will) you\b.*\?$|^(?:könnten|können|würden) sie\b.*\?$|^(?:kannst|könntest|würdest) du\b.*\?$",
     re.I,
 )
+# the point says what will not happen as planned: the sentence after it that says when is what happens instead ("…
+# leider nicht wie üblich um 6:00 Uhr bringen." "Wir kommen voraussichtlich gegen 10:30 Uhr.")
+NOT_AS_PLANNED = lazy_regex(
+    r"\b(?:leider nicht|nicht wie (?:üblich|geplant|vereinbart)|nicht (?:mehr )?(?:stattfinden|möglich)|can'?t|cannot|"
+    r"won'?t be able|unable to|no longer|not as (?:planned|usual|scheduled))\b",
+    re.I,
+)
+# the other way on offer: "Alternativ können Sie die Ware ab 5:30 Uhr selbst abholen", "Alternatively, you can …"
+CHOICE = lazy_regex(r"^(?:alternativ|alternatively|or else|otherwise you can|sie können aber auch)\b", re.I)
 QUOTED_CHARS = 160  # of each sentence quoted
 MOST = 4  # sentences quoted
 
@@ -56,9 +65,10 @@ def quotes(text: str, subjects: set[str], asked: str = "") -> str:
     if not found:
         return ""
     picked = [found[0]]
-    if not says_when(found[0]):
+    if not says_when(found[0]) or NOT_AS_PLANNED.search(found[0]):
         picked += [s for s in found[1:] if says_when(s)][:1]
     picked += [s for s in found[1:] if NEEDED.search(s) or ASKED.search(s)][:1]  # "We need …", "Could you …?": what
+    picked += [s for s in found[1:] if CHOICE.match(s)][:1]  # the other way on offer, when the ask is to choose
     # the sentence with the ask's date, else the first that asks ("Bitte vereinbaren Sie … einen Termin.")
     picked += ([s for s in found if asked and asked.lower() in s.lower()] or [s for s in found[1:] if ASK.match(s)])[:1]
     unique = list(dict.fromkeys(picked))[:MOST]

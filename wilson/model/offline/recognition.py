@@ -456,6 +456,16 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
         return f"{aged.group(1)[:1].upper()}{aged.group(1)[1:]}'s birthday"  # "Mum's 70th"
     if trigger is None or re.search(r"married|turns", trigger.group(0), re.I):
         return event.label  # "we're getting married": the wedding
+    if trigger.group(0).lower() in _GENERIC_TRIGGERS:
+        # what the appointment is, said after a colon: "Termin für meinen Leistenbruch: Operation am 24. Februar"
+        trigger = next(
+            (
+                m
+                for m in event.matches(text)
+                if m.group(0).lower() not in _GENERIC_TRIGGERS and ":" in text[trigger.end() : m.start()]
+            ),
+            trigger,
+        )
     before = re.findall(r"[\w'’-]+", text[: trigger.start()])[-2:]
     kept = []
     for word in reversed(before):
@@ -524,5 +534,9 @@ def _named(event: PlaybookEvent, text: str, trigger: re.Match) -> str:
 
 _FILLER = set(
     """a an the my our your his her their i i'm i've im have has got had is are was will be on at in by to for
-of with next this that and or need must should file do go going am just also""".split()
+of with next this that and or need must should file do go going am just also
+der die das den dem des ein eine einen einem mein meine meinen meinem jetzt hab habe ich wir für endlich""".split()
 )
+# a word any appointment is: a more telling trigger said after a colon names the event ("Termin für meinen
+# Leistenbruch: Operation am 24. Februar" is the operation)
+_GENERIC_TRIGGERS = frozenset({"termin", "appointment", "appt"})

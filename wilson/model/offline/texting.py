@@ -367,6 +367,8 @@ def _plain_word(match: re.Match) -> str:
         said = _SHORTHAND[lower]
         if lower == "u" and match.string[match.end() : match.end() + 1] == ".":
             return word  # "U.S."
+        if lower == "im" and re.match(r"\s+[A-ZÄÖÜ]", match.string[match.end() :]):
+            return word  # "im Nachtschicht-Block", "im Büro": the German "in the", before its noun
         return said[:1].upper() + said[1:] if word[:1].isupper() and lower not in ("im", "ive") else said
     if len(lower) < 5 or not lower.isalpha() or lower in _KEY_WORDS or lower in _REAL_WORDS:
         return word
