@@ -11,6 +11,7 @@ it and the home it measures from change together; apart, each half would have to
 from __future__ import annotations
 
 import contextlib
+import gettext
 import hashlib
 import importlib.util
 import io
@@ -402,8 +403,6 @@ def _countries() -> dict[str, str]:
 def _german_names():
     """The country names' German translation (pycountry's own catalogue), or the name itself when it is missing."""
     # lazy: pycountry's tables only when a place is looked up
-    import gettext
-
     import pycountry
 
     try:
