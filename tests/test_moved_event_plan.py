@@ -25,7 +25,7 @@ def waiting(tool: str) -> Approval:
     )
 
 
-def until(app, day: date) -> None:
+def live_until(app, day: date) -> None:
     """Live on to 09:00 of `day`, the user's local time."""
     target = datetime.combine(day, time(9, 0), tzinfo=app.config.timezone)
     app.advance(target - app.clock.now())
@@ -44,7 +44,7 @@ def planned(make_app):
     app.advance(timedelta(days=1))
     app.decide(waiting("create_topic").id, "approve")
     app.wait_idle()
-    until(app, date(2027, 3, 1))
+    live_until(app, date(2027, 3, 1))
     add_event(app.calendar_file(), TRIP, date(2027, 4, 10) + MOVE, date(2027, 4, 24) + MOVE, "Tokyo", tz=tz)
     app.advance(timedelta(days=1))
     assert waiting("update_topic") is not None, "the move of the plan is proposed"
@@ -64,7 +64,7 @@ def test_the_old_eve_of_a_trip_moved_later_passes_without_a_word_about_its_prepa
     app = planned
     task = late_task(app)
     since = len(app.user_deliveries())
-    until(app, date(2027, 4, 12))  # past the old departure and every date counted back from it
+    live_until(app, date(2027, 4, 12))  # past the old departure and every date counted back from it
     assert said_about(app, task.title, since) == [], "nothing against the dates the user has given up"
     assert Trace.select().where((Trace.stage == "held") & Trace.reason.contains("moved later")).exists()
 
@@ -77,9 +77,9 @@ def test_once_the_plan_moves_along_its_follow_ups_come_by_the_new_dates(planned)
     app.wait_idle()
     assert Task.get_by_id(task.id).due.astimezone(app.config.timezone).date() == old_due + MOVE
     since = len(app.user_deliveries())
-    until(app, old_due + timedelta(days=2))
+    live_until(app, old_due + timedelta(days=2))
     assert said_about(app, task.title, since) == []
-    until(app, old_due + MOVE + timedelta(days=1))
+    live_until(app, old_due + MOVE + timedelta(days=1))
     assert said_about(app, task.title, since), "raised by its new date"
 
 
@@ -90,5 +90,5 @@ def test_a_no_to_moving_the_plan_keeps_its_old_dates(planned):
     app.decide(waiting("update_topic").id, "reject")
     app.wait_idle()
     since = len(app.user_deliveries())
-    until(app, old_due + timedelta(days=2))
+    live_until(app, old_due + timedelta(days=2))
     assert said_about(app, task.title, since), "the user kept the plan's dates: they are raised"
