@@ -28,6 +28,7 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_f")  # the sixth blind batch, it
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_g")  # the seventh, twins of the sixth's dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_j")  # the eighth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_k")  # the ninth blind batch, its dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_l")  # the tenth blind batch, its dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
@@ -72,6 +73,19 @@ NOT_YET: dict[str, str] = {
     "mail-au-pair-language-course-fee": '"listo, pagué los 389 € del curso" (Spanish) is not read as the fee paid, '
     "and the week-ahead heads-up falls inside the story's quiet stretch after approving",
     "newcomer-lea-appointment-blue-card": _CLOSED_THE_DAY_AFTER,
+    # the tenth batch's dev half (tests/data/fresh/BRIEF.md, "Tenth batch")
+    "baby-delivery-room-registration-moved": "the plan made again for the moved registration lapses unanswered with "
+    "a notice on its new day, and the topic's close is proposed the morning after (issue 46)",
+    "coach-kids-tournament-hamburg-yes-but-forms": '"yes but the consent forms by the 23rd" names in English the step '
+    'the plan holds in German ("Einverständniserklärungen"): which item is not guessed, so the plan stands unanswered',
+    "gardener-chelsea-flower-show-ignored": "the passport check's heads-up falls inside the story's quiet weeks after "
+    "one press, and the topic's close is proposed after the show (issue 46)",
+    "mail-music-school-cello-rental-after-payday": '"ja bitte – aber erst nach dem 1." (not before payday) is no '
+    "change the rules can make to a task due on the 14th, so the proposal stands until a later yes",
+    "mail-new-job-certificate-of-good-conduct": 'the mail\'s task is "Send a scan"; "Führungszeugnis ist gekommen, '
+    "scanned it and sent it to Priya\" names it in none of its words",
+    "retired-teacher-seventieth-garden-party": _CLOSED_THE_DAY_AFTER,
+    "student-nurse-practical-exam-care-plan-earlier": _CLOSED_THE_DAY_AFTER,
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

@@ -333,3 +333,13 @@ def test_what_will_not_happen_as_planned_is_quoted_with_what_happens_instead_and
     # a point that says its own time, and nothing given up, keeps the later times out
     plain = quotes("Your appointment is on Monday at 9:00. Parking opens at 8:30.", set(), "")
     assert "8:30" not in plain
+
+
+def test_a_lesson_cancelled_is_quoted_with_the_time_offered_instead():
+    said = quotes(
+        "leider ist Ihr Fahrlehrer krank, die Fahrstunde morgen um 7:30 Uhr fällt deshalb aus. Wir könnten Ihnen "
+        "morgen stattdessen 15:15 Uhr anbieten.\n\nBitte geben Sie uns bis heute 21:00 Uhr kurz Bescheid, ob das passt.",
+        set(),
+        "heute 21:00 Uhr",
+    )
+    assert "15:15 Uhr" in said and "21:00 Uhr" in said

@@ -43,7 +43,11 @@ _PLEASED = (
     r"(?:sounds|looks|lovely|great|perfect|perfekt|super|cool|nice|brilliant|wonderful|awesome|excellent|fab|stuff|"
     r"good|gut|top|prima|klasse|toll|spitze|passt|klingt|hört sich gut an)"
 )
-_NO = r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it)"
+_NO = (
+    r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it|"
+    # "nee lass mal", "lass gut sein", "brauch ich nicht"
+    r"nee|nein|nö|lass mal|lass (?:es|das|gut sein)|brauch(?:e)? ich nicht|nicht nötig)"
+)
 _FILL = (
     # "yes all 3", "yep both of them": every item, counted
     r"(?:(?:to\s+)?all\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten)(?:\s+of\s+them)?|both(?:\s+of\s+them)?|"

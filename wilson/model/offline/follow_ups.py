@@ -38,7 +38,7 @@ NO_BECAUSE_RE = lazy_regex(
     r"^\s*(?P<no>[^\W\d_]+)\b\s*(?:[,;:.!-]+|\s+(?:because|since|as|i|we|it|that|this|my|our|he|she|they|you|"
     r"thanks|thank|wait|sorry|actually|not|that'?s|thats|"
     # and in German: "nein danke, hab schon alles geklärt", "nö brauch ich nicht"
-    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch|warte|moment)\b)\s*(?P<why>.*)$",
+    r"danke|ich|wir|hab|habe|haben|brauch|brauche|das|es|ist|schon|leider|doch|warte|moment|lass)\b)\s*(?P<why>.*)$",
     re.I,
 )
 

@@ -467,10 +467,33 @@ def _numbered(chat: Chat, text: str) -> Reply | None:
 
 # "für die Liste: A bis Donnerstag, B bis Freitag, und C bis Ende des Monats", "for my list: A by Friday, B by the 20th"
 _LIST_COLON_RE = lazy_regex(
-    r"^\s*(?:(?:please|pls|bitte)\s+)?(?:(?:für|auf)\s+(?:die|meine)\s+liste|(?:for|on|to)\s+(?:the|my)\s+list|"
-    r"(?:add|notier\w*|todo|to-do)(?:\s+(?:pls|please|bitte))?)\s*:\s*",
+    r"^\s*(?:(?:please|pls|bitte)\s+)?(?:(?:\d+|two|three|four|five|a few|some|zwei|drei|vier)\s+(?:things?|sachen|dinge)\s+)?"
+    r"(?:(?:für|auf)\s+(?:die|meine)\s+liste|(?:for|on|to)\s+(?:the|my)\s+list|"
+    r"(?:add|notier\w*|todo|to-do))(?:\s+(?:pls|please|bitte))?\s*:\s*",
     re.I,
 )
+
+
+# a list's dash, not a dash inside an item ("new Stempel, the old one is worn out – before mid-July")
+_DASHED_RE = lazy_regex(r"(?:^|\s+)[-•*]\s+")
+
+
+def _title_to_comma(reply: Reply | None) -> Reply | None:
+    """A list item's task named by what comes before its comma ("Beglaubigung … für Frau Sousa, she picks it up …")."""
+    if reply is None or len(reply.calls) != 1 or reply.calls[0][0] != "create_task":
+        return reply
+    args = reply.calls[0][1]
+    title = str(args.get("title") or "").split(", ")[0]
+    return Reply(reply.text, [("create_task", {**args, "title": title})], reply.rule)
+
+
+def _one_task(reply: Reply | None) -> Reply | None:
+    """An item of a list as one task: a sum to pay by a day ("Haftpflicht 64 € bis 28.") is its payment, not the
+    bill's plan of review and pay."""
+    if reply is None or not reply.calls or reply.calls[0][0] != "create_topic" or "bill" not in reply.rule:
+        return reply
+    topic = reply.calls[0][1]
+    return Reply("", [("create_task", {"title": f"Pay {topic['title']}", "due": topic.get("starts")})], reply.rule)
 
 
 def _list_with_days(chat: Chat, text: str) -> Reply | None:
@@ -479,10 +502,15 @@ def _list_with_days(chat: Chat, text: str) -> Reply | None:
     lead = _LIST_COLON_RE.match(text)
     if lead is None:
         return None
-    items = [i for i in re.split(r"\s*[,;]\s*(?:(?:und|and)\s+)?", text[lead.end() :].strip(" .!")) if i.strip()]
+    said = re.sub(r"(?<!\d)[\s.!]+$", "", text[lead.end() :].strip())  # a German date's dot stays: "bis 28."
+    if _DASHED_RE.match(said):  # one item a line after its dash: what follows a comma is the item's own
+        items = [i.strip(" .") for i in _DASHED_RE.split(said) if i.strip()]
+    else:
+        items = [i for i in re.split(r"\s*[,;]\s*(?:(?:und|and)\s+)?", said) if i.strip()]
     if len(items) < 2:
         return None
-    replies = [_read(chat, request_of(f"add {item}", chat.now, chat.tz)) for item in items]
+    replies = [_one_task(_read(chat, request_of(f"add {item}", chat.now, chat.tz))) for item in items]
+    replies = [_title_to_comma(r) for r in replies]
     if all(
         r is not None
         and len(r.calls) == 1
@@ -838,7 +866,11 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
             for f in found
             if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$", told[: f.start], re.I)
         ]
-        args["due"] = dates.iso((cued or found)[0].value)
+        day = (cued or found)[0]
+        value = day.value
+        if cued and not isinstance(value, datetime) and re.search(r"\bbefore\s+(?:the\s+)?$", told[: day.start], re.I):
+            value -= timedelta(days=1)  # "before the 12th of March": done by the 11th
+        args["due"] = dates.iso(value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
 
 
@@ -897,6 +929,7 @@ _CALLED_OFF_RE = lazy_regex(
     r"not\s+(?:\w+ing)\b[^.!?]{0,40}\bafter\s+all|"
     r"(?:is|'s)\s+not happening|won'?t happen|fell through|no\s+\w+\s+for\s+(?:me|us)|so\s+no\s+\w+|"
     r"decided not to|is dead|(?:ist|wurde)\s+(?:abgesagt|gestorben|geplatzt)|fällt\s+(?:\w+\s+){0,3}aus|"
+    r"fällt\s+(?:\w+\s+){0,2}(?:flach|ins\s+wasser)|"
     r"findet\s+(?:\w+\s+)?nicht\s+statt)\b",
     re.I,
 )
@@ -1061,9 +1094,10 @@ def _thing_due(chat: Chat, text: str) -> Reply | None:
             [("update_task", {"task_id": task.get("id"), "due": dates.iso(found.when.value)})],
             f"a task's day told ({found.when.stated(chat.tz)})",
         )
+    title = re.sub(r"^need\s+(?!to\b)", "Get ", found.title, flags=re.I)  # "need a new Rezept …": get one
     return Reply(
         "",
-        [("create_task", {"title": found.title, "due": dates.iso(found.when.value)})],
+        [("create_task", {"title": title, "due": dates.iso(found.when.value)})],
         f"a thing to do by a day ({found.when.stated(chat.tz)})",
     )
 
@@ -1292,7 +1326,9 @@ _DONE_TAIL_RE = lazy_regex(
 )
 # a done said in a clause of a longer message: "the handyman came round yesterday and fixed the tap", "finally got
 # rid of netflix so the streaming sub is cancelled", "Fahrstunde ist gebucht, driving lesson booked for thursday"
-_CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|\s+(?:and|so|but)\s+)")
+# clauses of one message, also ones typed without a capital after their stop ("Pflegeplanung abgegeben!!! printed
+# twice and signed")
+_CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|[.!?]+\s+(?=[a-zäöü])|\s+(?:and|so|but)\s+)")
 
 
 def _done(chat: Chat, text: str) -> Reply | None:
@@ -1544,8 +1580,10 @@ _NOT_BEFORE_RE = lazy_regex(
 )
 # "…, don't bug me about it before mid-May though": the same hold, said as what not to do until then
 _DONT_BUG_RE = lazy_regex(
-    r"\s*[,;.–—-]*\s*(?:but\s+)?(?:please\s+|pls\s+)?(?:don'?t|do\s+not|dont)\s+"
-    r"(?:bug|bother|remind|nag|ping|pester|chase)\s+me\s+(?:(?:about|with)\s+(?:it|that|this)\s+)?"
+    r"\s*[,;.–—-]*\s*(?:but\s+|so\s+)?(?:please\s+|pls\s+)?(?:don'?t|do\s+not|dont)\s+"
+    r"(?:bug|bother|remind|nag|ping|pester|chase)\s+me\s+(?:(?:about|with)\s+(?:it|that|this|"
+    # "dont bother me with the Rezept before monday the 8th": a thing on the list, named
+    r"(?:the|my)\s+(?P<thing>[\w-]+(?:\s+[\w-]+)?))\s+)?"
     r"(?:before|until|till?)\s+(?P<when>[^,;.!?]+).*$",
     re.I | re.S,
 )
@@ -1556,6 +1594,43 @@ _MY_NEED_RE = lazy_regex(
     r"(?P<what>\w.*?)[\s.!]*$",
     re.I | re.S,
 )
+
+
+# "Lindner just called, the invoice can wait till after their quarter closes – so 2 July": a task that can wait, named
+# anywhere in the message by a word of its own, moved to the last day said
+_CAN_WAIT_RE = lazy_regex(r"\b(?:can|could)\s+wait\b|\bkann\s+warten\b|\bhat\s+(?:noch\s+)?zeit\b", re.I)
+
+
+def _can_wait(chat: Chat, text: str) -> Reply | None:
+    if not _CAN_WAIT_RE.search(text):
+        return None
+    said = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
+    named = [
+        t
+        for t in chat.tasks
+        if t.get("status", "open") == "open"
+        and {w.lower() for w in re.findall(r"[^\W\d_]{4,}", str(t.get("title") or "")) if w[:1].isupper()} & said
+    ]
+    day = dates.search(text[_CAN_WAIT_RE.search(text).end() :], chat.now, chat.tz)
+    if len(named) != 1 or not day:
+        return None
+    return Reply(
+        "",
+        [("update_task", {"task_id": named[0].get("id"), "due": dates.iso(day[-1].value)})],
+        f"a task that can wait, moved ({day[-1].stated(chat.tz)})",
+    )
+
+
+def _named_not_before(chat: Chat, text: str) -> Reply | None:
+    """ "… so dont bother me with the Rezept before monday the 8th": the open task it names, snoozed until then."""
+    held = _DONT_BUG_RE.search(text)
+    if held is None or not held.group("thing"):
+        return None
+    task = _task_said(chat, held.group("thing"))
+    day = dates.search(held.group("when"), chat.now, chat.tz, parts=True)
+    if task is None or not day:
+        return None
+    return _snoozed(chat, task, day[0], "a task put off until a day, named")
 
 
 def _not_before(chat: Chat, text: str) -> Reply | None:
@@ -1693,6 +1768,8 @@ def _remind(chat: Chat, text: str) -> Reply | None:
         or _my_own_time(chat, text)
         or _named_first_put_off(chat, text)
         or _put_off_just_told(chat)
+        or _can_wait(chat, text)
+        or _named_not_before(chat, text)
         or _not_before(chat, text)
     )
     if again is not None:
@@ -2348,7 +2425,9 @@ _OTHERS_HOLIDAY_RE = lazy_regex(
     r"\b(?!(?:ich|wir|i|we)\b)(?:der|die|das|er|sie|the|he|she|they|(?-i:[A-ZÄÖÜ])[\w-]+)\s+(?:[\w.-]+\s+){0,5}?"
     r"(?:(?:aus\s+dem|vom)\s+urlaub\s+zurück|(?:ist|sind)\s+(?:noch\s+|gerade\s+)?(?:im|in)\s+urlaub|"
     r"(?:is|are)\s+(?:still\s+|currently\s+)?(?:on|away\s+on)\s+(?:holiday|vacation)|"
-    r"(?:is|are|gets?)\s+back\s+from\s+(?:(?:his|her|their)\s+)?(?:holiday|vacation))",
+    r"(?:is|are|gets?)\s+back\s+from\s+(?:(?:his|her|their)\s+)?(?:holiday|vacation))"
+    # a practice's or a firm's own holiday: "the gastro practice is closed till 5 March, Praxisurlaub"
+    r"|\b(?:praxis|betriebs|werks|firmen)(?:urlaub|ferien)\b",
     re.I,
 )
 
@@ -2479,6 +2558,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     )
     # "Moving to Leipzig on 30 April, gave notice on the old flat today": a step the message says is done is left out
     calls = [c for c in calls if not (c[0] == "create_task" and _told_done(text, str(c[1].get("title") or "")))]
+    if event.name == "trip" and _BY_TRAIN_RE.search(text) and not _FLYING_RE.search(text):
+        calls = _by_train(calls)
+    calls = _steps_said(chat, text, title, start_day, calls)
     if not calls:
         return None
     if held is not None:  # no step due before the day the user said to leave them alone until, nor after the event
@@ -2565,6 +2647,70 @@ def _billed(chat: Chat, text: str) -> Reply | None:
     if not calls:
         return None
     return Reply("", calls, f"a sum to pay by a day (playbook: bill), {start.stated(chat.tz)}")
+
+
+# the journey said: "train both ways", "mit dem Zug", "by rail"; and flying, which wins when both are said
+_BY_TRAIN_RE = lazy_regex(r"\b(?:trains?|by rail|zug|bahn|ice|deutsche bahn|db)\b", re.I)
+_FLYING_RE = lazy_regex(r"\b(?:fly|flying|flight|flights|flug|fliegen|plane|airport|flughafen)\b", re.I)
+
+
+def _by_train(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """A trip by train: its tickets booked, and no flight's online check-in."""
+    kept = []
+    for name, args in calls:
+        if name == "create_task" and args.get("title") == "Check in":
+            continue
+        if name == "create_task" and args.get("title") == "Book flights":
+            args = {**args, "title": "Book train tickets"}
+        kept.append((name, args))
+    return kept
+
+
+# a step the user names while telling the event: "and I need the Einverständniserklärungen from all the parents by end
+# of april", "we need to book the bus before March"
+_STEP_SAID_RE = lazy_regex(
+    r"\b(?:i|we)\s+(?:still\s+|also\s+)?need\s+(?:to\s+(?P<act>[^,.;!?]{3,60}?)|"
+    r"(?P<thing>(?:the|all the|my|our)\s+[^,.;!?]{3,60}?))\s+(?:by|before|until)\s+(?P<when>[^,.;!?]{3,30})"
+    # "Die Einladungen sollen bis Mitte Juni raus"
+    r"|\b(?:die|der|das)\s+(?P<ding>[\w-]+)\s+(?:sollen|müssen|soll|muss)\s+bis\s+(?P<bis>[^,.;!?]{3,30}?)\s+"
+    r"(?:raus|fertig|verschickt|da\s+sein)\b"
+    # "and I need to hand in my Pflegeplanung to Frau Okonkwo a week before": a time before the event itself
+    r"|\b(?:i|we)\s+(?:still\s+|also\s+)?need\s+to\s+(?P<step>[^,.;!?]{3,60}?)\s+(?P<n>a|one|two|three|four|\d+)\s+"
+    r"(?P<unit>days?|weeks?)\s+before\b",
+    re.I,
+)
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+# the German word for a step a plan already holds, said by the user with its day ("Einladungen" of "Send the
+# invitations"): the planned step takes the day, and is not written twice
+_STEP_WORDS = {"einladungen": "invitations", "einladung": "invitations", "invitations": "invitations"}
+
+
+def _steps_said(chat: Chat, text: str, topic: str, start_day, calls: list) -> list[tuple[str, dict]]:
+    """The plan's calls with the steps the message names with their day before the event: a step the plan holds
+    takes that day, another is added as a task of the plan."""
+    calls = list(calls)
+    for said in _STEP_SAID_RE.finditer(text):
+        if said.group("step"):
+            count = _COUNTS.get(said.group("n").lower()) or int(said.group("n"))
+            before = timedelta(weeks=count) if said.group("unit").lower().startswith("week") else timedelta(days=count)
+            title = _title(said.group("step"))
+            calls.append(("create_task", {"title": title, "due": (start_day - before).isoformat(), "topic": topic}))
+            continue
+        day = dates.search(said.group("when") or said.group("bis"), chat.now, chat.tz)
+        if not day or not dates.local_date(day[0].value, chat.tz) < start_day:
+            continue
+        thing = said.group("thing") or said.group("ding") or ""
+        known = _STEP_WORDS.get(thing.lower().split()[-1] if thing else "")
+        planned = [i for i, (name, args) in enumerate(calls) if known and known in str(args.get("title", "")).lower()]
+        if planned:
+            name, args = calls[planned[0]]
+            calls[planned[0]] = (name, {**args, "due": dates.iso(day[0].value)})
+            continue
+        title = _title(said.group("act") or f"get {thing}")
+        if any(args.get("title") == title for _, args in calls):
+            continue
+        calls.append(("create_task", {"title": title, "due": dates.iso(day[0].value), "topic": topic}))
+    return calls
 
 
 # what someone or something needs of the user by a day: "my boss wants the quarterly report by Friday", "the landlord

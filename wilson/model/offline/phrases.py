@@ -206,6 +206,13 @@ _ASKED_POLITELY = lazy_regex(
 )
 
 
+_GREETING_FIRST_RE = lazy_regex(
+    r"^\s*(?:guten\s+(?:morgen|tag|abend)|good\s+(?:morning|afternoon|evening)|moin|hallo|hi|hello|hey)"
+    r"(?:[\s,]+(?:wilson|zusammen|there))?\s*[!.,]+\s+(?=\S+\s+\S+\s+\S)",  # a message after it, not a name
+    re.I,
+)
+
+
 def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     """The message without what comes before the request itself (LEAD_RE), clause by clause while something
     is left ("hi, I'm home." keeps "I'm home.", small talk answered as such), and a request put as a question
@@ -213,6 +220,8 @@ def request_of(text: str, now: datetime | None = None, tz=None) -> str:
     whole: "heading out, back at 6" is no lead to "back at 6". Shorthand and typo'd date words are read as the
     words first ("can u remind me tmrw" is "can you remind me tomorrow")."""
     text = spelled_out(text)
+    # "Guten Morgen! Bin gerade …": a greeting before the message is no part of it (its "Morgen" is no tomorrow)
+    text = _GREETING_FIRST_RE.sub("", text) or text
     # "okay so um I was thinking I really need to … can you add that": the hesitation, then the thinking aloud
     text = _THINKING_ALOUD_RE.sub("", _SPOKEN_FILLER_RE.sub(" ", text))
     text = _ANOTHER_ONE_RE.sub("", text) or text  # "and another one: book a hotel …"
@@ -524,8 +533,9 @@ ADD_RE = lazy_regex(
     r"^\s*(?:please\s+)?(?:add\s+to\s+(?:my|the)\s+(?:to-?do\s+)?(?:list|tasks|to-?dos)\s*:|add(?: a)?(?: task)?(?: to)?:?|new task:?|todo:?|to-do:?|task:|"
     + _PUT_ON_LIST
     + "|"
-    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+(?P<what>.+?)"
-    r"\s*[.!]*$",
+    # a German day's dot is the date's ("bis 28."), not the sentence's
+    r"(?:i|we) (?:need|have|must|should|got) to|(?:i|we)'ve got to|don'?t let me forget to|i must)\s+"
+    r"(?P<what>.+?(?:\b(?:bis|zum|am|den)\s+\d{1,2}\.)?)\s*[.!]*$",
     re.I,
 )
 # "add …", "todo: …": the user names the task; no life event's plan is read into it

@@ -25,7 +25,7 @@ PLAN_ASKED_RE = lazy_regex(
     r"|get\s+everything\s+ready|need\s+to\s+sort\s+out\s+everything|sort\s+out\s+everything"
     # "booked a long weekend in Edinburgh 26-28 Feb, what do I need to sort?": asked after what is told, never alone
     # ("what do I need to do today?" is a look at the list)
-    r"|[,;:–—-]\s*(?:so\s+)?what\s+(?:do|should|shall|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
+    r"|(?:[,;:–—-]|[.!]\s)\s*(?:so\s+)?what\s+(?:do|should|shall|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
     r"(?:sort(?:\s+out)?|prepare|organi[sz]e|think\s+(?:of|about)|book|arrange|do)(?:\s+(?:for\s+it|first))?(?=\s*\?*\s*$)"
     # "… Operation am 24. Februar. Was muss ich vorher alles regeln?", "What do I need to sort out before?": what
     # comes before the event told; "before" is what makes it no look at the list

@@ -30,7 +30,8 @@ ASKED = lazy_regex(
 # leider nicht wie üblich um 6:00 Uhr bringen." "Wir kommen voraussichtlich gegen 10:30 Uhr.")
 NOT_AS_PLANNED = lazy_regex(
     r"\b(?:leider nicht|nicht wie (?:üblich|geplant|vereinbart)|nicht (?:mehr )?(?:stattfinden|möglich)|can'?t|cannot|"
-    r"won'?t be able|unable to|no longer|not as (?:planned|usual|scheduled))\b",
+    r"won'?t be able|unable to|no longer|not as (?:planned|usual|scheduled)|fällt\s+(?:\w+\s+){0,2}aus|entfällt|"
+    r"(?:is|has been)\s+cancell?ed|(?:wurde|ist)\s+abgesagt)\b",
     re.I,
 )
 # the other way on offer: "Alternativ können Sie die Ware ab 5:30 Uhr selbst abholen", "Alternatively, you can …"

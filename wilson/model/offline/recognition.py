@@ -251,7 +251,9 @@ def _title_only(playbook: Playbook, title: str) -> tuple[PlaybookEvent, re.Match
 
 # "Emma turns 5", "Opa wird 90", "Mum's 70th is on …", "my husband's 40th": an age reached, a birthday
 _TURNS_RE = lazy_regex(
-    r"\b(?:turns|wird)\s+(?:\d{1,3}\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    # "Emma turns 5", "I turn seventy", "ich werde am 7. August siebzig": the day may come between
+    r"\b(?:turns|wird|(?<=\bi\s)turn|(?<=\bich\s)werde|i'?m\s+turning)\s+(?:am\s+[^,.!?]{3,20}?\s+|on\s+[^,.!?]{3,20}?\s+)?"
+    r"(?:\d{1,3}\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"thirteen|sixteen|eighteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a\s+hundred|eins|zwei|drei|"
     r"vier|fünf|sechs|sieben|acht|neun|zehn|achtzehn|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig|"
     r"hundert)\b(?![\s-]+(?:of|o'clock|uhr|minutes?|hours?|days?|weeks?|months?|pages?|euros?)\b))"

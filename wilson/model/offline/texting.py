@@ -324,6 +324,9 @@ _YES_EMOJI = "👍👌🙏✅✔☑💯🆗🙌"
 _NO_EMOJI = "👎❌🚫✖"
 _EMOJI = lazy_regex("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+")
 _TICK_AFTER_WORDS = lazy_regex(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
+_EMOJI_BETWEEN = lazy_regex(
+    r"(?<=[^\W\d_])\s*[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+\s+(?=[a-zäöüß])"
+)
 
 
 def emoji_said(text: str) -> str:
@@ -341,6 +344,8 @@ def emoji_said(text: str) -> str:
         lambda m: "" if re.search(r"(?:ed|done|sorted|paid|sent|bought)$", m.string[: m.start()], re.I) else " done",
         text,
     )
+    # an emoji between two clauses written in lower case stands for their comma: "got the Rezept 🙌 pens are ordered"
+    text = _EMOJI_BETWEEN.sub(", ", text)
     return " ".join(_EMOJI.sub(" ", text).split())
 
 

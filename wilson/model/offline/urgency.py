@@ -57,6 +57,13 @@ CHILD_RE = lazy_regex(
     r"schüler\w*|klasse \d\w?)\b",
     re.I,
 )
+# the user's own people, named so by whoever writes: "Ihr Vater", "your mother", "deine Oma"
+FAMILY_RE = lazy_regex(
+    r"\b(?:your|ihr|ihre|ihren|ihrem|dein|deine|deinen|deinem)\s+(?:father|mother|dad|mum|mom|parents?|husband|wife|"
+    r"partner|grand(?:father|mother|ma|pa)|brother|sister|vater|mutter|papa|mama|eltern|ehemann|ehefrau|mann|frau|"
+    r"opa|oma|gro(?:ß|ss)vater|gro(?:ß|ss)mutter|bruder|schwester)\b",
+    re.I,
+)
 HEALTH_RE = lazy_regex(
     r"\b(fever|temperature|sick|ill|unwell|vomit\w*|injur\w*|hurt|accident|hospital|ambulance|"
     r"emergency|a&e|er|allerg\w*|bleeding|fell|fainted|seizure|broken (?:arm|leg|wrist)|"
@@ -182,11 +189,25 @@ EMERGENCY_RES = (
         lazy_regex(
             r"\b(police (?:are|were|came|called|want|need|have|asked|is)|(?:called|call) the "
             r"police|police officers?|break-?in at|burglary at|(?:was|were|been) broken into|"
-            r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen)\b",
+            r"(?:was|were|been) robbed|polizei (?:ist|war|kam|sucht|hat|will)|einbruch (?:in|bei|im)|eingebrochen|"
+            r"polizei (?:\w+ ){0,2}(?:verständigt|alarmiert|gerufen|informiert|eingeschaltet))\b",
+            re.I,
+        ),
+    ),
+    (
+        "someone missing",
+        lazy_regex(
+            r"\b((?:he|she|they|(?:your|ihr|ihre|dein|deine)\s+\w+)\s+(?:is|has gone|went|has been reported)\s+missing|"
+            r"wandered off|(?:left|walked out of) the (?:home|ward|care home|building) (?:unnoticed|alone|at night)|"
+            r"(?:wird|werden|gilt als|als)\s+vermisst|abgängig|"
+            r"(?:hat|ist) (?:\w+ ){0,5}(?:das haus|den wohnbereich|die station|die einrichtung|das heim|das gelände) "
+            r"(?:\w+ )?verlassen)\b",
             re.I,
         ),
     ),
 )
+# kinds of emergency that wake the user when an office writes of one of their own people (a care home, a hospital)
+FAMILY_EMERGENCIES = ("a medical emergency", "the police", "someone missing")
 # a service selling help with an emergency ("Burst pipe? Our plumbers come 24/7") is not one
 ADVERT_RE = lazy_regex(
     r"\b(24/7|call us (?:now|today|for (?:a|your))|book (?:now|online)|our (?:plumbers|technicians|experts|engineers)|"
@@ -401,7 +422,12 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
     yours = personal or YOURS_RE.search(blob) is not None
     for name, rule in EMERGENCY_RES:
         # a person's word, or (for a leak or a fire) an office's about the user's own home: not an advert's
-        if rule.search(blob) and (personal or CHILD_RE.search(blob) or (yours and name in HOME_EMERGENCIES)):
+        if rule.search(blob) and (
+            personal
+            or CHILD_RE.search(blob)
+            or (yours and name in HOME_EMERGENCIES)
+            or (name in FAMILY_EMERGENCIES and FAMILY_RE.search(blob))
+        ):
             return name
     if personal and CHILD_RE.search(blob) and HEALTH_RE.search(blob) and CALL_NOW_RE.search(blob):
         # (a fever and "please pick him up" waits for the morning; "call me now" from the class trip does not)
