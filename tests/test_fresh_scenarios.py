@@ -83,7 +83,7 @@ NOT_YET: dict[str, str] = {
     "mail-music-school-cello-rental-after-payday": '"ja bitte – aber erst nach dem 1." (not before payday) is no '
     "change the rules can make to a task due on the 14th, so the proposal stands until a later yes",
     "mail-new-job-certificate-of-good-conduct": 'the mail\'s task is "Send a scan"; "Führungszeugnis ist gekommen, '
-    "scanned it and sent it to Priya\" names it in none of its words",
+    'scanned it and sent it to Priya" names it in none of its words',
     "retired-teacher-seventieth-garden-party": _CLOSED_THE_DAY_AFTER,
     "student-nurse-practical-exam-care-plan-earlier": _CLOSED_THE_DAY_AFTER,
 }
