@@ -65,13 +65,16 @@ NO_RE = lazy_regex(
     # "not that one", "no, the other one": the wrong thing was picked (the user then names the right one)
     r"|^(?:no\s+)?(?:not (?:that|this|the) one|wrong one|the other one)(?:\s+please)?$"
 )
+# what says a yes again after it ("ja, gerne", "sí, porfa", "ja, mach ne Aufgabe draus", "yes please, go ahead"): read
+# by the yes said on (below) and the yes with a change (follow_ups.py)
+YES_AGAIN = (
+    r"(?:gerne?|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|porfa|por favor|gracias|obrigad[oa]|"
+    r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*)"
+)
 # a yes, then more said in the same breath ("ja, gerne! ferry + kids stuff, you know the drill"): intents.py reads the
 # rest on its own
 YES_THEN_SAID_RE = lazy_regex(
-    r"^\s*(?P<yes>[^\W\d_]+)(?:[\s,]+(?:gerne|gern|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|"
-    r"porfa|por favor|gracias|obrigad[oa]|"
-    r"mach(?:\s+(?:das|es|mal))?|do it|go for it))*"
-    r"\s*[!.,]+\s*(?P<rest>\S.*)$",
+    rf"^\s*(?P<yes>[^\W\d_]+)(?:[\s,]+{YES_AGAIN})*\s*[!.,]+\s*(?P<rest>\S.*)$",
     re.I | re.S,
 )
 # what would make the words after a yes a change, a condition or a no (those are read by the rules below)
@@ -466,21 +469,9 @@ HOUR_SAID_RE = lazy_regex(
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
 FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
-FILLER |= {
-    "für",
-    "erst",
-    "bis",
-    "zum",
-    "am",
-    "den",
-    "auf",
-    "besser",
-    "mach",
-    "machs",
-    "draus",
-    "drau",
-    "daraus",
-}  # "aber für Freitag den 5."
+FILLER |= words(
+    "für erst bis zum den auf besser mach machs draus daraus"
+)  # "aber für Freitag den 5.", as words() reads it
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline import dates
-from wilson.model.offline.answers import HOUR_NUMBERS, TIME_ONLY
+from wilson.model.offline.answers import HOUR_NUMBERS, TIME_ONLY, YES_AGAIN
 from wilson.model.offline.put_right import INSTEAD_OF_DAY_RE
 from wilson.model.offline.relative import relative_change
 from wilson.model.offline.phrases import Chat, Reply, normal
@@ -213,9 +213,7 @@ _RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", r
 # "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday", "ja, mach ne Aufgabe draus – aber
 # für Freitag den 5.": a yes (and what says yes again) that changes something
 _YES_BUT_RE = lazy_regex(
-    r"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+(?:gerne?|bitte|please|pls|go ahead|do it|add it|passt|(?:klingt\s+)?gut|"
-    r"mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*))*"
-    r"[\s,;:.!–—-]*(?:but|just|only|aber|nur)\s+(?P<change>.*\S.*)$",
+    rf"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+{YES_AGAIN})*[\s,;:.!–—-]*(?:but|just|only|aber|nur)\s+(?P<change>.*\S.*)$",
     re.I,
 )
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal

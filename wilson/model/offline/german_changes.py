@@ -27,8 +27,9 @@ _DONE_RE = lazy_regex(
     r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
     r"überwiesen|eingereicht|geklärt|gemacht|raus)"
     # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
-    # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen")
-    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?(?:\s+done)?(?:\s*[^\w\s])*\s*$",  # "… abgegeben ✅" (a tick read as "done")
+    # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen"); then a tick, read as "done", or other signs
+    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?"
+    r"(?:\s+done)?(?:\s*[^\w\s])*\s*$",
     re.I,
 )
 _MOVE_RE = lazy_regex(

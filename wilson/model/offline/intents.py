@@ -833,13 +833,12 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
     # "… Sehtest und Gutachten bis Ende April bei der Behörde abgeben. Setz mir das auf die Liste": the one German
     # to-do with its day is the task, whatever the sentences around it tell
     dated_todos = [
-        (todo, part)
+        (todo, days[0])
         for part in parts[:-1]
-        if (todo := acts.german_todo(part)) is not None and dates.search(part, chat.now, chat.tz)
+        if (todo := acts.german_todo(part)) is not None and (days := dates.search(part, chat.now, chat.tz))
     ]
     if len(dated_todos) == 1:
-        todo, part = dated_todos[0]
-        day = dates.search(part, chat.now, chat.tz)[0]
+        todo, day = dated_todos[0]
         # the day out of the title, with its "bis": "Sehtest … bis Ende April bei der Behörde abgeben"
         todo = re.sub(
             rf"\s*\b(?:bis\s+(?:zum\s+|spätestens\s+)?|spätestens\s+(?:am\s+|bis\s+)?)?{re.escape(day.phrase)}\.?",
@@ -1602,7 +1601,10 @@ _CAN_WAIT_RE = lazy_regex(r"\b(?:can|could)\s+wait\b|\bkann\s+warten\b|\bhat\s+(
 
 
 def _can_wait(chat: Chat, text: str) -> Reply | None:
-    if not _CAN_WAIT_RE.search(text):
+    """The one open task a name of its own in the message names ("Lindner" of "Rechnung an Agentur Lindner"), moved to
+    the last day said after "can wait"; None unless exactly one task and a day."""
+    waits = _CAN_WAIT_RE.search(text)
+    if waits is None:
         return None
     said = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
     named = [
@@ -1611,7 +1613,7 @@ def _can_wait(chat: Chat, text: str) -> Reply | None:
         if t.get("status", "open") == "open"
         and {w.lower() for w in re.findall(r"[^\W\d_]{4,}", str(t.get("title") or "")) if w[:1].isupper()} & said
     ]
-    day = dates.search(text[_CAN_WAIT_RE.search(text).end() :], chat.now, chat.tz)
+    day = dates.search(text[waits.end() :], chat.now, chat.tz)
     if len(named) != 1 or not day:
         return None
     return Reply(

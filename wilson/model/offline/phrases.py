@@ -63,10 +63,13 @@ _AROUND = (
 )
 # a season's wish said with a greeting or alone: "hi wilson, happy new year!"
 _WISH = r"(?:[\s,!.]*(?:happy (?:new year|holidays|easter|birthday|friday|monday|weekend)|merry christmas|season'?s greetings))?"
-GREETING_RE = lazy_regex(
-    rf"^(?:(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|morning|evening|"
+_GREETING_WORDS = (
+    r"hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening)|morning|evening|afternoon|"
     # and in German: "guten Morgen!", "moin", "hallo", "servus"
-    rf"afternoon|guten (?:morgen|tag|abend)|moin(?: moin)?|hallo|servus|grüß dich)\b{_AROUND}{_WISH}|"
+    r"guten\s+(?:morgen|tag|abend)|moin(?:\s+moin)?|hallo|servus|grüß dich"
+)
+GREETING_RE = lazy_regex(
+    rf"^(?:(?:{_GREETING_WORDS})\b{_AROUND}{_WISH}|"
     rf"(?:happy (?:new year|holidays|easter|friday|monday|weekend|sunday)|merry christmas)\b)"
     rf"{_AROUND}$",
     re.I,
@@ -207,8 +210,7 @@ _ASKED_POLITELY = lazy_regex(
 
 
 _GREETING_FIRST_RE = lazy_regex(
-    r"^\s*(?:guten\s+(?:morgen|tag|abend)|good\s+(?:morning|afternoon|evening)|moin|hallo|hi|hello|hey)"
-    r"(?:[\s,]+(?:wilson|zusammen|there))?\s*[!.,]+\s+(?=\S+\s+\S+\s+\S)",  # a message after it, not a name
+    rf"^\s*(?:{_GREETING_WORDS})(?:[\s,]+(?:wilson|zusammen|there))?\s*[!.,]+\s+(?=\S+\s+\S+\s+\S)",  # a message after it
     re.I,
 )
 

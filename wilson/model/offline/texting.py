@@ -322,11 +322,10 @@ def _german_clock(match: re.Match) -> str:
 # pictograph says how the user feels, nothing the rules read ("buy flowers for Anna 🌸 saturday")
 _YES_EMOJI = "👍👌🙏✅✔☑💯🆗🙌"
 _NO_EMOJI = "👎❌🚫✖"
-_EMOJI = lazy_regex("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+")
+_EMOJI_CHARS = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+"
+_EMOJI = lazy_regex(_EMOJI_CHARS)
 _TICK_AFTER_WORDS = lazy_regex(r"(?<=\w)[\s:,-]*[✅✔☑]\uFE0F?")
-_EMOJI_BETWEEN = lazy_regex(
-    r"(?<=[^\W\d_])\s*[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\u20e3]+\s+(?=[a-zäöüß])"
-)
+_EMOJI_BETWEEN = lazy_regex(rf"(?<=[^\W\d_])\s*{_EMOJI_CHARS}\s+(?=[a-zäöüß])")
 
 
 def emoji_said(text: str) -> str:

@@ -435,9 +435,8 @@ def emergency(text: str, subject: str, sender: str, now: datetime, tz, sent: dat
     flagged = _EMERGENCY_WORD_RE.search(subject) or _IS_AN_EMERGENCY_RE.search(text)
     if personal and flagged and HEALTH_RE.search(blob) and (CALL_NOW_RE.search(blob) or _AS_SOON_RE.search(blob)):
         # the sender calls the mail itself an emergency, tells of someone ill or hurt, and asks for a call or a coming
-        # at once: "Bruno – emergency,
-        # please call!!" (the dog at the vet), "NOTRUF: Ihre Mutter – bitte kommen"; not a doctor who "has to attend
-        # an emergency", whose practice asks for a call about the appointment
+        # at once: "Bruno – emergency, please call!!" (the dog at the vet), "NOTRUF: Ihre Mutter – bitte kommen"; not
+        # a doctor who "has to attend an emergency", whose practice asks for a call about the appointment
         return "an emergency, and you are asked to call or come at once"
     if CARE_RE.search(blob) and CLOSURE_RE.search(blob) and _soon(blob, sent, now, tz, days=0):
         return "your child's school or care closing today"
