@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 from peewee import JOIN
 
 from actors import attention, escalation, tools
-from actors.deadlines import plan_task, task_windows
+from actors.deadlines import plan_task, task_windows, thin_all
 from actors.proposals.carried import SETTLE_AFTER, briefed_before
 from actors.proposals.rules import OPEN, items_of, remind_before, remind_moment
 from actors.proposals.words import headline, render
@@ -277,6 +277,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     for firing in TaskFiring.select().where(TaskFiring.task.in_([t.id for t in tasks])) if tasks else ():
         firings.setdefault(firing.task_id, []).append(firing)
     topics = {task.topic_id: task.topic for task in tasks if task.topic_id}
+    thin_all(tasks)  # what memory says of each task's heads-ups, read once for all
     held = {topic_id for topic_id, topic in topics.items() if cancelled(topic, tz)}
     moved = {topic_id: moved_later(topic, tz) for topic_id, topic in topics.items() if topic_id not in held}
     for task in tasks:
@@ -284,7 +285,7 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             continue  # preparation for an event the calendar cancelled: closing its topic is asked, nothing else
         if waits_for_move(task, now, moved.get(task.topic_id)):
             continue  # preparation for an event the calendar moved later: its dates wait for the user to move them
-        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
+        on = _due_on(task, tz)
         current = [f for f in firings.get(task.id, ()) if f.due == task.due]
         windows, fired = _windows(task, config), {f.window for f in current}
         if on == today:
@@ -351,10 +352,10 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
             and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN)
         )
-    covered = _due_or_overdue_ids(now, tz)
+    covered = {task.id for task in tasks if _due_on(task, tz) <= today}  # due or overdue: listed above
     for row in WAITING_NEWS.models():
-        tasks = set((row.payload or {}).get("tasks") or [])
-        if tasks and (tasks <= covered or attention.acknowledged(tasks, row.created_at) >= tasks):
+        about = set((row.payload or {}).get("tasks") or [])
+        if about and (about <= covered or attention.acknowledged(about, row.created_at) >= about):
             continue  # listed above already, or the user has dealt with it
         if attention.is_over(row, now):
             continue  # news of an event that is over by now
@@ -386,14 +387,8 @@ def _closing(now: datetime) -> dict[int, datetime]:
     return {topic_id: ends for topic_id, ends in ended.items() if str(topic_id) in topics}
 
 
-def _due_or_overdue_ids(now: datetime, tz) -> set[int]:
-    today = now.astimezone(tz).date()
-    ids = set()
-    for task in Task.select().where((Task.status == "open") & Task.due.is_null(False)):
-        on = due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
-        if on <= today:
-            ids.add(task.id)
-    return ids
+def _due_on(task: Task, tz) -> date:
+    return due_date(task.due, tz) if task.due_is_date else task.due.astimezone(tz).date()
 
 
 def render_day(day: Day, extra: str = "") -> str:

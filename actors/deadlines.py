@@ -81,6 +81,16 @@ def thinned_by(task: Task) -> dict | None:
     return task.__dict__["_thinned_by"]
 
 
+def thin_all(tasks: list[Task]) -> None:
+    """`thinned_by` for many tasks with one read of memory, kept on each task for its later asks."""
+    todo = [
+        t for t in tasks if not (isinstance(t.escalation, list) and t.escalation) and "_thinned_by" not in t.__dict__
+    ]
+    subjects = [(t.title, t.topic.title if t.topic_id else None) for t in todo]
+    for task, found in zip(todo, advice.reminder_advice_many(subjects)):
+        task.__dict__["_thinned_by"] = found
+
+
 def _configured_windows(task: Task, default_windows: Windows) -> list[str]:
     if isinstance(default_windows, dict):
         if len(default_windows) > 1:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from storage.models import Cursor
+from storage.prepared import prepared
 from wilson.kernel.timeparse import last_day, utc_or_none
 
 CANCELLED = "CANCELLED"  # as channels/calendar/event.py writes a tombstone's status
@@ -56,9 +57,13 @@ def _entry_event(key: str, entry) -> DayEvent | None:
     )
 
 
+# every briefing, firing and look at a topic's event reads the snapshots: the statement's text is built once
+SNAPSHOTS = prepared(lambda s: Cursor.select().where(Cursor.name.startswith("calendar:")).order_by(Cursor.name))
+
+
 def _entries():
     """(key, entry) of every snapshot the calendar channel keeps, source by source."""
-    for cursor in Cursor.select().where(Cursor.name.startswith("calendar:")).order_by(Cursor.name):
+    for cursor in SNAPSHOTS.models():
         value = cursor.value if isinstance(cursor.value, dict) else {}
         events = value.get("events") if isinstance(value.get("events"), dict) else {}
         for key, entry in events.items():

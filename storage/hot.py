@@ -14,6 +14,7 @@ the fields' `python_value`, so a caller cannot tell them from what peewee return
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 
 import peewee
@@ -295,6 +296,36 @@ def by_column(model, field, value):
         (field.db_value(value),),
     )
     return instance(model, result.rows[0]) if result.rows else None
+
+
+IN_CHUNK = 512  # values of an IN list per statement: far below either backend's limit on parameters
+
+
+def padded(values: list) -> list:
+    """`values` (not empty) padded with its last to a power of two: statements with an IN list of them are a
+    few texts, each built once, where a text per length would be as many as the lengths."""
+    size = 1 << (len(values) - 1).bit_length()
+    return values + values[-1:] * (size - len(values))
+
+
+def marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def by_ids(model, ids) -> list:
+    """The rows whose ids are among `ids`, by id, as model instances."""
+    ids = sorted(set(ids))
+    found = []
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = padded(ids[start : start + IN_CHUNK])
+        result = execute(("by ids", model, len(chunk)), functools.partial(_by_ids_sql, model, len(chunk)), chunk)
+        found += [instance(model, row) for row in result.rows]
+    return found
+
+
+def _by_ids_sql(model, size: int) -> str:
+    table, key = _quote(model._meta.table_name), _quote(model._meta.primary_key.column_name)
+    return f"SELECT {column_list(model)} FROM {table} WHERE {key} IN ({marks(size)}) ORDER BY {key}"
 
 
 def upsert(model, conflict, **fields) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import peewee
 import pytest
 
-from storage import outbox
+from storage import engram, hot, outbox
 from storage.models import Approval, ApprovalItem, Outbox, Task
 from storage.prepared import Prepared, prepared
 
@@ -124,3 +124,29 @@ def test_every_prepared_read_builds_its_text_on_each_backend(any_db):
     assert len(found) >= 20, [where for where, _ in found]  # the nightly, morning and tick reads among them
     for where, read in found:
         assert read.text().lstrip().upper().startswith("SELECT"), where
+
+
+def test_rows_by_ids_are_the_rows_peewee_reads_whatever_the_count(any_db):
+    made = [Task.create(title=f"Task {i}", due=NOW + timedelta(days=i), created_at=NOW) for i in range(40)]
+    ids = [t.id for t in made]
+    for wanted in ([], ids[:1], ids[3:6], ids[::-1][:13], ids, ids + ids[:5], [ids[0], 99999]):
+        got = hot.by_ids(Task, wanted)
+        plain = list(Task.select().where(Task.id.in_(wanted or [0])).order_by(Task.id))
+        assert [t.__data__ for t in got] == [t.__data__ for t in plain]
+    assert [t.title for t in hot.by_ids(Task, [ids[5], ids[2]])] == ["Task 2", "Task 5"]
+    # padded with the last value to a power of two: three lengths share one statement's text
+    assert hot.padded([1, 2, 3]) == [1, 2, 3, 3] and hot.padded([7]) == [7] and len(hot.padded(list(range(5)))) == 8
+
+
+def test_live_memories_are_found_by_kind_and_text_and_an_invalidated_one_is_not(any_db):
+    at = NOW
+    first = engram.store("belief", "User lets early reminders about taxes pass", [], at)
+    engram.store("principle", "Remind about taxes only when it is due", [], at)
+    gone = engram.store("belief", "User drinks tea", [], at)
+    engram.invalidate(gone.id, at, "said otherwise")
+    texts = ["user lets early reminders about taxes pass", "Remind about taxes only when it is due", "User drinks tea"]
+    texts += [f"nothing kept {i}" for i in range(9)]
+    found = engram.find_live(("belief", "principle"), texts)
+    assert sorted(found) == [("belief", engram.make_key(texts[0])), ("principle", engram.make_key(texts[1]))]
+    assert found[("belief", engram.make_key(texts[0]))].id == first.id
+    assert engram.find_live(("episode",), texts) == {} and engram.find_live(("belief",), []) == {}

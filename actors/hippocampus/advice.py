@@ -90,11 +90,24 @@ def reminder_advice(title: str | None, topic: str | None = None) -> dict | None:
     reminders about its kind pass on HOLD_BACK_AT nights or more (a live belief or principle) and approved
     reminding of it only when it is due (actors/hippocampus/consent.py), else None.
     Only the heads-ups before the due are left out; the due and overdue reminders stay."""
+    return reminder_advice_many([(title, topic)])[0]
+
+
+def reminder_advice_many(subjects: list[tuple[str | None, str | None]]) -> list[dict | None]:
+    """`reminder_advice` for many (title, topic) pairs, with one read: the briefing asks for every task it lists."""
+    texts_of = [_reminder_texts(title, topic) for title, topic in subjects]
+    found = engram.find_live(("principle", "belief"), [text for texts in texts_of for text in texts])
+    return [_reminder_found(texts, found) for texts in texts_of]
+
+
+def _reminder_texts(title: str | None, topic: str | None) -> list[str]:
     texts = [text for words in (title, topic) if words and words.strip() for text in _forms(_unheeded(words))]
-    if not texts:
-        return None
-    texts.append(_unheeded_any()["principle"])  # let pass about several kinds: every kind (nightly._generalise)
-    found = engram.find_live(("principle", "belief"), texts)  # one query: the tick asks for every task it plans
+    if texts:
+        texts.append(_unheeded_any()["principle"])  # let pass about several kinds: every kind (nightly._generalise)
+    return texts
+
+
+def _reminder_found(texts: list[str], found: dict) -> dict | None:
     for text in texts:
         for kind in ("principle", "belief"):
             memory = found.get((kind, engram.make_key(text)))

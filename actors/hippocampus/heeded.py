@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from actors.hippocampus.common import _iso, _thumb
-from storage import engram
+from storage import engram, hot
 from storage.prepared import prepared
 from storage.models import Approval, DecisionRow, Feedback, Inbox, Outbox, ReceptorBuffer, Task, Turn
 from wilson.kernel.clock import as_utc
@@ -145,7 +145,7 @@ def followup_episodes(since: datetime, until: datetime, skip: frozenset = frozen
     # judged on another night (a statement per heads-up made the nightly run cost more the longer Wilson lived)
     told_of = {box.id: [int(t) for t in (box.payload or {}).get("tasks") or [] if str(t).isdigit()] for box in boxes}
     ids = sorted({t for tasks in told_of.values() for t in tasks})
-    known = {task.id: task for task in Task.select().where(Task.id.in_(ids))} if ids else {}
+    known = {task.id: task for task in hot.by_ids(Task, ids)}
     for box in boxes:
         # judged on another night (or not yet: its day has not passed)
         judged = [

@@ -4,6 +4,7 @@ schedules' crons from the settings.
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -13,6 +14,9 @@ from loguru import logger
 from wilson.kernel.clock import UTC, as_utc
 
 DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
+PARSED_KEPT = 256  # parsed expressions kept per thread: the builtin schedules and the user's reminders
+
+_parsed = threading.local()
 
 
 # Cron ---------------------------------------------------------------------------
@@ -41,6 +45,18 @@ def _instants(naive: datetime, tz: ZoneInfo, both_folds: bool) -> list[datetime]
     return [first, second] if both_folds else [first]
 
 
+def _iterator(cron: str, day_or: bool) -> croniter:
+    """`cron` parsed once per thread (croniter's parse costs more than a next firing, and the tick asks about the
+    same few expressions all day); one per thread because finding the next firing moves the iterator."""
+    kept = _parsed.__dict__.setdefault("by_expression", {})
+    it = kept.get((cron, day_or))
+    if it is None:
+        if len(kept) >= PARSED_KEPT:
+            kept.clear()
+        it = kept[(cron, day_or)] = croniter(cron, datetime(2000, 1, 1, tzinfo=UTC), day_or=day_or)
+    return it
+
+
 def next_fire(cron: str, tz: ZoneInfo, after: datetime, *, day_or: bool = False) -> datetime:
     """The first moment strictly after `after` that `cron` names on the local wall clock (aware UTC).
 
@@ -63,7 +79,8 @@ def next_fire_walked(cron: str, tz: ZoneInfo, after: datetime, *, day_or: bool =
     local_after = after.astimezone(tz).replace(tzinfo=None)
     both = _hour_is_wildcard(cron)
     # croniter reads wall time through a fixed UTC tag: no zone, so no DST guesswork inside it.
-    it = croniter(cron, (local_after - DST_SLACK).replace(tzinfo=UTC), day_or=day_or)
+    it = _iterator(cron, day_or)
+    it.set_current((local_after - DST_SLACK).replace(tzinfo=UTC))
     best: datetime | None = None
     horizon: datetime | None = None
     while True:
@@ -86,7 +103,8 @@ def _next_away_from_changes(cron: str, tz: ZoneInfo, after: datetime, day_or: bo
     walk over the slack handles those. Every look of the tick (the RAS's every fifteen minutes) asks this;
     the walk took some twenty steps of croniter for it."""
     local_after = after.astimezone(tz).replace(tzinfo=None)
-    naive = croniter(cron, local_after.replace(tzinfo=UTC), day_or=day_or).get_next(datetime).replace(tzinfo=None)
+    it = _iterator(cron, day_or)
+    naive = it.get_next(datetime, start_time=local_after.replace(tzinfo=UTC)).replace(tzinfo=None)
     if naive - local_after > QUICK_SPAN:
         return None
     moment = naive.replace(tzinfo=tz).astimezone(UTC)

@@ -17,6 +17,7 @@ from actors.shared.windows import due_date
 from storage import buffers, hot, inbox, trace
 from storage.db import claim_transaction, skip_locked
 from storage.models import Inbox, Outbox, Schedule, Task, TaskFiring, Topic
+from storage.prepared import prepared
 from wilson.kernel import faults
 from wilson.kernel.clock import UTC, as_utc
 
@@ -165,6 +166,17 @@ def _ras_idle() -> bool:
     return not buffers.any_unscanned() and not alarm_unanswered()
 
 
+# SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others skip it now
+# and, after its commit, find it no longer due. Every look of the tick reads it: its text is built once.
+DUE = prepared(
+    lambda s: skip_locked(
+        Schedule.select()
+        .where((Schedule.enabled == True) & (Schedule.next_fire_at <= s.now))
+        .order_by(Schedule.next_fire_at, Schedule.id)
+    )
+)
+
+
 def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
     """Enabled schedules that are due, with the missed-job policy applied; advances each past `now`.
 
@@ -178,15 +190,7 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
     now = as_utc(now)
     result: list[tuple[Schedule, str]] = []
     ras_idle: bool | None = None
-    # SKIP LOCKED: with several processes, the one that locked a due schedule fires it; the others
-    # skip it now and, after its commit, find it no longer due
-    rows = list(
-        skip_locked(
-            Schedule.select()
-            .where((Schedule.enabled == True) & (Schedule.next_fire_at <= now))
-            .order_by(Schedule.next_fire_at, Schedule.id)
-        )
-    )
+    rows = DUE.models(now=now)
     for sched in rows:
         tz = zone_of(sched.timezone)
         scheduled = as_utc(sched.next_fire_at)
