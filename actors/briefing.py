@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from peewee import JOIN
 
 from actors import attention, escalation, tools
 from actors.deadlines import plan_task, task_windows, thin_all
@@ -32,7 +31,7 @@ from actors.proposals.rules import OPEN, items_of, remind_before, remind_moment
 from actors.proposals.words import headline, render
 from actors.shared.event_span import cancelled, event_span, moved_later, waits_for_move
 from actors.shared.windows import due_date, window_times, windows_config
-from storage import calendar_days, mute, outbox, trace
+from storage import calendar_days, hot, mute, outbox, reads, trace
 from storage.calendar_days import DayEvent
 from storage.db import database
 from storage.prepared import prepared
@@ -139,6 +138,16 @@ def _topic_line(topic: Topic, today: date, tz) -> str:
 _WITH_SOMEONE = re.compile(r"(?<!team )(?<!team-)\b(?:lunch|coffee|kaffee|mittagessen)\b", re.I)
 
 
+# the reads of every morning, their text built once
+STARTING = prepared(
+    lambda s: (
+        Topic.select()
+        .where((Topic.status == "active") & (Topic.starts >= s.start) & (Topic.starts < s.end))
+        .order_by(Topic.starts)
+    )
+)
+
+
 def todays_events(now: datetime, tz) -> list[str]:
     """Today's events from the snapshots the calendar channel keeps (no fetch, no model), by start, and the
     topics that begin today that no event of today's stands for (the dentist the user told Wilson about).
@@ -158,11 +167,7 @@ def todays_events(now: datetime, tz) -> list[str]:
     titles = {e.title.casefold() for e in events}
     spans = {(as_utc(e.start), as_utc(e.end) if e.end else None) for e in events}
     midnight = datetime.combine(today, datetime.min.time(), tzinfo=tz)
-    for topic in (
-        Topic.select()
-        .where((Topic.status == "active") & (Topic.starts >= midnight) & (Topic.starts < midnight + timedelta(days=1)))
-        .order_by(Topic.starts)
-    ):
+    for topic in STARTING.models(start=midnight, end=midnight + timedelta(days=1)):
         start, ends = as_utc(topic.starts), as_utc(topic.ends) if topic.ends else None
         if topic.title.casefold() in titles or any(start == s and ends in (None, e) for s, e in spans):
             continue  # the topic a calendar event grew into: the event's line says it
@@ -210,22 +215,26 @@ LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned eve
 NEW_SHOWN = 8  # unplanned new events named in one briefing; the rest are counted
 
 
+SEEN_WITHOUT_PLAN = prepared(
+    lambda s: Trace.select(Trace.trace_id).where((Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))
+)
+TOPIC_TITLES = prepared(lambda s: Topic.select(Topic.title))
+TOPICS_PROPOSED = prepared(lambda s: ApprovalItem.select(ApprovalItem.args).where(ApprovalItem.tool == "create_topic"))
+
+
 def unplanned_events(now: datetime, tz) -> tuple[list[str], list[str]]:
     """New calendar events the offline rules saw and made no plan for ("seen, no plan"), not listed by a
     briefing yet and not planned since: (lines, their trace ids). Today's are in the briefing's "Today"."""
-    seen = {
-        r.trace_id
-        for r in Trace.select(Trace.trace_id).where((Trace.stage == "offline") & Trace.reason.contains(SEEN_NO_PLAN))
-    }
+    seen = {trace_id for (trace_id,) in SEEN_WITHOUT_PLAN.rows()}
     if not seen:
         return [], []
     seen -= {
         r.trace_id for r in Trace.select(Trace.trace_id).where((Trace.stage == LISTED) & Trace.trace_id.in_(list(seen)))
     }
-    planned = {t.title.strip().lower() for t in Topic.select(Topic.title)}
+    planned = {title.strip().lower() for (title,) in TOPIC_TITLES.rows()}
     planned |= {
-        str((i.args or {}).get("title") or "").strip().lower()
-        for i in ApprovalItem.select().where(ApprovalItem.tool == "create_topic")
+        str((ApprovalItem.args.python_value(args) or {}).get("title") or "").strip().lower()
+        for (args,) in TOPICS_PROPOSED.rows()
     }
     today = now.astimezone(tz).date()
     lines, traces = [], []
@@ -267,14 +276,9 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     day.task_ids = sorted(raised)
     # each task with its topic (one join) and its firings (one read for all): a statement or three per task
     # made every morning's briefing cost more the more the user had planned
-    tasks = list(
-        Task.select(Task, Topic)
-        .join(Topic, JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
-        .where((Task.status == "open") & Task.due.is_null(False))
-        .order_by(Task.due, Task.id)
-    )
+    tasks = reads.open_dated_tasks()
     firings: dict[int, list[TaskFiring]] = {}
-    for firing in TaskFiring.select().where(TaskFiring.task.in_([t.id for t in tasks])) if tasks else ():
+    for firing in hot.among(TaskFiring, TaskFiring.task, [t.id for t in tasks]):
         firings.setdefault(firing.task_id, []).append(firing)
     topics = {task.topic_id: task.topic for task in tasks if task.topic_id}
     thin_all(tasks)  # what memory says of each task's heads-ups, read once for all
@@ -363,27 +367,30 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
     return day
 
 
-def _closing(now: datetime) -> dict[int, datetime]:
-    """Topics whose event is over and whose closing (the tick proposes it at the end) waits for the user's
-    answer, with their ends: the answer settles their unfinished preparation, which is not "overdue" meanwhile.
-    Rejected or let go, the tasks are listed again."""
-    ended = {
-        t.id: as_utc(t.ends)
-        for t in Topic.select(Topic.id, Topic.ends).where(Topic.ends.is_null(False) & (Topic.ends <= now))
-    }
-    if not ended:
-        return {}
-    asked = (
+ENDED = prepared(lambda s: Topic.select(Topic.id, Topic.ends).where(Topic.ends.is_null(False) & (Topic.ends <= s.now)))
+CLOSING_ASKED = prepared(
+    lambda s: (
         ApprovalItem.select(ApprovalItem.args)
         .join(Approval)
         .where(
             (ApprovalItem.tool == "close_topic")
             & (ApprovalItem.status == "pending")
             & Approval.status.in_(OPEN)
-            & (Approval.expires_at > now)
+            & (Approval.expires_at > s.now)
         )
     )
-    topics = {str((item.args or {}).get("topic_id")) for item in asked}  # a model may quote an id: "7"
+)
+
+
+def _closing(now: datetime) -> dict[int, datetime]:
+    """Topics whose event is over and whose closing (the tick proposes it at the end) waits for the user's
+    answer, with their ends: the answer settles their unfinished preparation, which is not "overdue" meanwhile.
+    Rejected or let go, the tasks are listed again."""
+    ended = {topic_id: as_utc(Topic.ends.python_value(ends)) for topic_id, ends in ENDED.rows(now=now)}
+    if not ended:
+        return {}
+    asked = [ApprovalItem.args.python_value(args) for (args,) in CLOSING_ASKED.rows(now=now)]
+    topics = {str((args or {}).get("topic_id")) for args in asked}  # a model may quote an id: "7"
     return {topic_id: ends for topic_id, ends in ended.items() if str(topic_id) in topics}
 
 
@@ -424,13 +431,16 @@ MODEL_FAILED = (
 )
 
 
+USAGE_OF_DAY = prepared(lambda s: TokenUsage.select().where(TokenUsage.day == s.day).order_by(TokenUsage.role))
+
+
 def model_line(day: date) -> str:
     """One line when most of the day before `day`'s runs of a role's model broke the protocol (the rules took
     them over, wilson/model/synapse.py): said by the one briefing after that day, so said once."""
     before = (day - timedelta(days=1)).isoformat()
     failing = [
         row
-        for row in TokenUsage.select().where(TokenUsage.day == before).order_by(TokenUsage.role)
+        for row in USAGE_OF_DAY.models(day=before)
         if (row.failed or 0) >= 2 and (row.failed or 0) * 2 > (row.runs or 0)
     ]
     if not failing:
@@ -503,7 +513,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
     with database.atomic():
         today = now.astimezone(tz).date()
         key = f"briefing:{today.isoformat()}"
-        if Outbox.select().where(Outbox.idempotency_key == key).exists():
+        if hot.by_column(Outbox, Outbox.idempotency_key, key) is not None:
             return None
         # a briefing from an earlier day still waiting is out of date
         Outbox.update(status=attention.DROPPED).where(

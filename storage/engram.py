@@ -27,6 +27,7 @@ from loguru import logger
 from storage import hot, reads, trace
 from storage.db import claim_transaction
 from storage.models import Memory, Trace
+from storage.prepared import prepared
 from wilson.kernel.timeparse import utc_or_none
 
 # The key column is a VARCHAR(255); longer texts keep a readable prefix plus a digest
@@ -276,14 +277,16 @@ def was_retired(kind: str, text: str, provenance: list[str]) -> bool:
     return bool(evidence) and any(evidence <= set(m.provenance or []) for m in gone)
 
 
+RETIRED = prepared(
+    lambda s: Memory.select(Memory.id).where(
+        (Memory.kind == s.kind) & (Memory.key == s.key) & Memory.invalidated_at.is_null(False)
+    )
+)
+
+
 def retired_by_user(kind: str, text: str) -> bool:
     """Whether the user retired a memory of this kind and text (`forget`): no evidence brings such a one back."""
-    gone = [
-        m.id
-        for m in Memory.select(Memory.id).where(
-            Memory.kind == kind, Memory.key == make_key(text), Memory.invalidated_at.is_null(False)
-        )
-    ]
+    gone = [memory_id for (memory_id,) in RETIRED.rows(kind=kind, key=make_key(text))]
     return bool(gone) and (
         Trace.select()
         .where(Trace.trace_id.in_([f"memory:{i}" for i in gone]) & Trace.reason.startswith(RETIRED_BY_USER))
@@ -291,17 +294,26 @@ def retired_by_user(kind: str, text: str) -> bool:
     )
 
 
+def _prunable(s):
+    weak = (Memory.strength < s.below) & (Memory.created_at < s.cutoff)
+    return weak | (Memory.invalidated_at.is_null(False) & (Memory.invalidated_at < s.cutoff))
+
+
+# read every night: the texts built once
+PRUNABLE = prepared(lambda s: Memory.select(Memory.id).where(_prunable(s)))
+PRUNABLE_OF_KIND = prepared(lambda s: Memory.select(Memory.id).where((Memory.kind == s.kind) & _prunable(s)))
+
+
 def prune(at: datetime, min_strength: float, older_than: timedelta, *, kinds: tuple[str, ...] | None = None) -> int:
     """Forget memories weaker than `min_strength` created before `at - older_than`,
     and memories invalidated before then. Returns how many were removed."""
     cutoff = at - older_than
-    weak = (Memory.strength < min_strength) & (Memory.created_at < cutoff)
-    stale = Memory.invalidated_at.is_null(False) & (Memory.invalidated_at < cutoff)
-    condition = weak | stale
-    if kinds:
-        condition &= Memory.kind.in_(list(kinds))
     with claim_transaction():
-        ids = [m.id for m in Memory.select(Memory.id).where(condition)]
+        if kinds:
+            found = [PRUNABLE_OF_KIND.rows(kind=kind, below=min_strength, cutoff=cutoff) for kind in kinds]
+        else:
+            found = [PRUNABLE.rows(below=min_strength, cutoff=cutoff)]
+        ids = [memory_id for rows in found for (memory_id,) in rows]
         removed = 0
         # Chunked so that a large prune stays under SQLite's bound-parameter limit.
         for start in range(0, len(ids), 500):

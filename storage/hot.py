@@ -314,18 +314,25 @@ def marks(n: int) -> str:
 
 def by_ids(model, ids) -> list:
     """The rows whose ids are among `ids`, by id, as model instances."""
-    ids = sorted(set(ids))
+    return among(model, model._meta.primary_key, ids)
+
+
+def among(model, field, values) -> list:
+    """The rows whose `field` holds one of `values`, by id, as model instances."""
+    values = sorted({field.db_value(v) for v in values})
     found = []
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = padded(ids[start : start + IN_CHUNK])
-        result = execute(("by ids", model, len(chunk)), functools.partial(_by_ids_sql, model, len(chunk)), chunk)
-        found += [instance(model, row) for row in result.rows]
-    return found
+    for start in range(0, len(values), IN_CHUNK):
+        chunk = padded(values[start : start + IN_CHUNK])
+        build = functools.partial(_among_sql, model, field, len(chunk))
+        found += [instance(model, row) for row in execute(("among", model, field.name, len(chunk)), build, chunk).rows]
+    return sorted(found, key=lambda row: row._pk) if len(values) > IN_CHUNK else found
 
 
-def _by_ids_sql(model, size: int) -> str:
+def _among_sql(model, field, size: int) -> str:
     table, key = _quote(model._meta.table_name), _quote(model._meta.primary_key.column_name)
-    return f"SELECT {column_list(model)} FROM {table} WHERE {key} IN ({marks(size)}) ORDER BY {key}"
+    return (
+        f"SELECT {column_list(model)} FROM {table} WHERE {_quote(field.column_name)} IN ({marks(size)}) ORDER BY {key}"
+    )
 
 
 def upsert(model, conflict, **fields) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from peewee import fn
+from peewee import JOIN, fn
 
 from storage import hot
 from storage.prepared import prepared
@@ -176,3 +176,26 @@ def engram_holds_memories() -> bool:
     if not _engram_held:
         _engram_held = bool(hot.execute("engram_holds", lambda: 'SELECT 1 FROM "memory" LIMIT 1').rows)
     return _engram_held
+
+
+# each morning's briefing lists every open task with a due, with its topic
+DATED = prepared(
+    lambda s: (
+        Task.select(Task, Topic)
+        .join(Topic, JOIN.LEFT_OUTER, on=(Task.topic == Topic.id))
+        .where((Task.status == "open") & Task.due.is_null(False))
+        .order_by(Task.due, Task.id)
+    )
+)
+
+
+def open_dated_tasks() -> list[Task]:
+    """Open tasks with a due, soonest first, each with its topic read in the same statement."""
+    width = len(hot.columns(Task))
+    found = []
+    for row in DATED.rows():
+        task = hot.instance(Task, row[:width])
+        if task.topic_id is not None:
+            task.__rel__["topic"] = hot.instance(Topic, row[width:])  # where peewee keeps a joined row
+        found.append(task)
+    return found

@@ -13,6 +13,7 @@ from actors.hippocampus.rules import UNHEEDED_ABOUT, _unheeded_any, counter_evid
 from storage import engram, kv, trace
 from storage.db import claim_transaction, serialise
 from storage.models import Memory
+from storage.prepared import prepared
 from wilson.kernel import faults
 from wilson.kernel.clock import UTC
 from wilson.kernel.timeparse import utc_or_none
@@ -86,6 +87,20 @@ def _promote(touched: dict[int, object], principles: dict[str, str | None], now:
     return beliefs, principles_made
 
 
+# the beliefs that the user lets early reminders about one kind of task pass: read every night
+UNHEEDED_BELIEFS = prepared(
+    lambda s: (
+        Memory.select()
+        .where(
+            (Memory.kind == "belief")
+            & Memory.invalidated_at.is_null()
+            & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT))
+        )
+        .order_by(Memory.id)
+    )
+)
+
+
 def _generalise(touched: dict[int, object], now: datetime, refuted: list[dict]) -> int:
     """The user let early reminders pass about GENERAL_AT kinds of task or more (a live belief for each, so
     each let pass on BELIEF_AT nights: more evidence than one kind's HOLD_BACK_AT): a principle that heads-ups
@@ -97,15 +112,7 @@ def _generalise(touched: dict[int, object], now: datetime, refuted: list[dict]) 
         return 0
     if engram.retired_by_user("principle", pattern["principle"]):
         return 0
-    beliefs = list(
-        Memory.select()
-        .where(
-            (Memory.kind == "belief")
-            & Memory.invalidated_at.is_null()
-            & Memory.key.startswith(engram.make_key(UNHEEDED_ABOUT))
-        )
-        .order_by(Memory.id)
-    )
+    beliefs = UNHEEDED_BELIEFS.models()
     if len(beliefs) < GENERAL_AT:
         return 0
     provenance = [f"memory:{m.id}" for m in beliefs]

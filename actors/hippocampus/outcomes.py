@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from peewee import fn
+
 from actors.hippocampus.common import _iso, _thumb
 from actors.hippocampus.episodes import approval_episodes
 from actors.hippocampus.rules import SUBJECTS, subject_of
 from storage import kv
 from storage.models import Feedback, Outbox
+from storage.prepared import prepared
 from wilson.kernel.clock import UTC
 
 CALIBRATION_KEY = "calibration"
@@ -17,6 +20,19 @@ CALIBRATION_DAYS = 30
 SUBJECT_DAYS = 365  # a season's trips apart: how each kind of proposal fared is read over a year
 SUBJECTS_KEPT = 100
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+# read every night: the texts built once
+SURFACED = prepared(
+    lambda s: Outbox.select(fn.COUNT(Outbox.id)).where(
+        (Outbox.surfaced == True) & (Outbox.created_at >= s.since) & (Outbox.created_at < s.until)
+    )
+)
+REACTIONS = prepared(
+    lambda s: Feedback.select(Feedback.value).where(
+        (Feedback.kind == "reaction") & (Feedback.at >= s.since) & (Feedback.at < s.until)
+    )
+)
 
 
 def calibration(since: datetime, until: datetime | None = None) -> dict:
@@ -27,13 +43,10 @@ def calibration(since: datetime, until: datetime | None = None) -> dict:
         proposals[episode["outcome"]] = proposals.get(episode["outcome"], 0) + 1
     answered = proposals["approved"] + proposals["rejected"] + proposals["modified"] + proposals["partial"]
     total = answered + proposals["ignored"]
-    surfaced = (
-        Outbox.select().where(Outbox.surfaced == True, Outbox.created_at >= since, Outbox.created_at < until).count()
-    )
+    surfaced = SURFACED.value(since=since, until=until)
     reactions = {"up": 0, "down": 0, "other": 0}
-    rows = Feedback.select().where(Feedback.kind == "reaction", Feedback.at >= since, Feedback.at < until)
-    for fb in rows:
-        reactions[_thumb(fb.value) or "other"] += 1
+    for (value,) in REACTIONS.rows(since=since, until=until):
+        reactions[_thumb(value) or "other"] += 1
     rated = reactions["up"] + reactions["down"]
     return {
         "since": _iso(since),

@@ -23,13 +23,19 @@ SETTLE_AFTER = timedelta(minutes=45)  # the longest a briefing waits for the run
 def briefed_before(approval_ids: list[int], since: datetime) -> set[int]:
     """Of these proposals, those a briefing already sent (or being sent) since `since` listed."""
     listed: set[int] = set()
-    for box in Outbox.select(Outbox.payload).where(
-        Outbox.idempotency_key.startswith("briefing:")
-        & (Outbox.created_at >= since)
-        & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))
-    ):
-        listed.update(int(i) for i in (box.payload or {}).get("proposals") or [])
+    for (payload,) in BRIEFINGS_SINCE.rows(since=since):
+        listed.update(int(i) for i in (Outbox.payload.python_value(payload) or {}).get("proposals") or [])
     return listed & set(approval_ids)
+
+
+# every morning's briefing asks it of every proposal it lists: the text built once
+BRIEFINGS_SINCE = prepared(
+    lambda s: Outbox.select(Outbox.payload).where(
+        Outbox.idempotency_key.startswith("briefing:")
+        & (Outbox.created_at >= s.since)
+        & Outbox.status.not_in((attention.COMPOSE, attention.DROPPED))
+    )
+)
 
 
 KEEP_FOR_BRIEFING = timedelta(hours=2)  # a briefing this soon after the quiet hours end tells what they held
