@@ -335,6 +335,19 @@ def _among_sql(model, field, size: int) -> str:
     )
 
 
+def update_by_id(model, row_id: int, **fields) -> int:
+    """UPDATE these fields of the row with this id (values through the fields' `db_value`); how many rows changed."""
+    named = [model._meta.fields[name] for name in fields]
+    table, key = _quote(model._meta.table_name), _quote(model._meta.primary_key.column_name)
+    sets = ", ".join(f"{_quote(f.column_name)} = ?" for f in named)
+    result = execute(
+        ("update by id", model, tuple(fields)),
+        lambda: f"UPDATE {table} SET {sets} WHERE {key} = ?",
+        [f.db_value(fields[f.name]) for f in named] + [row_id],
+    )
+    return result.rowcount
+
+
 def upsert(model, conflict, **fields) -> None:
     """INSERT a row of `fields`, or UPDATE the other columns of the row whose unique `conflict` field holds the
     same value (ON CONFLICT … DO UPDATE, which SQLite and PostgreSQL read alike)."""

@@ -150,3 +150,14 @@ def test_live_memories_are_found_by_kind_and_text_and_an_invalidated_one_is_not(
     assert sorted(found) == [("belief", engram.make_key(texts[0])), ("principle", engram.make_key(texts[1]))]
     assert found[("belief", engram.make_key(texts[0]))].id == first.id
     assert engram.find_live(("episode",), texts) == {} and engram.find_live(("belief",), []) == {}
+
+
+def test_an_update_by_id_writes_what_peewee_writes_and_only_that_row(any_db):
+    one, other = (Task.create(title=f"Task {i}", due=NOW, created_at=NOW) for i in range(2))
+    moved = (NOW + timedelta(days=2)).astimezone(BERLIN)  # another zone: stored as the field stores it
+    assert hot.update_by_id(Task, one.id, due=moved, status="done") == 1
+    Task.update(due=moved, status="done").where(Task.id == other.id).execute()
+    raw = any_db.execute_sql('SELECT "due", "status" FROM "task" ORDER BY "id"').fetchall()
+    assert tuple(raw[0]) == tuple(raw[1])  # the same text in the database
+    assert Task.get_by_id(one.id).due == NOW + timedelta(days=2)
+    assert hot.update_by_id(Task, 99999, status="done") == 0

@@ -203,7 +203,7 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
         if sched.kind == "builtin" and sched.name == "ras":
             ras_idle = _ras_idle() if ras_idle is None else ras_idle
             if ras_idle:
-                Schedule.update(next_fire_at=following).where(Schedule.id == sched.id).execute()
+                hot.update_by_id(Schedule, sched.id, next_fire_at=following)
                 continue
         grace = max(timedelta(seconds=sched.staleness_seconds or 0), MIN_GRACE)
         fresh_from = max(scheduled, now - grace)
@@ -226,7 +226,7 @@ def due_schedules(now: datetime) -> list[tuple[Schedule, str]]:
         update = {"next_fire_at": following}
         if latest is not None:
             update["last_fired_at"] = latest
-        Schedule.update(**update).where(Schedule.id == sched.id).execute()
+        hot.update_by_id(Schedule, sched.id, **update)
         sched.next_fire_at = following
         sched.occurrence, sched.missed, sched.missed_more = latest, missed, more
         result.append((sched, "fire" if latest is not None else "skip"))
