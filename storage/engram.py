@@ -10,6 +10,10 @@ step with `memory` by triggers on SQLite (porter stemming), a generated `tsvecto
 column with a GIN index on PostgreSQL (English stemming and stop words). Finding
 memories by text and ranking them is storage/recall.py; here are the plain reads
 (the live memories, the core profile), by strength.
+
+Size: one module for the memory table's writes and plain reads, because they share its keys (`make_key`), its
+provenance rules and its one transaction per batch; the statements the nightly run and every briefing repeat are
+built once here too, beside the peewee they stand in for.
 """
 
 from __future__ import annotations
