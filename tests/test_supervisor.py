@@ -177,6 +177,30 @@ def test_messages_left_in_a_crashed_actors_mailbox_are_not_counted_forever():
     sup.stop()
 
 
+def test_settle_waits_for_the_last_message_and_gives_up_at_its_timeout():
+    sup = make([ActorSpec("a", Recorder)])
+    sup.start()
+    release = threading.Event()
+    sup.tell("a", release)
+    assert sup.settle(0.05) is False and sup.in_flight() == 1  # still held: the timeout ends the wait
+    threading.Timer(0.05, release.set).start()
+    assert sup.settle(10) is True and sup.in_flight() == 0  # woken by the handler's end, long before 10 s
+    assert sup.settle(0) is True  # nothing in flight: at once
+    sup.stop()
+
+
+def test_settle_ends_once_a_crashed_actors_unhandled_messages_are_dropped():
+    sup = make([ActorSpec("a", Recorder)], base_backoff=0.01)
+    sup.start()
+    release = threading.Event()
+    sup.tell("a", release)
+    sup.tell("a", "boom")
+    sup.tell("a", "after the crash")  # never handled: its count goes with the crashed incarnation
+    release.set()
+    assert sup.settle(10) is True and sup.in_flight() == 0
+    sup.stop()
+
+
 class CrashOnceCortex(CortexActor):
     """A real cortex whose first run dies mid-row and cannot even record why (say the database went
     away for a moment), so the error escapes and kills the actor."""

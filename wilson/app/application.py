@@ -332,6 +332,8 @@ class Wilson:
         delivering = set(self.supervisor.names())
         quiet_rounds = 0
         while clockmod.monotonic() < deadline:
+            # asleep while messages are in flight (woken by the last one's end); a look at least twice a second
+            self.supervisor.settle(max(0.0, min(0.5, deadline - clockmod.monotonic())))
             waiting, undecided, undelivered = _waiting_rows(delivering)
             calling = bool(calls.IN_FLIGHT)  # an approved call to an MCP server, on the gate's thread for it
             busy = self.supervisor.in_flight() > 0 or waiting or undecided or calling or undelivered

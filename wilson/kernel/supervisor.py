@@ -89,6 +89,7 @@ class Supervisor:
         self._incarnations: dict[str, Incarnation] = {}  # by actor urn
         self.health: dict[str, Health] = {s.name: Health() for s in self.specs}
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)  # told when an actor has handled all it was sent
         # held while an actor starts and until its ref is known: a crash it reports in its first moments (its first
         # message fails before start() has returned here) waits for the ref instead of being taken for a stale one
         self._starting = threading.RLock()
@@ -111,7 +112,7 @@ class Supervisor:
                 self._refs[spec.name] = ref
                 if old is not None:
                     # what waited in the old mailbox is not coming: the new actor recovers it from the database
-                    self._incarnations.pop(old.actor_urn, None)
+                    self._forget(old.actor_urn)
             self.health[spec.name].state = "running"
         logger.info("started {}", spec.name)
 
@@ -131,7 +132,7 @@ class Supervisor:
             except pykka.ActorDeadError:
                 pass
             with self._lock:
-                self._incarnations.pop(ref.actor_urn, None)
+                self._forget(ref.actor_urn)
             self.health[spec.name].state = "stopped"
 
     def take_down(self, name: str) -> None:
@@ -177,6 +178,11 @@ class Supervisor:
             raise LookupError(f"no actor named {name}")
         return ref.ask(message, timeout=timeout)
 
+    def _forget(self, urn: str) -> None:
+        """Drop an incarnation's count (the lock held): what waited in its mailbox is not coming."""
+        self._incarnations.pop(urn, None)
+        self._settled.notify_all()
+
     def _sent(self, urn: str) -> None:
         with self._lock:
             incarnation = self._incarnations.get(urn)
@@ -190,12 +196,27 @@ class Supervisor:
                 return
             incarnation.waiting -= 1
             waiting = incarnation.waiting
+            if waiting == 0:
+                self._settled.notify_all()
         assert waiting >= 0, f"{name} handled more messages than it was sent"
 
     def in_flight(self) -> int:
         """Messages put in a live actor's mailbox and not yet handled (never below zero)."""
         with self._lock:
             return sum(i.waiting for i in self._incarnations.values())
+
+    def settle(self, timeout: float) -> bool:
+        """Wait until no message is in flight (True) or `timeout` seconds have passed (False): woken as an
+        actor handles its last message, where looking again every few milliseconds would spend the CPU the
+        actors need."""
+        deadline = clockmod.monotonic() + timeout
+        with self._settled:
+            while sum(i.waiting for i in self._incarnations.values()) > 0:
+                left = deadline - clockmod.monotonic()
+                if left <= 0:
+                    return False
+                self._settled.wait(left)
+        return True
 
     def busy(self) -> dict[str, str]:
         """What each live actor's current handler is doing, by name (for `wilson status`)."""
@@ -237,7 +258,7 @@ class Supervisor:
             old = self.ref(name)
             if old is not None:
                 with self._lock:
-                    self._incarnations.pop(old.actor_urn, None)
+                    self._forget(old.actor_urn)
             logger.error("{} crashed {} times in {}s; not restarting", name, len(recent), self.restart_window)
             return
         backoff = min(self.base_backoff * 2 ** (len(recent) - 1), self.max_backoff)
