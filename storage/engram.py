@@ -80,6 +80,7 @@ LEARNED = ("principle", "belief")
 # -- text ---------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)  # the same titles and patterns are normalised every night and every morning
 def normalise(text: str) -> str:
     """Lowercase, punctuation stripped, whitespace collapsed."""
     text = _APOSTROPHES.sub("", text.casefold())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from actors.hippocampus.common import _parse_due
 from actors.hippocampus.consent import allowed
@@ -100,14 +101,15 @@ def reminder_advice_many(subjects: list[tuple[str | None, str | None]]) -> list[
     return [_reminder_found(texts, found) for texts in texts_of]
 
 
-def _reminder_texts(title: str | None, topic: str | None) -> list[str]:
+@lru_cache(maxsize=1024)  # a task's texts are asked for every morning it is listed
+def _reminder_texts(title: str | None, topic: str | None) -> tuple[str, ...]:
     texts = [text for words in (title, topic) if words and words.strip() for text in _forms(_unheeded(words))]
     if texts:
         texts.append(_unheeded_any()["principle"])  # let pass about several kinds: every kind (nightly._generalise)
-    return texts
+    return tuple(texts)
 
 
-def _reminder_found(texts: list[str], found: dict) -> dict | None:
+def _reminder_found(texts: tuple[str, ...], found: dict) -> dict | None:
     for text in texts:
         for kind in ("principle", "belief"):
             memory = found.get((kind, engram.make_key(text)))

@@ -14,7 +14,7 @@ from loguru import logger
 from wilson.kernel.clock import UTC, as_utc
 
 DST_SLACK = timedelta(hours=3)  # larger than any DST shift: look back over a repeated hour
-PARSED_KEPT = 256  # parsed expressions kept per thread: the builtin schedules and the user's reminders
+PARSED_KEPT = 256  # parsed expressions (and last answers) kept per thread: the builtin schedules, the user's reminders
 
 _parsed = threading.local()
 
@@ -68,8 +68,19 @@ def next_fire(cron: str, tz: ZoneInfo, after: datetime, *, day_or: bool = False)
     match when both are restricted: "0 9 1-7 * 1" is the first Monday of a month.
     """
     after = as_utc(after)
+    # no firing lies between an earlier answer's `after` and its firing: any moment in between has the same next
+    # one (the tick asks again at every look, a day's briefing cron from every look of that day)
+    answers = _parsed.__dict__.setdefault("answers", {})
+    key = (cron, tz, day_or)
+    known = answers.get(key)
+    if known is not None and known[0] <= after < known[1]:
+        return known[1]
     quick = _next_away_from_changes(cron, tz, after, day_or)
-    return quick if quick is not None else next_fire_walked(cron, tz, after, day_or=day_or)
+    found = quick if quick is not None else next_fire_walked(cron, tz, after, day_or=day_or)
+    if len(answers) >= PARSED_KEPT:
+        answers.clear()
+    answers[key] = (after, found)
+    return found
 
 
 def next_fire_walked(cron: str, tz: ZoneInfo, after: datetime, *, day_or: bool = False) -> datetime:
