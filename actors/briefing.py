@@ -205,10 +205,7 @@ def _soon_line(task: Task, due_on: date, today: date) -> str:
 
 def _shown_alone(approval_ids: list[int]) -> set[int]:
     keys = [f"proposal:{i}" for i in approval_ids]
-    return {
-        int(r.idempotency_key.split(":")[1])
-        for r in Outbox.select(Outbox.idempotency_key).where(Outbox.idempotency_key.in_(keys or [""]))
-    }
+    return {int(r.idempotency_key.split(":")[1]) for r in hot.among(Outbox, Outbox.idempotency_key, keys)}
 
 
 LISTED = "listed"  # a trace stage: the briefing listed this run's unplanned events
@@ -480,7 +477,19 @@ def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
     escalation.record(day.raises, now, config.timezone)
     for trace_id in day.new_traces:
         trace.record(trace_id, LISTED, "briefing", "new in your calendar: listed in the morning briefing", now)
-    Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING).execute()
+    _restatus(attention.WAITING, attention.BRIEFED)
+
+
+def _restatus(was: str, status: str, before: datetime | None = None) -> None:
+    """Every outbox row of status `was` (made before `before`, if given) is now of `status`: each morning, the
+    statement's text built once."""
+    table, state, made = Outbox._meta.table_name, Outbox.status.column_name, Outbox.created_at.column_name
+    since = "" if before is None else f' AND "{made}" < ?'
+    hot.execute(
+        ("briefing restatus", before is None),
+        lambda: f'UPDATE "{table}" SET "{state}" = ? WHERE "{state}" = ?{since}',
+        [status, was] + ([] if before is None else [Outbox.created_at.db_value(before)]),
+    )
 
 
 def _summary(day: Day) -> str:
@@ -516,9 +525,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
         if hot.by_column(Outbox, Outbox.idempotency_key, key) is not None:
             return None
         # a briefing from an earlier day still waiting is out of date
-        Outbox.update(status=attention.DROPPED).where(
-            (Outbox.status == attention.COMPOSE) & (Outbox.created_at < now)
-        ).execute()
+        _restatus(attention.COMPOSE, attention.DROPPED, now)
         day = gather_day(now, tz, config)
         text = "" if compose else _text_for(day, config)
         skip, held = muted(now, config)
