@@ -477,19 +477,16 @@ def _commit_day(day: Day, now: datetime, config, *, sent: bool) -> None:
     escalation.record(day.raises, now, config.timezone)
     for trace_id in day.new_traces:
         trace.record(trace_id, LISTED, "briefing", "new in your calendar: listed in the morning briefing", now)
-    _restatus(attention.WAITING, attention.BRIEFED)
+    BRIEFED_NOW.run()
 
 
-def _restatus(was: str, status: str, before: datetime | None = None) -> None:
-    """Every outbox row of status `was` (made before `before`, if given) is now of `status`: each morning, the
-    statement's text built once."""
-    table, state, made = Outbox._meta.table_name, Outbox.status.column_name, Outbox.created_at.column_name
-    since = "" if before is None else f' AND "{made}" < ?'
-    hot.execute(
-        ("briefing restatus", before is None),
-        lambda: f'UPDATE "{table}" SET "{state}" = ? WHERE "{state}" = ?{since}',
-        [status, was] + ([] if before is None else [Outbox.created_at.db_value(before)]),
+# each morning's writes, their text built once
+BRIEFED_NOW = prepared(lambda s: Outbox.update(status=attention.BRIEFED).where(Outbox.status == attention.WAITING))
+STALE_COMPOSE_DROPPED = prepared(
+    lambda s: Outbox.update(status=attention.DROPPED).where(
+        (Outbox.status == attention.COMPOSE) & (Outbox.created_at < s.now)
     )
+)
 
 
 def _summary(day: Day) -> str:
@@ -525,7 +522,7 @@ def write_day_briefing(now: datetime, config, *, compose: bool) -> Outbox | None
         if hot.by_column(Outbox, Outbox.idempotency_key, key) is not None:
             return None
         # a briefing from an earlier day still waiting is out of date
-        _restatus(attention.COMPOSE, attention.DROPPED, now)
+        STALE_COMPOSE_DROPPED.run(now=now)
         day = gather_day(now, tz, config)
         text = "" if compose else _text_for(day, config)
         skip, held = muted(now, config)

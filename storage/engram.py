@@ -163,34 +163,17 @@ def store(kind: str, text: str, provenance: list[str] | None, at: datetime, *, w
 
 
 def find_live(kinds: tuple[str, ...], texts: list[str]) -> dict[tuple[str, str], Memory]:
-    """The live memory for each (kind, key) among `kinds` x `texts`, read in one query per `hot.IN_CHUNK` keys.
+    """The live memory for each (kind, key) among `kinds` x `texts`, read in one query per `hot.IN_CHUNK` keys
+    (a key's memories of other kinds and invalidated ones come too, and are left out here: they are few).
 
     The batch form of `find`: a consolidation looks up hundreds of texts inside its write
     transaction, and one query each would hold the write lock for all of them."""
-    keys = list(dict.fromkeys(make_key(t) for t in texts if t and t.strip()))
+    keys = {make_key(t) for t in texts if t and t.strip()}
     found: dict[tuple[str, str], Memory] = {}
-    for start in range(0, len(keys), hot.IN_CHUNK):
-        chunk = hot.padded(keys[start : start + hot.IN_CHUNK])
-        build = functools.partial(_live_sql, len(kinds), len(chunk))
-        statement = hot.execute(("find_live", len(kinds), len(chunk)), build, [*kinds, *chunk])
-        for row in statement.rows:
-            memory = hot.instance(Memory, row)
-            found.setdefault((memory.kind, memory.key), memory)  # the oldest, as `find` answers
+    for memory in hot.among(Memory, Memory.key, keys):  # by id: the oldest first, as `find` answers
+        if memory.kind in kinds and memory.invalidated_at is None:
+            found.setdefault((memory.kind, memory.key), memory)
     return found
-
-
-def _live_sql(kinds: int, keys: int) -> str:
-    """`find_live`'s statement for so many kinds and keys; written out, not built by peewee: a briefing reads
-    what memory says of every task it lists, and peewee would build the text each time."""
-
-    def column(field) -> str:
-        return f'"{field.column_name}"'
-
-    return (
-        f'SELECT {hot.column_list(Memory)} FROM "{Memory._meta.table_name}" '
-        f"WHERE {column(Memory.kind)} IN ({hot.marks(kinds)}) AND {column(Memory.key)} IN ({hot.marks(keys)}) "
-        f"AND {column(Memory.invalidated_at)} IS NULL ORDER BY {column(Memory.id)}"
-    )
 
 
 def store_many(kind: str, entries: list[tuple[str, list[str]]], at: datetime, *, weight: float = 1.0) -> int:

@@ -1,4 +1,4 @@
-"""Prepared reads: a peewee query written once with named slots for its values, its SQL text built
+"""Prepared statements: a peewee query written once with named slots for its values, its SQL text built
 once per backend and bound anew at each run.
 
 Peewee walks a query's expression tree on every execution to build its text: 50-300 µs of Python
@@ -12,7 +12,8 @@ repeat are written here as the same peewee expressions, with `s.<name>` where a 
 A slot's value passes through the converter peewee would have applied at its place (the field's
 `db_value` on the other side of a comparison), so the bound statement matches exactly the rows
 the plain query would. A slot holds one value: an IN list is a constant of the statement, and
-None is refused (peewee writes `= None` as IS NULL, which a placeholder cannot be).
+None is refused (peewee writes `= None` as IS NULL, which a placeholder cannot be). A write (an UPDATE
+the mornings repeat) runs with `run`; its slots stand where a field is compared, its new values are constants.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class Prepared:
         if plan is None:
             query = self._build(_Slots())
             sql, params = query.sql()
+            if hot.is_write(sql) and any(type(p) is _Bound and p.convert is None for p in params):
+                # peewee converts an UPDATE's new values only when they are plain values, not slots
+                raise TypeError(f"a write's slots go where a field is compared, its new values are constants: {sql}")
             model = getattr(query, "model", None)
             if model is not None and not sql.startswith(f"SELECT {hot.column_list(model, _ALIAS)} FROM "):
                 model = None  # not every column of one model: its rows are tuples only
@@ -108,6 +112,11 @@ class Prepared:
         if model is None:
             raise TypeError(f"models() needs every column of one model selected: {self.text()[:120]}")
         return [hot.instance(model, row) for row in self.rows(**values)]
+
+    def run(self, **values) -> int:
+        """Run a write (an UPDATE or DELETE); how many rows it changed."""
+        plan = self._plan()
+        return hot.run(plan.sql, plan.writes, self._bind(plan, values)).rowcount
 
     def value(self, **values):
         """The first column of the first row (a count, an id), or None when there is no row."""

@@ -123,7 +123,7 @@ def test_every_prepared_read_builds_its_text_on_each_backend(any_db):
     found = _everywhere()
     assert len(found) >= 20, [where for where, _ in found]  # the nightly, morning and tick reads among them
     for where, read in found:
-        assert read.text().lstrip().upper().startswith("SELECT"), where
+        assert read.text().lstrip().upper().startswith(("SELECT", "UPDATE")), where
 
 
 def test_rows_by_ids_are_the_rows_peewee_reads_whatever_the_count(any_db):
@@ -161,3 +161,14 @@ def test_an_update_by_id_writes_what_peewee_writes_and_only_that_row(any_db):
     assert tuple(raw[0]) == tuple(raw[1])  # the same text in the database
     assert Task.get_by_id(one.id).due == NOW + timedelta(days=2)
     assert hot.update_by_id(Task, 99999, status="done") == 0
+
+
+def test_a_prepared_write_changes_what_peewees_changes_and_a_slot_among_its_new_values_is_refused(any_db):
+    _mail(4)
+    held = prepared(
+        lambda s: Outbox.update(status="held").where((Outbox.channel == "repl") & (Outbox.created_at < s.before))
+    )
+    assert held.run(before=(NOW + timedelta(hours=3)).astimezone(BERLIN)) == 2  # a moment in another zone converted
+    assert [o.status for o in Outbox.select().order_by(Outbox.id)] == ["held", "pending", "held", "pending"]
+    with pytest.raises(TypeError, match="new values are constants"):
+        prepared(lambda s: Outbox.update(status=s.status).where(Outbox.id == s.id)).run(status="held", id=1)

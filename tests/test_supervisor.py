@@ -177,27 +177,37 @@ def test_messages_left_in_a_crashed_actors_mailbox_are_not_counted_forever():
     sup.stop()
 
 
-def test_settle_waits_for_the_last_message_and_gives_up_at_its_timeout():
+def _settling(sup) -> threading.Thread:
+    """A settle with a minute to spare, in a thread: done well before then only if something woke it."""
+    waiter = threading.Thread(target=sup.settle, args=(60,), daemon=True)
+    waiter.start()
+    return waiter
+
+
+def test_settle_is_woken_by_the_last_message_handled_and_gives_up_at_its_timeout():
     sup = make([ActorSpec("a", Recorder)])
     sup.start()
     release = threading.Event()
     sup.tell("a", release)
     assert sup.settle(0.05) is False and sup.in_flight() == 1  # still held: the timeout ends the wait
-    threading.Timer(0.05, release.set).start()
-    assert sup.settle(10) is True and sup.in_flight() == 0  # woken by the handler's end, long before 10 s
-    assert sup.settle(0) is True  # nothing in flight: at once
+    waiter = _settling(sup)
+    release.set()
+    assert wait_for(lambda: not waiter.is_alive(), what="settle woken as the handler ended")
+    assert sup.in_flight() == 0 and sup.settle(0) is True  # nothing in flight: at once
     sup.stop()
 
 
-def test_settle_ends_once_a_crashed_actors_unhandled_messages_are_dropped():
+def test_settle_is_woken_when_a_crashed_actors_unhandled_messages_are_dropped():
     sup = make([ActorSpec("a", Recorder)], base_backoff=0.01)
     sup.start()
     release = threading.Event()
     sup.tell("a", release)
     sup.tell("a", "boom")
     sup.tell("a", "after the crash")  # never handled: its count goes with the crashed incarnation
+    waiter = _settling(sup)
     release.set()
-    assert sup.settle(10) is True and sup.in_flight() == 0
+    assert wait_for(lambda: not waiter.is_alive(), what="settle woken as the crashed incarnation was dropped")
+    assert sup.in_flight() == 0
     sup.stop()
 
 

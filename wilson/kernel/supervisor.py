@@ -203,7 +203,10 @@ class Supervisor:
     def in_flight(self) -> int:
         """Messages put in a live actor's mailbox and not yet handled (never below zero)."""
         with self._lock:
-            return sum(i.waiting for i in self._incarnations.values())
+            return self._waiting()
+
+    def _waiting(self) -> int:  # the lock held
+        return sum(i.waiting for i in self._incarnations.values())
 
     def settle(self, timeout: float) -> bool:
         """Wait until no message is in flight (True) or `timeout` seconds have passed (False): woken as an
@@ -211,7 +214,7 @@ class Supervisor:
         actors need."""
         deadline = clockmod.monotonic() + timeout
         with self._settled:
-            while sum(i.waiting for i in self._incarnations.values()) > 0:
+            while self._waiting() > 0:
                 left = deadline - clockmod.monotonic()
                 if left <= 0:
                     return False
