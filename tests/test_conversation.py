@@ -16,6 +16,7 @@ import pytest
 
 from storage import inbox
 from storage.models import Approval, ApprovalItem, DecisionRow, Inbox, Task, Topic, Trace
+from tests.approval_support import decide
 from tests.brain import call, context_of, is_cortex, tool_names
 from tests.cortex_support import tool_results
 from wilson.kernel.clock import as_utc
@@ -363,3 +364,24 @@ def test_only_a_reject_and_an_approve_that_decide_every_open_item_become_one_con
         (8, "approve", (1, 2), ""),
     ]
     assert as_spoken([(8, "modify", (), "later")], undecided) == [(8, "modify", (), "later")]
+
+
+def test_offline_a_yes_whose_change_is_not_understood_approves_the_proposal_as_it_was(make_app):
+    # the user said yes: leaving the proposal waiting for an answer they believe they gave lost it for weeks
+    app, approval = dentist_plan(make_app)
+    app.say("yes but the receptionist knows me")
+    assert app.wait_idle()
+    assert Approval.get_by_id(approval.id).status == "approved" and Task.select().count() == 2
+    said = texts(app)
+    assert any(
+        "I couldn't work “the receptionist knows me” into the proposal, so I approved it as it was" in t for t in said
+    )
+    assert said[-1].startswith("Done:\n✓ New topic: Dentist appointment")
+    assert not any("stands as it was" in t for t in said)
+
+
+def test_offline_a_change_not_understood_without_a_yes_still_leaves_the_proposal_standing(make_app):
+    app, approval = dentist_plan(make_app)
+    answer = decide(app, approval.id, "modify", text="the receptionist knows me")  # a Modify press, no yes
+    assert f"Proposal {approval.id} stands as it was" in answer
+    assert Approval.get_by_id(approval.id).status == "pending" and not Task.select().exists()

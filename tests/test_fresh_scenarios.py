@@ -49,8 +49,6 @@ NOT_YET: dict[str, str] = {
     # the eighth batch (tests/data/fresh/BRIEF.md, "Eighth batch")
     "baker-asks-what-is-left-before-friday": '"and the year-end papers for Frau Dr. Yüksel by the 26th", a thing '
     "without its verb in a run of tasks added, is not understood",
-    "cellist-voice-note-three-deadlines-ignored": "a voice note with three deadlines and no punctuation is one task "
-    "(the first sum's), not three",
     "class-trip-usedom-declined-school-books-it": "a teacher's class trip told in chat is not planned (the story "
     "wants its plan before her no)",
     "fare-check-show-ticket-or-pay-by-date": '"war heute im Kundenzentrum …, Ticket gezeigt, 7 € bezahlt – erledigt" '
@@ -76,14 +74,15 @@ NOT_YET: dict[str, str] = {
     # the tenth batch's dev half (tests/data/fresh/BRIEF.md, "Tenth batch")
     "baby-delivery-room-registration-moved": "the plan made again for the moved registration lapses unanswered with "
     "a notice on its new day, and the topic's close is proposed the morning after (issue 46)",
-    "coach-kids-tournament-hamburg-yes-but-forms": '"yes but the consent forms by the 23rd" names in English the step '
-    'the plan holds in German ("Einverständniserklärungen"): which item is not guessed, so the plan stands unanswered',
+    "coach-kids-tournament-hamburg-yes-but-forms": '"yes but the consent forms by the 23rd" changes the plan, which '
+    "then waits for a second yes the story does not give (it expects the yes to stand with its change), and the "
+    "topic's close is proposed after the tournament (issue 46)",
     "gardener-chelsea-flower-show-ignored": "the passport check's heads-up falls inside the story's quiet weeks after "
     "one press, and the topic's close is proposed after the show (issue 46)",
     "mail-music-school-cello-rental-after-payday": '"ja bitte – aber erst nach dem 1." (not before payday) is no '
     "change the rules can make to a task due on the 14th, so the proposal stands until a later yes",
-    "mail-new-job-certificate-of-good-conduct": 'the mail\'s task is "Send a scan"; "Führungszeugnis ist gekommen, '
-    'scanned it and sent it to Priya" names it in none of its words',
+    "mail-new-job-certificate-of-good-conduct": '"Führungszeugnis ist gekommen, scanned it and sent it to Priya" is '
+    "not read as the scan sent, and the week-ahead heads-up falls inside the story's quiet stretch",
     "retired-teacher-seventieth-garden-party": _CLOSED_THE_DAY_AFTER,
     "student-nurse-practical-exam-care-plan-earlier": _CLOSED_THE_DAY_AFTER,
 }

@@ -93,7 +93,7 @@ def test_a_task_asked_for_in_any_register_is_that_task(text, title, due):
         (
             "the landlord needs the signed contract back before the 15th",
             "Send the signed contract back to the landlord",
-            "2027-01-15",
+            "2027-01-14",  # before the 15th: by the 14th
         ),
         ("the kids need new winter boots by next week", "Get new winter boots for the kids", "2027-01-12"),
         ("the car needs its MOT by the end of next month", "Get the MOT for the car", "2027-02-28"),

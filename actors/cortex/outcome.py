@@ -83,7 +83,11 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
             else:
                 notify.approval = approval.id
-        elif row.kind == "modify" and (original := open_original(row)):
+        elif (
+            row.kind == "modify"
+            and (original := open_original(row))
+            and not any(decided[0] == original.id for decided in outcome.decisions)
+        ):
             # the words did not become a new proposal: the old one stands, and the user is shown it again
             outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, UNCHANGED.format(original.id)])))
             notify.again = original.id

@@ -21,7 +21,7 @@ from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
-from wilson.model.offline.words import covers, words
+from wilson.model.offline.words import covers, glossed, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -384,11 +384,13 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
     """The item the words name best (its topic's name left out of a task's words); on a tie a task rather than
     the plan's topic: "the appointment one" is not the whole dentist plan."""
     found, score = None, 0
+    clause_words = glossed(clause_words)
     for item in items:
         if id(item) in excluded:
             continue
         args = item.get("args") or {}
-        shared = 2 * len(clause_words & words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
+        title = glossed(words(str(args.get("title") or "")))
+        shared = 2 * len(clause_words & title) + len(clause_words & _item_words(item))
         if shared > score or (
             shared and shared == score and planned_topic(found) is not None and planned_topic(item) is None
         ):
@@ -436,7 +438,8 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
             ]
             item = best_item(dated, clause_words, removed)
             if item is not None:
-                args[id(item)]["due"] = dates.iso(found[0].value)
+                old_due = dates.parse_moment(args[id(item)].get("due"), tz)
+                args[id(item)]["due"] = dates.iso(day_near(found[0], old_due, now, tz))
                 changed = True
             elif not words(clause.replace(found[0].phrase, " ")) - FILLER:  # "make that the end of the month"
                 changed = _retimed(items, removed, args, found[0], tz) or changed
@@ -489,6 +492,38 @@ _STEP_NEEDED_RE = lazy_regex(
     r"\b[\s,.!]*(?:by|before|until)?[\s,.!]*(?:at the )?(?:latest)?[\s,.!]*$",
     re.I,
 )
+
+
+# a day of the month said alone: "the 23rd", "by the 12th", "am 5."
+_DAY_OF_MONTH_RE = lazy_regex(
+    r"^(?:(?:by|on|for|until|till|bis|am|zum|the|den|dem)\s+)*\d{1,2}(?:st|nd|rd|th|\.)?$", re.I
+)
+
+
+def day_near(found: dates.Found, old, now: datetime, tz):
+    """A change's day for an item that had one: a day of the month said alone ("make the tiles the 12th") is
+    that day in the month nearest the item's old day that is still ahead (a deadline of 30 April pulled to "the
+    23rd" said in March is 23 April, not 23 March); any other phrase is what it says."""
+    value = found.value
+    if old is None or not _DAY_OF_MONTH_RE.match(found.phrase.strip()):
+        return value
+    old_day = old.astimezone(tz).date() if isinstance(old, datetime) else old
+    today = now.astimezone(tz).date()
+    picked, gap = value, None
+    for shift in (-1, 0, 1):
+        month = old_day.month + shift
+        year = old_day.year + (month - 1) // 12
+        month = (month - 1) % 12 + 1
+        try:
+            day = (value.date() if isinstance(value, datetime) else value).replace(year=year, month=month)
+        except ValueError:  # the 31st of a shorter month
+            continue
+        if day < today:
+            continue
+        if gap is None or abs((day - old_day).days) < gap:
+            picked = value.replace(year=year, month=month) if isinstance(value, datetime) else day
+            gap = abs((day - old_day).days)
+    return picked
 
 
 def _step_added(items: list[dict], said: str, found: dates.Found) -> dict | None:

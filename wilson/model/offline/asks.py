@@ -392,7 +392,11 @@ def _asked(said: str, sent: datetime, today, tz, letter_day=None) -> tuple[str, 
                 sent_for = _SENT_FOR_RE.match(asked.group("what")) if verb == "Send" else None
                 if sent_for is not None:  # "could you send someone to fix it by Friday": the fix is asked
                     verb, what = sent_for.group("verb").capitalize(), _object(sent_for.group("what"))
-                if not what and number and (named := _antecedent(asked.group("what"), sentences[number - 1])):
+                if (
+                    (not what or _COPY_RE.match(what))
+                    and number
+                    and (named := _antecedent(asked.group("what"), sentences[number - 1]))
+                ):
                     what = named
                 # "please sign both copies of the addendum and send one back by …": the request's first verb
                 first = _FIRST_ASK_RE.search(sentence[: asked.start()])
@@ -812,17 +816,25 @@ _PRONOUN_RE = lazy_regex(r"^\s*(?P<for>for\s+)?(?:it|them|one)\b", re.I)
 _NEEDED_RE = lazy_regex(
     r"\b(?:need|needs|require|requires|must have|must hold)\s+(?:an?|the|your)\s+"
     r"(?P<thing>(?:[A-Z][\w-]*\s+){0,4}[A-Z][\w-]*(?:\s+\([A-Z]{2,6}\))?|[a-z][\w-]*(?:\s+[a-z][\w-]*)?"
-    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,4}(?=\s*(?:[.;:]|$)))"
+    r"\s+\([A-Z]{2,6}\)|[a-z][\w-]*(?:\s+[a-z][\w-]*){0,4}(?=\s*(?:[.;:(]|$)|\s+for\s))"
+)
+# a copy of something rather than the thing: "please send us a scan", "a signed copy"
+_COPY_RE = lazy_regex(
+    r"^\s*(?:us\s+|me\s+)?(?P<copy>(?:a|an)\s+(?:signed\s+|digital\s+)?(?:scan|copy|photo|photocopy|picture|pdf))\s*$",
+    re.I,
 )
 
 
 def _antecedent(what: str, before: str) -> str:
-    """What "apply for it" is done to, when the sentence before names what the reader needs: "for the Electronic
-    Travel Authorisation (ETA)"; "" otherwise."""
-    pronoun, needed = _PRONOUN_RE.match(what), _NEEDED_RE.search(before)
-    if pronoun is None or needed is None:
+    """What "apply for it" or "send us a scan" is done to, when the sentence before names what the reader
+    needs: "for the Electronic Travel Authorisation (ETA)", "a scan of the extended certificate of good
+    conduct"; "" otherwise."""
+    pronoun, copy, needed = _PRONOUN_RE.match(what), _COPY_RE.match(what), _NEEDED_RE.search(before)
+    if (pronoun is None and copy is None) or needed is None:
         return ""
     thing = re.sub(r"\s+(?:of|from|for) (?:you|us)$", "", needed.group("thing"))  # "a passport photo of you"
+    if copy is not None:
+        return f"{copy.group('copy')} of the {thing}"
     return f"{'for ' if pronoun.group('for') else ''}the {thing}"
 
 

@@ -73,8 +73,8 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     if "decide" not in chat.offered or not proposals:
         return None
     newest = proposals[0]
-    yes_but = _YES_BUT_RE.match(text.strip())
-    if yes_but and (word_answer(yes_but.group("yes")) == "yes" or yes_but.group("yes").lower() in _OK_WORDS):
+    yes_but = _yes_but(text)
+    if yes_but:
         # "yes but make it 9", "ok, but at 10": agreed, with a change; the change is read against the proposal
         return Reply(
             "",
@@ -174,6 +174,22 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
         "a day or an hour said right after a proposal",
     )
+
+
+def agreed_to(said: str, change: str) -> bool:
+    """Whether the user's message said yes to the proposal with `change` as the part to alter ("yes but the
+    consent forms by the 23rd", "ja bitte – aber erst nach dem 1."): their yes stands when the change cannot
+    be read."""
+    yes_but = _yes_but(said)
+    return bool(yes_but and yes_but.group("change").strip(" ,.!") == change.strip())
+
+
+def _yes_but(text: str) -> re.Match | None:
+    """A yes (or an ok) with a change after it, the change in its group `change`; None for anything else."""
+    found = _YES_BUT_RE.match(text.strip())
+    if found and (word_answer(found.group("yes")) == "yes" or found.group("yes").lower() in _OK_WORDS):
+        return found
+    return None
 
 
 def _when_said_last(chat: Chat, why: str) -> str | None:

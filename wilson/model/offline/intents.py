@@ -34,6 +34,7 @@ from wilson.model.offline import (
     referents,
     redated,
     repeats,
+    run_on,
     sentences,
     when_event,
 )
@@ -252,6 +253,7 @@ def answer(chat: Chat) -> Reply:
         or _that_as_task(chat, _add_that_last(chat.text))
         or _that_as_task(chat, _ask_at_end(chat.text))
         or _asked_then_listed(chat, chat.text)
+        or _run_on(chat, chat.text)
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _numbered(chat, chat.text)
         or _list_with_days(chat, chat.text)
@@ -604,6 +606,37 @@ def _dated_steps(chat: Chat, text: str) -> Reply | None:
     if all(r is not None and len(r.calls) == 1 and r.calls[0][0] in wanted for r in replies):
         return _merged([r for r in replies if r is not None])
     return None
+
+
+def _run_on(chat: Chat, text: str) -> Reply | None:
+    """A dictated note of several things, each with its day, run on without full stops (run_on.py): a task or a
+    reminder each. None unless every part read as said is one dated request; its title is then the part's as
+    said or as "add …", whichever keeps more of the part's own words ("invoice Studio Kranich … 1800 euros" is
+    no payment of the user's)."""
+    replies = []
+    for part in run_on.parts(text, chat.now, chat.tz):
+        said = answer(replace(chat, text=request_of(part, chat.now, chat.tz), first_contact=False))
+        if not _one_dated(said):
+            return None
+        added = _read(chat, request_of(f"add {part}", chat.now, chat.tz))
+        replies.append(
+            added if added is not None and _one_dated(added) and _kept(added, part) > _kept(said, part) else said
+        )
+    return _merged(replies) if len(replies) >= 2 else None
+
+
+def _one_dated(reply: Reply) -> bool:
+    return (
+        len(reply.calls) == 1
+        and reply.calls[0][0] in ("create_task", "remind")
+        and bool(reply.calls[0][1].get("due") or reply.calls[0][1].get("at"))
+    )
+
+
+def _kept(reply: Reply, part: str) -> int:
+    """How well a title says the part: its words the part has, less those it does not."""
+    title, said = words(str(reply.calls[0][1].get("title") or reply.calls[0][1].get("text") or "")), words(part)
+    return len(title & said) - len(title - said)
 
 
 def _referred(chat: Chat) -> Reply | None:
@@ -2741,6 +2774,11 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     when = dates.search(text[found.end() :], chat.now, chat.tz)
     if not when:
         return None
+    if not isinstance(when[0].value, datetime) and re.match(
+        r"\s*before\s+(?:the\s+)?$", text[found.end() :][: when[0].start]
+    ):
+        # "the KSK wants my income estimate before the 15th of February": done by the 14th
+        when = [dates.Found(when[0].phrase, when[0].value - timedelta(days=1), when[0].start, "the day before it")]
     who = found.group("who").strip()
     what = re.sub(r"^(?:its|their|his|her)\b", "the", found.group("what").strip(), flags=re.I)
     back = " back" if re.search(r"\s+back$", what, re.I) else ""

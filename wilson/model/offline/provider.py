@@ -21,6 +21,7 @@ from wilson.model.offline import (
     answers,
     asks,
     dates,
+    follow_ups,
     intents,
     looks,
     phrases,
@@ -178,6 +179,14 @@ class OfflineProvider:
                 break
         called = [call.get("name") for call in calls]
         if called and all(name == "decide" for name in called):
+            if stimulus.get("kind") == "modify":  # approved as it was, after "yes but …" (Cortex.on_modify)
+                change = str(stimulus.get("text") or "").strip()
+                return (
+                    f"I couldn't work “{change}” into the proposal, so I approved it as it was. Tell me what "
+                    "should change (“move the … task to …”) and I'll propose it.",
+                    [],
+                    "a change not understood, after a yes",
+                )
             return "", [], "the approval gate answers with what it did"
         results = [_json_value(_content(m)) for m in messages[len(messages) - len(called) :]]  # in call order
         first = calls[0].get("arguments") if calls else ""
@@ -536,8 +545,23 @@ class Cortex:
     # -- the user ----------------------------------------------------------------------------
 
     def on_modify(self) -> tuple[str, list, str]:
-        reply = answers.modify(self.context.get("proposal"), str(self.stimulus.get("text") or ""), self.now, self.tz)
+        change = str(self.stimulus.get("text") or "")
+        proposal = self.context.get("proposal") or {}
+        reply = answers.modify(proposal, change, self.now, self.tz)
+        if reply.rule == "modify not understood" and proposal.get("id") and follow_ups.agreed_to(self._said(), change):
+            # "yes but …": the user said yes, so a change not understood leaves the proposal approved as it was,
+            # not waiting for an answer they believe they gave
+            return (
+                "",
+                [("decide", {"proposal": proposal["id"], "action": "approve"})],
+                "a yes whose change was not understood: approved as it was",
+            )
         return reply.text, reply.calls, reply.rule
+
+    def _said(self) -> str:
+        """The user's message this modification came from: their last message before the change itself."""
+        said = [str(m.get("content") or "") for m in self.messages if m.get("role") == "user"]
+        return said[-2] if len(said) >= 2 else ""
 
     def on_message(self) -> tuple[str, list, str]:
         if self.stimulus.get("origin", "user") != "user":

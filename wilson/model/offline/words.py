@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from wilson.model.offline.edit_distance import distance
+from wilson.model.offline.glossary import english
 
 # Number words in a count ("in two weeks", "a couple of days", "in vierzehn Tagen"): each rule's pattern says
 # which of them it accepts, so one table serves them all.
@@ -114,6 +115,12 @@ def words(text: str) -> set[str]:
     return out
 
 
+def glossed(said: set[str]) -> set[str]:
+    """Content words with the English of the German ones among them: "Einverständniserklärungen" is also
+    "consent form" (for finding the thing named, not for counting how much of a title was said)."""
+    return said | {english_word for word in said for english_word in english(word)}
+
+
 def _stem(word: str) -> str:
     if word.endswith("xes"):
         word = word[:-2]
@@ -131,6 +138,9 @@ def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("tit
     for item in items:
         own = words(key(item))
         shared = len(wanted & own) + 0.5 * sum(1 for w in wanted - own if any(_alike(w, o) for o in own - wanted))
+        # a German word for an English one ("Einverständniserklärungen", "consent forms") counts a little less
+        # than the word itself: "Passport-Antrag" is the passport's, not the Kita application's
+        shared += 0.75 * len((glossed(wanted) & glossed(own)) - (wanted & own))
         if shared > score:
             found, score = item, shared
     return found

@@ -1,0 +1,92 @@
+"""German words of everyday errands and the English ones a person in Berlin uses for the same thing, so that
+"the consent forms by the 23rd" finds the task "Get the Einverständniserklärungen" and "certificate sent"
+finds "Führungszeugnis beantragen". People here write in both languages, often in one sentence.
+
+Only nouns that name a thing to get, pay, book or hand in: a word that means several things in English
+("Termin": appointment, date, deadline) is glossed by the one a task means."""
+
+from __future__ import annotations
+
+# German noun (singular, lower case) → the English content words for it, as `words` stems them
+GLOSS = {
+    "einverständniserklärung": ("consent", "form"),
+    "einwilligung": ("consent",),
+    "formular": ("form",),
+    "antrag": ("application",),
+    "bescheinigung": ("certificate",),
+    "nachweis": ("proof",),
+    "zeugnis": ("certificate",),
+    "führungszeugnis": ("certificate", "conduct"),
+    "urkunde": ("certificate",),
+    "geburtsurkunde": ("birth", "certificate"),
+    "unterlage": ("document", "paper"),
+    "dokument": ("document",),
+    "vertrag": ("contract",),
+    "mietvertrag": ("lease", "contract"),
+    "kündigung": ("notice", "cancellation"),
+    "rechnung": ("invoice", "bill"),
+    "mahnung": ("reminder", "invoice"),
+    "gebühr": ("fee",),
+    "leihgebühr": ("rental", "fee"),
+    "beitrag": ("fee", "contribution"),
+    "miete": ("rent",),
+    "kaution": ("deposit",),
+    "überweisung": ("transfer", "payment"),
+    "zahlung": ("payment",),
+    "steuererklärung": ("tax", "return"),
+    "steuer": ("tax",),
+    "versicherung": ("insurance",),
+    "krankenversicherung": ("health", "insurance"),
+    "reisepass": ("passport",),
+    "personalausweis": ("id", "card"),
+    "ausweis": ("id", "card"),
+    "führerschein": ("licence", "license"),
+    "visum": ("visa",),
+    "rezept": ("prescription",),
+    "überweisungsschein": ("referral",),
+    "impfung": ("vaccination",),
+    "zahnarzt": ("dentist",),
+    "arzt": ("doctor",),
+    "termin": ("appointment",),
+    "anmeldung": ("registration",),
+    "einladung": ("invitation",),
+    "geschenk": ("present", "gift"),
+    "kuchen": ("cake",),
+    "torte": ("cake",),
+    "flug": ("flight",),
+    "zugticket": ("train", "ticket"),
+    "fahrkarte": ("ticket",),
+    "unterkunft": ("accommodation",),
+    "ferienwohnung": ("holiday", "flat"),
+    "schlüssel": ("key",),
+    "wohnung": ("flat", "apartment"),
+    "umzug": ("move",),
+    "umzugskarton": ("moving", "box"),
+    "handwerker": ("tradesman",),
+    "fenster": ("window",),
+    "heizung": ("heating",),
+    "kita": ("daycare", "nursery"),
+    "schule": ("school",),
+    "elternabend": ("parent", "evening"),
+    "klassenfahrt": ("class", "trip"),
+    "hochzeit": ("wedding",),
+    "geburtstag": ("birthday",),
+    "prüfung": ("exam",),
+    "bewerbung": ("application",),
+    "lebenslauf": ("cv",),
+}
+
+# German plural and case endings, longest first: "Einverständniserklärungen", "Formulare", "Zeugnisse"
+_ENDINGS = ("nen", "en", "se", "er", "e", "n", "s")
+
+
+def english(word: str) -> tuple[str, ...]:
+    """The English content words for a German noun as written (any case, plural or singular); () for any
+    other word."""
+    word = word.lower()
+    if word in GLOSS:
+        return GLOSS[word]
+    for ending in _ENDINGS:
+        if word.endswith(ending) and word[: -len(ending)] in GLOSS:
+            return GLOSS[word[: -len(ending)]]
+    return ()
