@@ -105,3 +105,13 @@ def test_a_mail_asking_for_a_scan_names_what_the_sentence_before_says_is_needed(
     payload = {"subject": "Welcome to LumenBio – one document we still need", "from": "people@lumenbio.example"}
     task = asks.mail_task(body, payload, datetime(2027, 3, 24, 18, 0, tzinfo=BERLIN), BERLIN)
     assert task is not None and task.title == "Send a scan of the extended certificate of good conduct"
+
+
+def test_a_deed_done_for_a_person_named_after_to_finishes_its_task_and_a_place_still_must_be_the_tasks():
+    tasks = [
+        {"id": 3, "title": "Send a scan of the extended certificate of good conduct", "status": "open"},
+        {"id": 4, "title": "Book flights", "status": "open", "topic": "Trip to Lisbon"},
+    ]
+    assert read("I sent the certificate to Priya", tasks=tasks).calls == [("complete_task", {"task_id": 3})]
+    assert read("booked the flights to Lisbon", tasks=tasks).calls == [("complete_task", {"task_id": 4})]
+    assert read("booked the flights to Porto", tasks=tasks).calls == []  # another trip's flights

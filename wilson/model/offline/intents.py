@@ -1434,7 +1434,10 @@ def _done_said(chat: Chat, text: str) -> Reply | None:
     # the task's own words, and its topic's ("flights to Lisbon" of "Book flights" for the Lisbon trip); a place
     # said ("to Porto") must be the task's or its topic's
     own = words(title) | words(str(task.get("topic") or ""))
-    places_said = words(" ".join(re.findall(r"\bto\s+([A-ZÄÖÜ][\w-]+)", found.group("what"))))
+    # ("sent it to Priya" names a person, not a place)
+    places_said = words(
+        " ".join(n for n in re.findall(r"\bto\s+([A-ZÄÖÜ][\w-]+)", found.group("what")) if places.named(n))
+    )
     if (
         (title.split() or [""])[0].lower() in _SAME_DONE.get(verb, {verb})
         and len(words(found.group("what")) - own) <= 1
