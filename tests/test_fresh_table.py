@@ -67,7 +67,6 @@ DEV_D_LEFT = {
     202: "the task is named in German ('Gliederung'), its title is English",
     232: "the task is named in German, its title is English: a reminder is proposed instead",
     269: "'Lake Garda' is no place the gazetteer knows (the date, 'over Easter', is read)",
-    271: "answers line 269's plan, which was not made",
     304: "a job interview gets the interview plan; the batch writes exam for want of an interview kind",
     311: "a German VAT filing named by its one word only is a task due then (the batch wants the bill's plan)",
     312: "a premium with its amount and day is a payment task, as the first batch's insurance bill is (the batch "
