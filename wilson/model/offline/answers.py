@@ -21,7 +21,7 @@ from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
 from wilson.model.offline.relative import moved, on_weekday, relative_change
 from wilson.model.offline.short_answers import short_answer
-from wilson.model.offline.words import covers, glossed, words
+from wilson.model.offline.words import covers, overlap, words
 from wilson.kernel.lazy_regex import lazy_regex
 
 # Answers to a pending proposal, in words (only offered the `decide` tool in a run the user started).
@@ -383,14 +383,12 @@ def _which(proposal: dict) -> str:
 def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> dict | None:
     """The item the words name best (its topic's name left out of a task's words); on a tie a task rather than
     the plan's topic: "the appointment one" is not the whole dentist plan."""
-    found, score = None, 0
-    clause_words = glossed(clause_words)
+    found, score = None, 0.0
     for item in items:
         if id(item) in excluded:
             continue
         args = item.get("args") or {}
-        title = glossed(words(str(args.get("title") or "")))
-        shared = 2 * len(clause_words & title) + len(clause_words & _item_words(item))
+        shared = 2 * overlap(clause_words, words(str(args.get("title") or ""))) + len(clause_words & _item_words(item))
         if shared > score or (
             shared and shared == score and planned_topic(found) is not None and planned_topic(item) is None
         ):

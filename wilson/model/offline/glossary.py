@@ -7,6 +7,8 @@ Only nouns that name a thing to get, pay, book or hand in: a word that means sev
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 # German noun (singular, lower case) → the English content words for it, as `words` stems them
 GLOSS = {
     "einverständniserklärung": ("consent", "form"),
@@ -80,6 +82,7 @@ GLOSS = {
 _ENDINGS = ("nen", "en", "se", "er", "e", "n", "s")
 
 
+@lru_cache(maxsize=4096)  # every look at the tasks glosses the same titles' words again
 def english(word: str) -> tuple[str, ...]:
     """The English content words for a German noun as written (any case, plural or singular); () for any
     other word."""

@@ -899,11 +899,16 @@ def _that_as_task(chat: Chat, parts: list[str]) -> Reply | None:
             if re.search(r"\b(?:due|by|before|until|deadline|latest)\b[^.!?]{0,25}$", told[: f.start], re.I)
         ]
         day = (cued or found)[0]
-        value = day.value
-        if cued and not isinstance(value, datetime) and re.search(r"\bbefore\s+(?:the\s+)?$", told[: day.start], re.I):
-            value -= timedelta(days=1)  # "before the 12th of March": done by the 11th
-        args["due"] = dates.iso(value)
+        args["due"] = dates.iso(_eve_if_before(day, told[: day.start]) if cued else day.value)
     return Reply("", [("create_task", args)], "a task of what the message told, asked for as “that”")
+
+
+def _eve_if_before(day: dates.Found, said_before: str):
+    """A day said after "before" ("before the 12th of March") is done by the day before it; a time of day, or
+    a day after any other word, is what it says."""
+    if not isinstance(day.value, datetime) and re.search(r"\bbefore\s+(?:the\s+)?$", said_before, re.I):
+        return day.value - timedelta(days=1)
+    return day.value
 
 
 def _the_told(told: str) -> str:
@@ -2777,11 +2782,9 @@ def _wanted_by(chat: Chat, text: str) -> Reply | None:
     when = dates.search(text[found.end() :], chat.now, chat.tz)
     if not when:
         return None
-    if not isinstance(when[0].value, datetime) and re.match(
-        r"\s*before\s+(?:the\s+)?$", text[found.end() :][: when[0].start]
-    ):
+    if (eve := _eve_if_before(when[0], text[found.end() :][: when[0].start])) != when[0].value:
         # "the KSK wants my income estimate before the 15th of February": done by the 14th
-        when = [dates.Found(when[0].phrase, when[0].value - timedelta(days=1), when[0].start, "the day before it")]
+        when = [dates.Found(when[0].phrase, eve, when[0].start, "the day before it")]
     who = found.group("who").strip()
     what = re.sub(r"^(?:its|their|his|her)\b", "the", found.group("what").strip(), flags=re.I)
     back = " back" if re.search(r"\s+back$", what, re.I) else ""

@@ -39,7 +39,7 @@ def parts(text: str, now: datetime, tz) -> list[str]:
     if len(text) < 40 or not _JOINED_RE.search(text):
         return []  # one thing (and no need to look for days)
     said = _TAIL_RE.sub("", _LEAD_RE.sub("", text.strip(), count=1)).strip()
-    if not said or _TAIL_RE.sub("", text.strip()).rstrip(".!").count(". ") or "?" in said:
+    if not said or said.rstrip(".!").count(". ") or "?" in said:
         return []  # sentences: read one by one elsewhere; a question asks, it lists nothing
     cuts, start = [], 0
     for found in dates.search(said, now, tz):
@@ -51,6 +51,8 @@ def parts(text: str, now: datetime, tz) -> list[str]:
     if not cuts:
         return []
     cuts.append(said[start:].strip(" ,;"))
-    if len(cuts) > MOST_PARTS or any(_ASKING_RE.match(part) or not dates.search(part, now, tz) for part in cuts):
-        return []  # every part has its day: "… then the kids' party" with none is no list of dated things
+    if len(cuts) > MOST_PARTS or any(_ASKING_RE.match(part) for part in cuts):
+        return []
+    if not dates.search(cuts[-1], now, tz):
+        return []  # each part before ends with its day; "… then the kids' party" with none is no list of dated things
     return cuts

@@ -121,6 +121,14 @@ def glossed(said: set[str]) -> set[str]:
     return said | {english_word for word in said for english_word in english(word)}
 
 
+def overlap(said: set[str], own: set[str]) -> float:
+    """How many words two phrasings share: a German word for an English one ("Einverständniserklärungen",
+    "consent forms") counts a little less than the word itself, so "Passport-Antrag" is the passport's and
+    not the Kita application's."""
+    same = said & own
+    return len(same) + 0.75 * len((glossed(said) & glossed(own)) - same)
+
+
 def _stem(word: str) -> str:
     if word.endswith("xes"):
         word = word[:-2]
@@ -137,10 +145,7 @@ def best(items: list[dict], wanted: set[str], key=lambda item: str(item.get("tit
     found, score = None, 0.0
     for item in items:
         own = words(key(item))
-        shared = len(wanted & own) + 0.5 * sum(1 for w in wanted - own if any(_alike(w, o) for o in own - wanted))
-        # a German word for an English one ("Einverständniserklärungen", "consent forms") counts a little less
-        # than the word itself: "Passport-Antrag" is the passport's, not the Kita application's
-        shared += 0.75 * len((glossed(wanted) & glossed(own)) - (wanted & own))
+        shared = overlap(wanted, own) + 0.5 * sum(1 for w in wanted - own if any(_alike(w, o) for o in own - wanted))
         if shared > score:
             found, score = item, shared
     return found
