@@ -83,10 +83,11 @@ class ApprovalActor(WilsonActor):
         self.recover()
 
     def recover(self) -> None:
-        for approval_id in rules.unshown_ids():
-            self.present_contained(approval_id)
+        # decisions first: a change approved as it was made ("yes, but …") is never shown as a question
         for row in decisions.pending():
             self.apply_contained(row.id)
+        for approval_id in rules.unshown_ids():
+            self.present_contained(approval_id)
         try:
             self.sweep()
         except Exception as exc:  # the next recover (a tick, a restart) sweeps again
@@ -341,6 +342,8 @@ class ApprovalActor(WilsonActor):
                 owner=self.config.get("core", "owner"),
                 config=self.config,
             )
+        if decision.action == "approve" and decision.text.strip():  # a yes with a change: changed, then approved
+            return proposals_decide.modify(approval, decision, now, agreed=True)
         if decision.action == "approve":
             return proposals_decide.approve(
                 approval,

@@ -203,6 +203,63 @@ def test_move_the_flights_one_becomes_a_modify_with_the_users_words(scripted):
     assert not Task.select().exists(), "a modification changes nothing until the new proposal is approved"
 
 
+def test_a_yes_with_a_change_is_an_approve_with_changes_and_the_change_is_approved_as_made(scripted):
+    def decide(ctx, body):
+        stimulus = ctx["stimulus"]
+        if stimulus["kind"] == "modify":
+            assert stimulus["payload"]["agreed"] is True  # the model sees that the user already said yes
+            flights = next(i for i in ctx["proposal"]["items"] if i["args"].get("title") == "Book flights")
+            return {
+                "tool_calls": [
+                    call(i["tool"], **dict(i["args"], due="2027-03-01") if i is flights else i["args"])
+                    for i in ctx["proposal"]["items"]
+                ]
+            }
+        if stimulus["text"].startswith("plan"):
+            return {"tool_calls": PLAN}
+        (pending,) = ctx["pending_proposals"]
+        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="flights by March")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": ""})
+    say(app, "plan my dentist visit")
+    original = Approval.get()
+    before = len(texts(app))
+    say(app, "yes, but the flights by March")
+
+    assert [(d.action, d.text) for d in DecisionRow.select().order_by(DecisionRow.id)] == [
+        ("approve", "flights by March"),  # the user's yes, with the change
+        ("approve", ""),  # the changed proposal, approved as it was made
+    ]
+    replacement = Approval.get_by_id(Approval.get_by_id(original.id).superseded_by)
+    assert replacement.status == "approved"
+    flights = Task.get(Task.title == "Book flights")
+    assert f"{flights.due.astimezone(BERLIN):%Y-%m-%d}" == "2027-03-01" and Task.select().count() == 3
+    (told,) = texts(app)[before:]  # one answer: what was done, never the changed proposal as a question
+    assert told.startswith("Done:") and "Mon 1 Mar 2027" in told
+
+
+def test_a_yes_with_a_change_the_model_could_not_make_approves_the_proposal_as_it_was(scripted):
+    def decide(ctx, body):
+        stimulus = ctx["stimulus"]
+        if stimulus["kind"] == "modify":
+            return {"text": ""}  # no replacement proposed
+        if stimulus["text"].startswith("plan"):
+            return {"tool_calls": PLAN}
+        (pending,) = ctx["pending_proposals"]
+        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="the nice dentist")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": ""})
+    say(app, "plan my dentist visit")
+    original = Approval.get()
+    before = len(texts(app))
+    say(app, "yes, but the nice dentist")
+
+    assert Approval.get_by_id(original.id).status == "approved" and Task.select().count() == 3
+    told = texts(app)[before:]
+    assert told[0].startswith("I couldn't work “the nice dentist” into the proposal, so I approved it as it was")
+    assert told[1].startswith("Done:") and len(told) == 2
+
+
 # Only the user's own words ---------------------------------------------------------------------
 def test_a_model_that_calls_decide_in_a_background_run_is_refused_and_traced(scripted):
     def decide(ctx, body):
@@ -364,6 +421,25 @@ def test_only_a_reject_and_an_approve_that_decide_every_open_item_become_one_con
         (8, "approve", (1, 2), ""),
     ]
     assert as_spoken([(8, "modify", (), "later")], undecided) == [(8, "modify", (), "later")]
+
+
+def test_offline_a_yes_with_a_change_approves_the_changed_proposal_in_one_answer(make_app):
+    # "yes but …" is a yes: the change is made and approved, not shown again to wait for a second yes
+    app, approval = dentist_plan(make_app)
+    before = len(texts(app))
+    app.say("yes but confirm the appointment on the 18th")
+    assert app.wait_idle()
+    assert Approval.get_by_id(approval.id).status == "superseded"
+    changed = Approval.get(Approval.supersedes == approval.id)
+    assert changed.status == "approved"
+    due = {t.title: f"{t.due.astimezone(ZoneInfo('Europe/Berlin')):%Y-%m-%d}" for t in Task.select()}
+    assert due == {
+        "Prepare documents and questions": "2027-01-17",
+        "Confirm the appointment and plan the way there": "2027-01-18",
+    }
+    said = texts(app)[before:]
+    assert len(said) == 1 and said[0].startswith("Done:\n✓ New topic: Dentist appointment"), said
+    assert "Mon 18 Jan" in said[0] and "approve, modify or reject" not in said[0]
 
 
 def test_offline_a_yes_whose_change_is_not_understood_approves_the_proposal_as_it_was(make_app):

@@ -60,7 +60,8 @@ def test_a_german_sounds_good_is_a_yes(text):
 )
 def test_a_german_yes_but_is_the_proposal_changed_to_the_day_said(text, change):
     ((name, args),) = read(text, [FORM]).calls
-    assert (name, args["action"]) == ("decide", "modify") and args["changes"].startswith(change)
+    # a yes: the change is made and approved without asking again
+    assert (name, args["action"]) == ("decide", "approve") and args["changes"].startswith(change)
 
 
 def test_the_day_after_aber_redates_the_one_dated_item():

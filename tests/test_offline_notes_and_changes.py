@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from tests.offline_support import BERLIN, read
-from wilson.model.offline import answers, asks, follow_ups
+from wilson.model.offline import answers, asks
 from wilson.model.offline.words import best, words
 
 MARCH = datetime(2027, 3, 16, 21, 50, tzinfo=BERLIN)
@@ -63,11 +63,21 @@ def test_a_day_of_the_month_alone_keeps_a_day_that_says_its_month():
     assert due["Get the Einverständniserklärungen from all the parents"].startswith("2027-03-2")
 
 
-def test_a_yes_with_a_change_is_agreed_to_only_with_that_change():
+def test_a_yes_with_a_change_approves_the_proposal_with_that_change():
     said = "yes but the consent forms by the 23rd, Elternabend is on the 22nd"
-    assert follow_ups.agreed_to(said, "the consent forms by the 23rd, Elternabend is on the 22nd")
-    assert not follow_ups.agreed_to(said, "something else")
-    assert not follow_ups.agreed_to("no, the consent forms by the 23rd", "the consent forms by the 23rd")
+    assert read(said, [dict(PLAN, just_asked=True)]).calls == [
+        (
+            "decide",
+            {
+                "proposal": 1,
+                "action": "approve",
+                "changes": "the consent forms by the 23rd, Elternabend is on the 22nd",
+            },
+        )
+    ]
+    # a no with a change is no yes
+    no = read("no, the consent forms by the 23rd", [dict(PLAN, just_asked=True)]).calls
+    assert [args["action"] for _, args in no] in (["modify"], ["reject"])
 
 
 def test_a_dictated_note_of_three_deadlines_without_a_full_stop_is_three_tasks():

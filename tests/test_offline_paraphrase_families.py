@@ -321,8 +321,8 @@ def test_a_no_in_any_words_or_emoji_rejects(text):
         ("ok but not the insurance", "not the insurance"),
     ],
 )
-def test_a_yes_with_a_change_changes_the_proposal(text, changes):
-    assert calls_of(text, [REMINDER, OLDER]) == [("decide", {"proposal": 4, "action": "modify", "changes": changes})]
+def test_a_yes_with_a_change_approves_the_proposal_changed(text, changes):
+    assert calls_of(text, [REMINDER, OLDER]) == [("decide", {"proposal": 4, "action": "approve", "changes": changes})]
 
 
 @pytest.mark.parametrize(

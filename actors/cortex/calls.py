@@ -338,14 +338,17 @@ def decide_call(args: dict, outcome: RunOutcome, now: datetime, origin: str, use
         return {"error": f"proposal {approval.id} has no undecided item {unknown[0]}; undecided: {open_items}"}
     changes = args.get("changes")
     text = ""
-    if action == "modify":
-        if not isinstance(changes, str) or not changes.strip():
-            return {"error": "modify needs `changes`: the change the user asked for, in their words"}
+    if action == "modify" and (not isinstance(changes, str) or not changes.strip()):
+        return {"error": "modify needs `changes`: the change the user asked for, in their words"}
+    if action in ("modify", "approve") and isinstance(changes, str) and changes.strip():
+        # approve with `changes`: "yes, but the forms by the 23rd" is a yes; the changed proposal is approved at once
         if len(changes) > tools.LIMITS["changes"] or not tools.storable(changes):
             return {"error": f"changes must be text of at most {tools.LIMITS['changes']} characters"}
+        if items:
+            return {"error": "an approve with changes is of the whole proposal; leave out items"}
         text = changes.strip()
     elif changes not in (None, ""):
-        return {"error": "changes go with action modify"}
+        return {"error": "changes go with action modify or approve"}
     chosen = set(items or open_items)
     for earlier_id, earlier_action, earlier_items, _ in outcome.decisions:
         if earlier_id != approval.id:

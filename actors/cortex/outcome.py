@@ -16,9 +16,11 @@ from actors.cortex.prompts import (
     NO_ANSWER,
     STALE_MODIFICATION,
     SYNC_ONLY,
+    AGREED_UNCHANGED,
     UNCHANGED,
 )
 from actors.proposals import make
+from actors.proposals.words import one_line
 from actors.proposals.rules import OPEN
 from storage import decisions, hot, inbox, outbox, trace
 from storage.db import database
@@ -76,11 +78,14 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             attention.record_ack(row, now)  # "on it" to a follow-up counts like a ✅, whatever the model says
         if outcome.unfinished:
             trace.record(row.trace_id, "unfinished", "cortex", outcome.unfinished, now)
+        agreed = row.kind == "modify" and bool((row.payload or {}).get("agreed"))
         if outcome.proposals:
             approval = make.propose(row, outcome.proposals, channel, now, config, offline=outcome.offline_rule)
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
+            elif agreed:  # "yes, but …": the user's yes approves the change as made, without asking again
+                outcome = replace(outcome, decisions=[*outcome.decisions, (approval.id, "approve", (), "")])
             else:
                 notify.approval = approval.id
         elif (
@@ -88,9 +93,13 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             and (original := open_original(row))
             and not any(decided[0] == original.id for decided in outcome.decisions)
         ):
-            # the words did not become a new proposal: the old one stands, and the user is shown it again
-            outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, UNCHANGED.format(original.id)])))
-            notify.again = original.id
+            if agreed:  # the user said yes: the proposal is approved as it was, and they are told what was not done
+                outcome = replace(outcome, decisions=[*outcome.decisions, (original.id, "approve", (), "")])
+                told = AGREED_UNCHANGED.format(one_line(row.text, 120))
+            else:  # the words did not become a new proposal: the old one stands, and the user is shown it again
+                told = UNCHANGED.format(original.id)
+                notify.again = original.id
+            outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, told])))
         if user_run:
             reply = present(outcome.reply, None, allowed if outcome.read_untrusted else None)
             if not reply:

@@ -90,6 +90,10 @@ STALE_MODIFICATION = (
 
 
 UNCHANGED = "Proposal {} stands as it was; here it is again to approve, modify or reject."
+AGREED_UNCHANGED = (
+    "I couldn't work “{}” into the proposal, so I approved it as it was. "
+    "Tell me what should change (“move the … task to …”) and I'll propose it."
+)
 MODEL_DOWN = "Sorry, I can't think right now (my language model is not answering). I'll keep your message."
 KEPT_GIVEN_UP = (
     "Sorry, I still can't answer your message “{}”: my language model answers others but fails on "

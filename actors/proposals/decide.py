@@ -209,8 +209,9 @@ def reject(approval: Approval, positions: tuple[int, ...], now: datetime) -> Dec
     return DecisionResult(text, settled=status != "partial", stage="rejected")
 
 
-def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionResult:
-    """Hand the user's words back to the cortex, which proposes a replacement."""
+def modify(approval: Approval, decision: Decision, now: datetime, agreed: bool = False) -> DecisionResult:
+    """Hand the user's words back to the cortex, which proposes a replacement; `agreed`: the words came with a
+    yes ("yes, but the forms by the 23rd"), so the replacement is approved as it is made (actors/cortex/outcome.py)."""
     undone = undoes(approval)
     if undone:
         return DecisionResult(
@@ -230,7 +231,7 @@ def modify(approval: Approval, decision: Decision, now: datetime) -> DecisionRes
         at=now,
         kind="modify",
         origin="user",
-        payload={"approval_id": approval.id},
+        payload={"approval_id": approval.id, **({"agreed": True} if agreed else {})},
         user_id=str(decision.user_id),
         reply_channel=decision.channel,
         trace_id=approval.trace_id,

@@ -57,8 +57,8 @@ class Decide(BuiltinTool):
     description = (
         "Record the user's answer to one of their pending proposals, only when their own "
         "words in this conversation give it: approve or reject (all, or the items listed), or modify with "
-        'the change they asked for in `changes`. For "skip the X one", reject X and approve the rest. '
-        "The approval gate applies it and tells the user."
+        "the change they asked for in `changes`; a yes with a change is approve with `changes`. "
+        'For "skip the X one", reject X and approve the rest. The approval gate applies it.'
     )
     parameters = _obj(
         ["proposal", "action"],

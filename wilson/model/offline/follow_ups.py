@@ -75,13 +75,14 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
     newest = proposals[0]
     yes_but = _yes_but(text)
     if yes_but:
-        # "yes but make it 9", "ok, but at 10": agreed, with a change; the change is read against the proposal
+        # "yes but make it 9", "ok, but at 10": agreed, with a change; the change is read against the proposal,
+        # and the changed proposal is approved without asking again
         return Reply(
             "",
             [
                 (
                     "decide",
-                    {"proposal": newest["id"], "action": "modify", "changes": yes_but.group("change").strip(" ,.!")},
+                    {"proposal": newest["id"], "action": "approve", "changes": yes_but.group("change").strip(" ,.!")},
                 )
             ],
             "a yes with a change",
@@ -174,14 +175,6 @@ def follow_up(chat: Chat, text: str) -> Reply | None:
         [("decide", {"proposal": newest["id"], "action": "modify", "changes": changes})],
         "a day or an hour said right after a proposal",
     )
-
-
-def agreed_to(said: str, change: str) -> bool:
-    """Whether the user's message said yes to the proposal with `change` as the part to alter ("yes but the
-    consent forms by the 23rd", "ja bitte – aber erst nach dem 1."): their yes stands when the change cannot
-    be read."""
-    yes_but = _yes_but(said)
-    return bool(yes_but and yes_but.group("change").strip(" ,.!") == change.strip())
 
 
 def _yes_but(text: str) -> re.Match | None:

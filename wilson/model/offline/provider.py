@@ -21,7 +21,6 @@ from wilson.model.offline import (
     answers,
     asks,
     dates,
-    follow_ups,
     intents,
     looks,
     phrases,
@@ -178,15 +177,8 @@ class OfflineProvider:
                 calls = [c.get("function") or {} for c in message["tool_calls"]]
                 break
         called = [call.get("name") for call in calls]
-        if called and all(name == "decide" for name in called):
-            if stimulus.get("kind") == "modify":  # approved as it was, after "yes but …" (Cortex.on_modify)
-                change = str(stimulus.get("text") or "").strip()
-                return (
-                    f"I couldn't work “{change}” into the proposal, so I approved it as it was. Tell me what "
-                    "should change (“move the … task to …”) and I'll propose it.",
-                    [],
-                    "a change not understood, after a yes",
-                )
+        agreed = stimulus.get("kind") == "modify" and (stimulus.get("payload") or {}).get("agreed")
+        if called and all(name == "decide" for name in called) or agreed:
             return "", [], "the approval gate answers with what it did"
         results = [_json_value(_content(m)) for m in messages[len(messages) - len(called) :]]  # in call order
         first = calls[0].get("arguments") if calls else ""
@@ -548,20 +540,11 @@ class Cortex:
         change = str(self.stimulus.get("text") or "")
         proposal = self.context.get("proposal") or {}
         reply = answers.modify(proposal, change, self.now, self.tz)
-        if reply.rule == "modify not understood" and proposal.get("id") and follow_ups.agreed_to(self._said(), change):
-            # "yes but …": the user said yes, so a change not understood leaves the proposal approved as it was,
-            # not waiting for an answer they believe they gave
-            return (
-                "",
-                [("decide", {"proposal": proposal["id"], "action": "approve"})],
-                "a yes whose change was not understood: approved as it was",
-            )
+        agreed = (self.stimulus.get("payload") or {}).get("agreed")
+        if reply.rule == "modify not understood" and agreed:
+            # "yes but …": the gate approves the proposal as it was and says what it could not work in
+            return "", [], "a yes whose change was not understood"
         return reply.text, reply.calls, reply.rule
-
-    def _said(self) -> str:
-        """The user's message this modification came from: their last message before the change itself."""
-        said = [str(m.get("content") or "") for m in self.messages if m.get("role") == "user"]
-        return said[-2] if len(said) >= 2 else ""
 
     def on_message(self) -> tuple[str, list, str]:
         if self.stimulus.get("origin", "user") != "user":
