@@ -77,7 +77,10 @@ _BEFORE_IT_RE = lazy_regex(
     r"(?:^|[.!?\n]|--+|–|—)\s*(?:(?:ok|so|and|pls|please|can\s+you|could\s+you)[\s,]+)*(?:please\s+)?remind\s+me\s+"
     r"(?:(?P<n>a|an|one|two|three|the|\d{1,2})\s+(?P<unit>days?|evening|morning|night|hours?|weeks?)\s+"
     r"(?:before|ahead|earlier|prior)|the\s+(?P<part>morning|day)\s+of)"
-    r"(?:\s+(?:it|that|then|hand))?(?:\s+(?:pls|please|thanks|thx))*\s*[.!]*\s*$",
+    r"(?:\s+(?:it|that|then|hand))?"
+    # "… the evening before at 7 to put my papers in my bag": its hour, and what to be reminded of
+    r"(?:\s+at\s+(?P<hour>\d{1,2})(?::(?P<minute>\d\d))?)?(?:\s+to\s+(?P<what>[^.!?\n]{3,120}?))?"
+    r"(?:\s+(?:pls|please|thanks|thx))*\s*[.!]*\s*$",
     re.I,
 )
 
@@ -110,12 +113,22 @@ def before_told(chat: Chat, text: str) -> Reply | None:
             return _reminded(chat, told, at)
         day -= timedelta(days=7 * n) if unit.startswith("week") else timedelta(days=n)
         hour = 18 if unit in ("evening", "night") else 9
-    return _reminded(chat, told, datetime.combine(day, time(hour), tzinfo=chat.tz))
+    minute = 0
+    if found.group("hour"):  # "the evening before at 7": 19:00; "the day before at 8": 08:00
+        hour, minute = int(found.group("hour")), int(found.group("minute") or 0)
+        evening = found.group("unit") and found.group("unit").lower() in ("evening", "night")
+        hour = hour + 12 if evening and hour < 12 else hour
+        if hour > 23 or minute > 59:
+            return None
+    at = datetime.combine(day, time(hour, minute), tzinfo=chat.tz)
+    if found.group("what"):
+        return _reminded(chat, told, at, what=found.group("what").strip())
+    return _reminded(chat, told, at)
 
 
-def _reminded(chat: Chat, told: str, at: datetime) -> Reply | None:
+def _reminded(chat: Chat, told: str, at: datetime, what: str = "") -> Reply | None:
     if at <= chat.now:
         return None
     first = re.split(r":\s+|\n", (sentences.split(told) or [told])[0], maxsplit=1)[0].strip(" .")
-    what = first if 0 < len(first) <= 60 else "what you told me"
+    what = what or (first if 0 < len(first) <= 60 else "what you told me")
     return Reply("", [("remind", {"text": what, "at": at.isoformat()})], "a reminder counted from the moment told")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from wilson.kernel.lazy_regex import lazy_regex
-from wilson.model.offline import dates
+from wilson.model.offline import dates, glossary
 from wilson.model.offline.phrases import Chat, Reply
 
 _LEAD = (
@@ -19,18 +19,33 @@ _LEAD = (
 )
 _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
-    r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder)\s+)*"
+    r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder|gestern|heute|vorhin)\s+)*"
     # where it went: "Unterlagen sind bei der Fahrerlaubnisbehörde abgegeben"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
     r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
     r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
-    r"überwiesen|eingereicht|geklärt|gemacht|raus)"
+    r"überwiesen|eingereicht|geklärt|gemacht|raus|verschickt|versendet|eingeworfen|"
+    r"(?<=zur\sPost\s)(?:gegangen|gebracht)|(?<=zur\spost\s)(?:gegangen|gebracht))"
     # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
     # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen"); then a tick, read as "done", or other signs
     r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?"
-    r"(?:\s+done)?(?:\s*[^\w\s])*\s*$",
+    r"(?:\s+done)?(?:\s*[^\w\s])*"
+    r"(?:\s*(?:puh|uff|endlich|geschafft|juhu)\b(?:\s*[^\w\s])*)?\s*$",  # a sigh after it: "… 27 Stück. Puh."
     re.I,
+)
+_DEED_WORDS = (
+    r"erledigt|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|"
+    r"unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|verschickt|versendet|eingeworfen"
+)
+# said without a verb, as a note: "Schornsteinfeger bezahlt, 64,30 sind raus", "Fahrerkarte-Antrag heute beim LABO
+# abgegeben, Foto und Führerscheinkopie waren dabei ✅"
+_BARE_DONE_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:(?:jetzt|schon|endlich|heute|gestern|vorhin|eben|grad|gerade|auch)\s+)*"
+    r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
+    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?\s*$",
+    re.I | re.S,
 )
 _MOVE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+)\b.*?\bauf\s+(?:den\s+|die\s+|das\s+)?(?P<when>[^,;!?]+?)\s+"
@@ -57,6 +72,18 @@ def change(chat: Chat, text: str) -> Reply | None:
             or _of_deed(chat, found.group("deed"))
         )
         return Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, in German") if task else None
+    found = _BARE_DONE_RE.match(said)
+    if found and not re.match(r"(?:ich|wir|du|er|sie|es|nicht|noch)$", found.group("what"), re.I):
+        task = (
+            _named(chat, found.group("what"))
+            or (found.group("where") and _named(chat, found.group("where")))
+            or _of_deed(chat, found.group("deed"))
+        )
+        return (
+            Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, noted in German")
+            if task
+            else None
+        )
     found = _DROP_RE.match(said)
     if found:
         task = _named(chat, found.group("what"))
@@ -96,6 +123,8 @@ _DEEDS = {
     "abgegeben": ("submit", "hand", "return"),
     "verlängert": ("renew", "extend"),
     "erneuert": ("renew",),
+    "verschickt": ("send",),
+    "versendet": ("send",),
 }
 
 
@@ -114,14 +143,23 @@ def _of_deed(chat: Chat, deed: str) -> dict | None:
 
 def _named(chat: Chat, what: str) -> dict | None:
     """The one open task whose title has, for each word said, a word that is it or ends with it ("Zelt" of
-    "Festzelt"); None when none or several."""
+    "Festzelt"), or the English a person here uses for it ("Einladungen" of "Send the invitations",
+    wilson/model/offline/glossary.py); None when none or several."""
     said = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", what)]
     if not said:
         return None
     fitting = [
         t
         for t in chat.tasks
-        if t.get("status", "open") == "open"
-        and all(any(w.endswith(s) for w in re.findall(r"[^\W\d_]+", str(t.get("title") or "").lower())) for s in said)
+        if t.get("status", "open") == "open" and all(_has(str(t.get("title") or "").lower(), s) for s in said)
     ]
     return fitting[0] if len(fitting) == 1 else None
+
+
+def _has(title: str, said: str) -> bool:
+    """Whether a title has the word said, the end of a compound of it, or its English."""
+    title_words = re.findall(r"[^\W\d_]+", title)
+    if any(w.endswith(said) for w in title_words):
+        return True
+    english = glossary.english(said)
+    return bool(english) and any(w.startswith(e) for w in title_words for e in english)

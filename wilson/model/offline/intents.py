@@ -199,10 +199,22 @@ def _day_and_hour(found: list[dates.Found], tz) -> tuple[dates.Found, list[dates
     return dates.Found(f"{day.phrase} {hour.phrase}", moment, day.start, hour.reading), [day, hour]
 
 
+# "ach, und das Rollstuhltaxi für Helga an dem Tag muss ich auch noch bestellen": the thing, then its verb
+_GERMAN_MUST_DO_RE = lazy_regex(
+    r"^(?:(?:ach|oh|achso|und|also|ah)\b[\s,]*)*(?:(?:das|den|die|der)\s+)?(?P<what>.+?)\s+"
+    r"(?:(?:an\s+dem|am)\s+tag\s+)?(?:muss|müssen|sollte|soll)\s+(?:ich|wir)\s+(?:(?:auch|noch|unbedingt|dann)\s+)*"
+    r"(?P<verb>\w+(?:en|rn|ln))$",
+    re.I,
+)
+
+
 def _title(text: str) -> str:
     text = re.sub(r"^\s*(?:my|mein|meine|meinen|meinem)\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     # "I need to remember to return the parcel": the act is returning it
     text = re.sub(r"^(?:remember|not\s+forget|make\s+sure)\s+to\s+(?=\w)", "", text, flags=re.I)
+    must = _GERMAN_MUST_DO_RE.match(text)
+    if must:  # "… Rollstuhltaxi für Helga … muss ich auch noch bestellen" → "Rollstuhltaxi für Helga bestellen"
+        text = f"{must.group('what')} {must.group('verb')}"
     return text[:1].upper() + text[1:]
 
 
@@ -2534,6 +2546,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         # by Monday": a sum and its day with no bill word is still a bill, whatever the money is for
         bill = _billed(chat, text)
         return bill
+    move = chat.playbook.of_kind("move")
+    if matched and matched[0].name == "trip" and move is not None and (moved := move.find(read)) and _home_moved(text):
+        matched = (move, moved)  # "I'm moving to Montréal for good, flight is on 22 January": a move, flown to
     if matched:
         event, trigger = matched
         if not asked and trigger is not None and _DATED_BY_RE.search(text[: trigger.start()]):
@@ -2882,6 +2897,12 @@ def _thing_needed(chat: Chat, text: str) -> Reply | None:
     return _add(chat, f"add get {what} {when.phrase}")
 
 
+_REASON_AFTER_DASH_RE = lazy_regex(
+    r"\s+[–—-]\s+(?:they|he|she|it|we|i|you|because|since|as|otherwise|weil|da|denn|sonst|die|der|das|er|sie|es)\b.*$",
+    re.I,
+)
+
+
 def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
@@ -2890,6 +2911,10 @@ def _add(chat: Chat, text: str) -> Reply | None:
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
+    # "Abmeldung beim Bürgeramt, but not before jan 15 – they only do it within a week of leaving": the day is read,
+    # and neither what was left of its clause nor the reason after a dash is part of the title
+    what = _REASON_AFTER_DASH_RE.sub("", what) or what
+    what = re.sub(r"[,;]?\s*\b(?:but\s+)?not\s*$", "", what, flags=re.I) or what
     what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
     what = re.sub(r"^(?:for\s+)?(?:me|us)\s+to\s+", "", what, flags=re.I) or what  # "add a task for me to order …"
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}

@@ -60,7 +60,13 @@ _PAY_VERB = (
 NOT_TO_PAY_RE = lazy_regex(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
     r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
-    r"\b(?:refund|receipt|save|discount|offer)\b",
+    r"\b(?:refund|receipt|save|discount|offer)\b|"
+    # someone else pays it: "Die 180 € Miete übernimmt unsere Tochter", "my brother is paying for the hall"
+    r"\b(?:übernimmt|übernehmen|zahlt|bezahlt)\s+(?:unsere?|meine?|mein|sein|ihr|die|der|das)\s+(?:[\w-]+\s+)?[A-ZÄÖÜ]\w+|"
+    r"\b(?:übernimmt|übernehmen)\s+[A-ZÄÖÜ]\w+\b|"
+    r"\b(?:my|our|his|her)\s+(?:[a-z]+\s+)?(?:son|daughter|brother|sister|mother|father|mum|mom|dad|parents|husband|"
+    r"wife|partner|boss|company|employer|insurance)\s+(?:is\s+paying|pays|will\s+pay|covers|is\s+covering|"
+    r"will\s+cover)\b",
     re.I,
 )
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the

@@ -30,9 +30,15 @@ PLAN_ASKED_RE = lazy_regex(
     # "… Operation am 24. Februar. Was muss ich vorher alles regeln?", "What do I need to sort out before?": what
     # comes before the event told; "before" is what makes it no look at the list
     r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
-    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|arrange|do|think\s+of)\s+(?:before(?:hand|\s+(?:it|that|then))?)(?=\s*\?)"
-    r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:vorher|davor|bis\s+dahin)\s+(?:noch\s+)?(?:alles\s+)?"
-    r"(?:regeln|erledigen|vorbereiten|organisieren|beachten|machen)(?=\s*\?)"
+    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|arrange|do|think\s+of)\s+(?:before(?:hand|\s+(?:it|that|then))?)"
+    r"(?:\s+(?:i|we)\s+(?:go|leave|fly|move|start))?(?=\s*\?)"
+    r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:vorher|davor|bis\s+dahin|dafür)\s+(?:noch\s+)?(?:alles\s+)?"
+    r"(?:regeln|erledigen|vorbereiten|organisieren|beachten|bedenken|machen)(?=\s*\?)"
+    # "… Goldene Hochzeit am 12. Februar … Was muss ich alles bedenken?": "alles" asks for all there is to it
+    r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:da\s+|dabei\s+|noch\s+)?alles\s+"
+    r"(?:regeln|vorbereiten|organisieren|beachten|bedenken|planen)(?=\s*\?)"
+    r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:(?:need|have)\s+to\s+)?(?:think\s+(?:of|about)|consider|keep\s+in\s+mind)"
+    r"(?=\s*\?\s*$)"
     # German: "hilf mir beim Vorbereiten", "Könntest du mir helfen, … vorzubereiten?"
     r"|(?:(?:kannst|könntest|würdest)\s+du\s+mir\s+)?helfen\s*,?(?=.*\b(?:vorzubereiten|vorbereiten|zu\s+planen|planen)\b)"
     r"|\b(?:vorzubereiten|vorbereiten|zu\s+planen)(?=\s*[?.!]*\s*$)"

@@ -515,6 +515,9 @@ _DATE_WORDS = (
     {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m}
     | {d.lower() for d in calendar.day_name}
     | {"today", "tomorrow", "tonight", "next", "this"}
+    # German, as people here write dates: "am 12. Februar Goldene Hochzeit"
+    | {"januar", "jänner", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember", "mär", "okt", "dez"}
+    | {"montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag", "heute", "morgen", "nächsten"}
 )
 
 

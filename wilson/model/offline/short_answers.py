@@ -55,6 +55,15 @@ _ELSEWHERE = {
     "yok": "no",
     "hayır": "no",
     "evet": "yes",
+    # Ukrainian, Russian, Italian and French, as Berlin writes them: "так, дякую", "ні, дякую", "sì, grazie"
+    "так": "yes",
+    "ага": "yes",
+    "ні": "no",
+    "да": "yes",
+    "нет": "no",
+    "sì": "yes",
+    "certo": "yes",
+    "ouais": "yes",
 }
 # real words one edit from an answer that say something else
 _OTHER_WORDS = frozenset(
@@ -118,6 +127,9 @@ _FILL = frozenset(
         "bitte",
         "merci",
         "gracias",
+        "grazie",
+        "дякую",
+        "спасибо",
         "doch",
         "schon",
         # pleased words around a yes ("perfect, yes"); alone, or with an "ok", they answer nothing
