@@ -58,9 +58,10 @@ def task_windows(task: Task, default_windows: Windows) -> list[str]:
         heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
         eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
         kept = heads[:1] if not eve else []
-        if task.due is not None and not eve and not _raised_a_week_ahead(task):
+        if task.due is not None and not eve and not _raised_a_week_ahead(task) and _weeks_ahead(task):
             # due long before its event ("the invitations by the end of December" for a party in February): the
-            # event's raises come after its day, so its own heads-ups stay, a week ahead included
+            # event's raises come after its day, so its own heads-ups stay, a week ahead included (not in the
+            # first week after the plan was made: the user has just read its date)
             kept = heads
         windows = [w for w in windows if w in ("due", "overdue") or w in kept]
     if task.id is not None and thinned_by(task) is not None:
@@ -74,6 +75,12 @@ def _raised_a_week_ahead(task: Task) -> bool:
     first = max((w for w in EVENT_WINDOWS if w <= lead_days(task)), default=min(EVENT_WINDOWS))
     before_event = (as_utc(task.topic.starts) - as_utc(task.due)).days
     return first - before_event >= 7
+
+
+def _weeks_ahead(task: Task) -> bool:
+    """Whether the task was made at least two weeks before its day (so that a heads-up a week ahead is not one
+    the first week after the plan)."""
+    return task.created_at is None or as_utc(task.due) - as_utc(task.created_at) >= timedelta(days=14)
 
 
 def _prepares_event(task: Task) -> bool:

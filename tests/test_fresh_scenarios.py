@@ -29,6 +29,7 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_g")  # the seventh, twins of the
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_j")  # the eighth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_k")  # the ninth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_l")  # the tenth blind batch, its dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_m")  # the eleventh blind batch, its dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
@@ -66,8 +67,6 @@ NOT_YET: dict[str, str] = {
     # the ninth batch's dev half (tests/data/fresh/BRIEF.md, "Ninth batch")
     "choir-tour-riga-moved-to-august": "a proposal still waiting is listed in a briefing every week; one such "
     "morning, with the plan's tasks overdue by the moved dates, falls on the old eve of the moved tour",
-    "flat-renovation-tiles-yes-but-the-12th": '"yes but make the tiles the 12th" names in English a task written in '
-    'German ("Fliesen … bestellen"): which item is not guessed',
     "mail-au-pair-language-course-fee": '"listo, pagué los 389 € del curso" (Spanish) is not read as the fee paid, '
     "and the week-ahead heads-up falls inside the story's quiet stretch after approving",
     "newcomer-lea-appointment-blue-card": _CLOSED_THE_DAY_AFTER,
@@ -85,6 +84,25 @@ NOT_YET: dict[str, str] = {
     "not read as the scan sent, and the week-ahead heads-up falls inside the story's quiet stretch",
     "retired-teacher-seventieth-garden-party": _CLOSED_THE_DAY_AFTER,
     "student-nurse-practical-exam-care-plan-earlier": _CLOSED_THE_DAY_AFTER,
+    # the eleventh batch's dev half (tests/data/fresh/BRIEF.md, "Eleventh batch")
+    "actor-whats-still-open-this-week": "\"what's still open this week?\" is answered without the week's two, and the "
+    "KSK estimate reported sent is not read as done",
+    "board-game-prototype-lucca-called-off": "the guesthouse's cancellation, which the story keeps silent, is told in "
+    "the next morning's briefing",
+    "dog-breeder-crufts-ignored": "the passport check's day-before heads-up falls inside the quiet weeks after the "
+    "user ignored the plan",
+    "food-truck-christmas-market-potsdam-yes-but-hygiene": "a four-week Christmas market stall, its plan asked for, is "
+    "no kind of event the rules know, so nothing is planned",
+    "lorry-driver-tachograph-card-after-new-year": '"Der Antrag für die neue muss spätestens am 14. Januar beim LABO '
+    "sein\" becomes an official deadline's plan for the card's expiry, not one task due the 14th",
+    "mail-chimney-sweep-fee-not-before-payday": '"nerv mich vorher nicht damit" after a yes with a change moves the '
+    "day, but the task's heads-ups before it still come (a task has no quiet time of its own to propose)",
+    "mail-integration-test-teacher-registered-class": "a phishing mail about renewing a residence title online "
+    "becomes a renewal task, and a registration the user says is done for them waits in briefings until it lapses",
+    "mail-physio-practice-approval-missing-documents": "a mail listing what is missing for an approval, and the "
+    "opening date said in chat, are read as the wrong tasks",
+    "photographer-bellagio-wedding-moved-to-november": "the plan for the moved shoot is not answered and lapses with a "
+    "notice, so nothing raises the new dates in their last week",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

@@ -1,0 +1,125 @@
+"""What the eleventh blind batch's dev half said that the rules misread (tests/data/fresh/BRIEF.md, "Eleventh batch"),
+each as a rule: a plan asked in German ("Was muss ich alles bedenken?") or "before I go", one's own golden wedding as a
+party to give, a move flown to, deeds noted in German without a verb, a sum someone else pays, a German "X muss ich
+noch bestellen" as a title, a reason after a dash, a German bill's words, Ukrainian yes and no, and a reminder "the
+evening before at 7" after the moment told; and a plan's step due long before its event keeping its week's notice."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors.deadlines import task_windows
+from storage.models import Task, Topic
+from tests.hippocampus_support import at
+from tests.offline_support import BERLIN, read
+from wilson.model.offline import bills
+from wilson.model.offline.short_answers import short_answer
+
+GOLDEN = (
+    "Guten Morgen. Meine Frau Helga und ich haben am 12. Februar Goldene Hochzeit. Ich möchte eine kleine Feier im "
+    "Gemeindesaal von St. Marien machen, mittags, mit etwa 30 Gästen. Die Einladungen sollen bis Ende Dezember raus. "
+    "Was muss ich alles bedenken?"
+)
+
+
+def test_ones_own_golden_wedding_asked_about_in_german_is_a_party_to_give():
+    reply = read(GOLDEN)
+    topic = [args["title"] for name, args in reply.calls if name == "create_topic"]
+    steps = [args["title"] for name, args in reply.calls if name == "create_task"]
+    assert topic == ["Goldene Hochzeit"]  # no month name before it, no wedding to go to
+    assert "Send the invitations" in steps and "RSVP" not in steps
+
+
+def test_moving_abroad_with_a_flight_is_a_move_and_before_i_go_asks_for_its_plan():
+    reply = read(
+        "so it's official: I'm moving to Montréal for good, flight is on 22 January. gave notice on the flat last "
+        "week. what do I need to sort out before I go?"
+    )
+    topic = [args["title"] for name, args in reply.calls if name == "create_topic"]
+    steps = [args["title"] for name, args in reply.calls if name == "create_task"]
+    assert topic == ["Move to Montréal"]
+    assert "Book movers or a van" in steps and "Give notice on the current lease" not in steps  # told done
+
+
+INVITATIONS = {"id": 5, "title": "Send the invitations", "due": "2027-12-31", "topic": "Goldene Hochzeit"}
+FOOD = {"id": 6, "title": "Sort out food and drinks", "due": "2028-01-29"}
+FEE = {"id": 7, "title": "Pay Gebührenbescheid Feuerstättenschau bill", "due": "2028-01-21"}
+
+
+def test_a_deed_noted_in_german_finishes_the_one_task_it_names():
+    said = "Die Einladungen sind gestern alle zur Post gegangen, 27 Stück. Puh."
+    assert read(said, tasks=[INVITATIONS, FOOD]).calls == [("complete_task", {"task_id": 5})]
+    # a note without a verb: the thing and its participle; the one payment task is what was paid
+    assert read("Schornsteinfeger bezahlt, 64,30 sind raus", tasks=[FEE, FOOD]).calls == [
+        ("complete_task", {"task_id": 7})
+    ]
+    assert read("Rechnung bezahlt?", tasks=[FEE]).calls == []  # a question finishes nothing
+
+
+def test_a_sum_someone_else_pays_is_no_bill_of_the_users():
+    said = "Der Saal ist fest, hab heute im Pfarrbüro unterschrieben. Die 180 € Miete übernimmt unsere Tochter."
+    assert read(said).calls == []
+    assert read("my daughter is paying the 180 euros rent for the hall").calls == []
+    assert read("Die Miete von 180 € muss ich bis Freitag zahlen").calls[0][0] == "create_task"
+
+
+def test_a_german_thing_i_must_still_do_is_titled_by_the_thing_and_its_verb():
+    reply = read("ach, und das Rollstuhltaxi für Helga an dem Tag muss ich auch noch bestellen, bis Ende Januar")
+    assert reply.calls == [("create_task", {"title": "Rollstuhltaxi für Helga bestellen", "due": "2027-01-31"})]
+
+
+def test_a_reason_after_a_dash_and_what_its_date_left_stay_out_of_the_title():
+    reply = read("also add: Abmeldung beim Bürgeramt, but not before jan 15 – they only do it within a week of leaving")
+    assert [args["title"] for _, args in reply.calls] == ["Abmeldung beim Bürgeramt"]
+
+
+def test_a_german_bill_keeps_the_case_of_its_words():
+    found = bills.task_for(
+        "Sehr geehrte Frau Demir, für die Feuerstättenschau berechnen wir 64,30 €. Bitte überweisen Sie den Betrag "
+        "bis zum 28. Januar 2028.",
+        {"subject": "Gebührenbescheid Feuerstättenschau – Rechnung Nr. 2028-0093", "from": "buero@krause.example"},
+        datetime(2028, 1, 12, 8, 0, tzinfo=BERLIN),
+        BERLIN,
+    )
+    assert found is not None and found.title == "Pay Gebührenbescheid Feuerstättenschau bill"
+
+
+def test_yes_and_no_in_ukrainian_and_italian():
+    assert short_answer("так, дякую") == "yes"
+    assert short_answer("ні, дякую 🙂") == "no"
+    assert short_answer("sì grazie") == "yes"
+
+
+def test_remind_me_the_evening_before_at_7_to_do_something_counts_from_the_moment_told():
+    said = (
+        "got the Einladung: the test is thursday 21 january at 9 in the VHS. remind me the evening before at 7 to put "
+        "my Aufenthaltstitel and the Einladung in my bag"
+    )
+    assert read(said).calls == [
+        (
+            "remind",
+            {
+                "text": "put my Aufenthaltstitel and the Einladung in my bag",
+                "at": "2027-01-20T19:00:00+01:00",
+            },
+        )
+    ]
+
+
+def test_a_plans_step_due_long_before_its_event_keeps_its_weeks_heads_up(db):
+    windows = ["7d", "1d", "due", "overdue"]
+    party = Topic.create(title="Goldene Hochzeit", starts=at("2028-02-12", 0), created_at=at("2027-11-14"))
+
+    def step(title: str, due: str, made: str = "2027-11-14") -> Task:
+        return Task.create(title=title, topic=party, due=at(due, 0), due_is_date=True, created_at=at(made))
+
+    # due six weeks before: the event's raises (three weeks ahead for such a step) come after its day
+    assert task_windows(step("Send the invitations", "2027-12-31"), windows) == windows
+    # due two weeks before: the raise three weeks ahead gives its week, so only the nearest heads-up stays
+    assert task_windows(step("Sort out food and drinks", "2028-01-29"), windows) == ["1d", "due", "overdue"]
+    # made ten days before its day: a week's heads-up would fall in the first week after the plan
+    assert task_windows(step("Send the invitations", "2027-12-31", made="2027-12-21"), windows) == [
+        "1d",
+        "due",
+        "overdue",
+    ]
