@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 
 import peewee
 
-from actors.escalation import EVENT_WINDOWS, lead_days
 from actors.hippocampus import advice
 from actors.shared.event_span import cancelled, event_span, moved_later, waits_for_move
 from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
@@ -57,30 +56,11 @@ def task_windows(task: Task, default_windows: Windows) -> list[str]:
         # eve of the event (the eve's raise tells it). Windows the user configured are theirs: kept.
         heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
         eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
-        kept = heads[:1] if not eve else []
-        if task.due is not None and not eve and not _raised_a_week_ahead(task) and _weeks_ahead(task):
-            # due long before its event ("the invitations by the end of December" for a party in February): the
-            # event's raises come after its day, so its own heads-ups stay, a week ahead included (not in the
-            # first week after the plan was made: the user has just read its date)
-            kept = heads
-        windows = [w for w in windows if w in ("due", "overdue") or w in kept]
+        windows = [w for w in windows if w in ("due", "overdue") or (w == (heads[0] if heads else None) and not eve)]
     if task.id is not None and thinned_by(task) is not None:
         # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
         return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
     return windows
-
-
-def _raised_a_week_ahead(task: Task) -> bool:
-    """Whether the event's first raise of this task (actors/escalation.py) comes at least a week before its day."""
-    first = max((w for w in EVENT_WINDOWS if w <= lead_days(task)), default=min(EVENT_WINDOWS))
-    before_event = (as_utc(task.topic.starts) - as_utc(task.due)).days
-    return first - before_event >= 7
-
-
-def _weeks_ahead(task: Task) -> bool:
-    """Whether the task was made at least two weeks before its day (so that a heads-up a week ahead is not one
-    the first week after the plan)."""
-    return task.created_at is None or as_utc(task.due) - as_utc(task.created_at) >= timedelta(days=14)
 
 
 def _prepares_event(task: Task) -> bool:

@@ -2,15 +2,12 @@
 each as a rule: a plan asked in German ("Was muss ich alles bedenken?") or "before I go", one's own golden wedding as a
 party to give, a move flown to, deeds noted in German without a verb, a sum someone else pays, a German "X muss ich
 noch bestellen" as a title, a reason after a dash, a German bill's words, Ukrainian yes and no, and a reminder "the
-evening before at 7" after the moment told; and a plan's step due long before its event keeping its week's notice."""
+evening before at 7" after the moment told."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from actors.deadlines import task_windows
-from storage.models import Task, Topic
-from tests.hippocampus_support import at
 from tests.offline_support import BERLIN, read
 from wilson.model.offline import bills
 from wilson.model.offline.short_answers import short_answer
@@ -103,23 +100,4 @@ def test_remind_me_the_evening_before_at_7_to_do_something_counts_from_the_momen
                 "at": "2027-01-20T19:00:00+01:00",
             },
         )
-    ]
-
-
-def test_a_plans_step_due_long_before_its_event_keeps_its_weeks_heads_up(db):
-    windows = ["7d", "1d", "due", "overdue"]
-    party = Topic.create(title="Goldene Hochzeit", starts=at("2028-02-12", 0), created_at=at("2027-11-14"))
-
-    def step(title: str, due: str, made: str = "2027-11-14") -> Task:
-        return Task.create(title=title, topic=party, due=at(due, 0), due_is_date=True, created_at=at(made))
-
-    # due six weeks before: the event's raises (three weeks ahead for such a step) come after its day
-    assert task_windows(step("Send the invitations", "2027-12-31"), windows) == windows
-    # due two weeks before: the raise three weeks ahead gives its week, so only the nearest heads-up stays
-    assert task_windows(step("Sort out food and drinks", "2028-01-29"), windows) == ["1d", "due", "overdue"]
-    # made ten days before its day: a week's heads-up would fall in the first week after the plan
-    assert task_windows(step("Send the invitations", "2027-12-31", made="2027-12-21"), windows) == [
-        "1d",
-        "due",
-        "overdue",
     ]
