@@ -17,7 +17,7 @@ import peewee
 
 from actors.hippocampus import advice
 from actors.shared.event_span import cancelled, event_span, moved_later, waits_for_move
-from actors.shared.windows import Windows, due_date, parse_windows, task_kind, window_times
+from actors.shared.windows import EVENT_WINDOWS, Windows, due_date, lead_days, parse_windows, task_kind, window_times
 from storage import hot, inbox, trace
 from storage.db import claim_transaction, database
 from storage.models import Inbox, Task, TaskFiring, Topic
@@ -56,11 +56,28 @@ def task_windows(task: Task, default_windows: Windows) -> list[str]:
         # eve of the event (the eve's raise tells it). Windows the user configured are theirs: kept.
         heads = sorted((w for w in windows if w not in ("due", "overdue")), key=parse_duration)
         eve = task.due is not None and as_utc(task.topic.starts) - as_utc(task.due) <= EVE
-        windows = [w for w in windows if w in ("due", "overdue") or (w == (heads[0] if heads else None) and not eve)]
+        kept = heads[:1] if not eve else []
+        if not eve and _unraised_step(task):
+            # a step of no known kind due well before its event ("the invitations by the end of December" for a
+            # party in February): the event's first raise for it comes after its day, so its own heads-ups stay
+            kept = heads
+        windows = [w for w in windows if w in ("due", "overdue") or w in kept]
     if task.id is not None and thinned_by(task) is not None:
         # a kind followed up only ahead of its day ("7d,1d" for birthdays) keeps its nearest heads-up
         return [w for w in windows if w in ("due", "overdue")] or sorted(windows, key=parse_duration)[:1]
     return windows
+
+
+def _unraised_step(task: Task) -> bool:
+    """Whether a step of no known kind (a document's or a booking's is raised six weeks ahead, with its event) is
+    due before its event's first raise could give it a week, and was made at least two weeks before its day (so
+    that a week's heads-up falls after the first week of the plan, while the user still has its date in mind)."""
+    if task.due is None or task_kind(task.title) != "generic":
+        return False
+    first = max((w for w in EVENT_WINDOWS if w <= lead_days(task.title)), default=min(EVENT_WINDOWS))
+    before_event = (as_utc(task.topic.starts) - as_utc(task.due)).days
+    made = task.created_at is None or as_utc(task.due) - as_utc(task.created_at) >= timedelta(days=14)
+    return first - before_event < 7 and made
 
 
 def _prepares_event(task: Task) -> bool:

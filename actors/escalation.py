@@ -13,17 +13,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from actors.shared.event_span import event_span
-from actors.shared.windows import due_date, task_kind
+from actors.shared.windows import EVENT_WINDOWS, due_date, lead_days
 from storage import marks
 from storage.models import Task, TaskFiring, Topic
 from storage.prepared import prepared
 from wilson.kernel.clock import as_utc
 from wilson.kernel.timeparse import last_day
 
-EVENT_WINDOWS = (42, 21, 7, 1)  # days before an event's start at which its open preparation is raised
-# How far ahead of the event a kind of preparation is first raised: a visa takes weeks, a check-in a day.
-LEAD_DAYS = {"document": 42, "booking": 42, "bill": 21, "appointment": 21, "birthday": 21, "generic": 21, "packing": 1}
-LAST_MINUTE = ("check in", "check-in", "checkin", "pack")
 RAISED = "event:"  # a TaskFiring window: event:<days before the start>
 CHOICES = "done {n} · move {n} DATE · drop {n} · help {n}"
 
@@ -37,13 +33,6 @@ class Raise:
     window: int
     span: tuple[datetime, datetime | None]  # the event's start and end as the calendar has them (event_span)
     tasks: list[Task] = field(default_factory=list)
-
-
-def lead_days(task: Task) -> int:
-    title = (task.title or "").lower()
-    if any(word in title for word in LAST_MINUTE):
-        return 1
-    return LEAD_DAYS.get(task_kind(task.title), 21)
 
 
 def window_for(days: int) -> int | None:
@@ -119,7 +108,7 @@ def raises(now: datetime, tz) -> list[Raise]:
         for task in topic.tasks.where(Task.status.in_(("open", "snoozed"))).order_by(Task.due, Task.id):
             on = task_day(task, tz)
             overdue = on is not None and on < today
-            if lead_days(task) < window and not overdue:
+            if lead_days(task.title) < window and not overdue:
                 continue  # its moment is a nearer window
             if task.created_at is not None and as_utc(task.created_at) >= opened and not overdue:
                 continue  # planned inside this window: the user has just read it

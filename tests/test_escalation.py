@@ -102,7 +102,7 @@ def test_the_windows_fit_each_task():
     assert escalation.window_for(50) is None and escalation.window_for(42) == 42
     assert escalation.window_for(30) == 42 and escalation.window_for(8) == 21 and escalation.window_for(1) == 1
     visa, check_in = Task(title="Check visa and entry requirements"), Task(title="Check in")
-    assert escalation.lead_days(visa) == 42 and escalation.lead_days(check_in) == 1
+    assert escalation.lead_days(visa.title) == 42 and escalation.lead_days(check_in.title) == 1
 
 
 def told_after(app, count: int) -> list[tuple[date, str]]:

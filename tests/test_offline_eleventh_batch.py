@@ -2,14 +2,18 @@
 each as a rule: a plan asked in German ("Was muss ich alles bedenken?") or "before I go", one's own golden wedding as a
 party to give, a move flown to, deeds noted in German without a verb, a sum someone else pays, a German "X muss ich
 noch bestellen" as a title, a reason after a dash, a German bill's words, Ukrainian yes and no, and a reminder "the
-evening before at 7" after the moment told."""
+evening before at 7" after the moment told; a plan asked for an event of no known kind, a step added with whom it is
+for, and a plan's step of no known kind due long before its event keeping its week's heads-up."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from tests.offline_support import BERLIN, read
-from wilson.model.offline import bills
+from actors.deadlines import task_windows
+from storage.models import Task, Topic
+from tests.hippocampus_support import at
+from tests.offline_support import BERLIN, NOW, PLAYBOOK, TOOLS, read
+from wilson.model.offline import answers, bills, intents, phrases, places
 from wilson.model.offline.short_answers import short_answer
 
 GOLDEN = (
@@ -101,3 +105,59 @@ def test_remind_me_the_evening_before_at_7_to_do_something_counts_from_the_momen
             },
         )
     ]
+
+
+def test_a_plan_asked_for_an_event_of_no_known_kind_has_the_steps_every_event_has():
+    said = (
+        "big news, my truck got a spot at the Potsdam Weihnachtsmarkt on Brandenburger Straße, 26 Nov to 23 Dec. "
+        "what do I need to sort out before?"
+    )
+    home = places.home_place(None, "Europe/Berlin")  # Potsdam is next door: no trip
+    reply = intents.answer(phrases.Chat(text=said, now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS, home=home))
+    topic = [args["title"] for name, args in reply.calls if name == "create_topic"]
+    steps = [args["title"] for name, args in reply.calls if name == "create_task"]
+    assert topic == ["Potsdam Weihnachtsmarkt"]
+    assert steps == ["List what you need for it", "Book or order what you need", "Confirm the details"]
+    assert read("I have a thing on Friday").calls == []  # told, not asked: no plan
+
+
+def test_a_step_added_in_a_yes_says_whom_it_is_for():
+    plan = {
+        "id": 1,
+        "items": [
+            {
+                "position": 1,
+                "tool": "create_topic",
+                "args": {"title": "Market", "starts": "2027-11-26"},
+                "description": "New topic: Market (Fri 26 Nov 2027)",
+            }
+        ],
+    }
+    reply = answers.modify(
+        plan, "the hygiene training for my two new helpers has to be done by 15 october", at("2027-09-01"), BERLIN
+    )
+    added = [args for name, args in reply.calls if name == "create_task"]
+    assert [(a["title"], a["due"]) for a in added] == [
+        ("Get the hygiene training for my two new helpers done", "2027-10-15")
+    ]
+
+
+def test_a_plans_step_of_no_known_kind_due_long_before_its_event_keeps_its_weeks_heads_up(db):
+    windows = ["7d", "1d", "due", "overdue"]
+    party = Topic.create(title="Goldene Hochzeit", starts=at("2028-02-12", 0), created_at=at("2027-11-14"))
+
+    def step(title: str, due: str, made: str = "2027-11-14") -> Task:
+        return Task.create(title=title, topic=party, due=at(due, 0), due_is_date=True, created_at=at(made))
+
+    # due six weeks before: the event's first raise for such a step, three weeks ahead, comes after its day
+    assert task_windows(step("Send the invitations", "2027-12-31"), windows) == windows
+    # due two weeks before: that raise gives it its week, so only the nearest heads-up stays
+    assert task_windows(step("Sort out food and drinks", "2028-01-29"), windows) == ["1d", "due", "overdue"]
+    # made ten days before its day: a week's heads-up would fall in the plan's first week
+    assert task_windows(step("Send the invitations", "2027-12-31", made="2027-12-21"), windows) == [
+        "1d",
+        "due",
+        "overdue",
+    ]
+    # a document is raised with its event six weeks ahead, whatever its day: its nearest heads-up only
+    assert task_windows(step("Check passport validity", "2027-11-30"), windows) == ["1d", "due", "overdue"]

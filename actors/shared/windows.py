@@ -118,3 +118,17 @@ def windows_config(config) -> dict[str, list[str]]:
         if own:
             chosen[kind] = own
     return chosen
+
+
+# The event's raises (actors/escalation.py), here because the tick's windows (actors/deadlines.py) ask of them too.
+EVENT_WINDOWS = (42, 21, 7, 1)  # days before an event's start at which its open preparation is raised
+# How far ahead of the event a kind of preparation is first raised: a visa takes weeks, a check-in a day.
+LEAD_DAYS = {"document": 42, "booking": 42, "bill": 21, "appointment": 21, "birthday": 21, "generic": 21, "packing": 1}
+LAST_MINUTE = ("check in", "check-in", "checkin", "pack")
+
+
+def lead_days(title: str | None) -> int:
+    """How many days before its event a task of this title is first raised."""
+    if any(word in (title or "").lower() for word in LAST_MINUTE):
+        return 1
+    return LEAD_DAYS.get(task_kind(title), 21)

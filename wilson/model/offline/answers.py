@@ -484,7 +484,9 @@ SIMPLE_CRON = lazy_regex(r"^\d{1,2} \d{1,2} (?P<days>\S+ \S+ \S+)$")
 
 # a step the plan should hold, said with its day: "the invitations need to be out by …", "I have to book the bus by …"
 _STEP_NEEDED_RE = lazy_regex(
-    r"^\W*(?:(?P<thing>(?:the|my|our|her|his|their)\s+[^\W\d_]+(?:\s+[^\W\d_]+)?)\s+(?:needs?|has|have|must|should)"
+    # "the hygiene training for my two new helpers has to be done": whom it is for is part of the thing
+    r"^\W*(?:(?P<thing>(?:the|my|our|her|his|their)\s+[^\W\d_]+(?:\s+[^\W\d_]+)?"
+    r"(?:\s+(?:for|of)\s+(?:[^\W_]+\s+){0,4}?[^\W\d_]+)?)\s+(?:needs?|has|have|must|should)"
     r"\s+(?:to\s+)?be\s+(?P<state>out|sent|sent out|done|ready|booked|ordered|paid|signed|in)"
     r"|(?:i|we)\s+(?:still\s+)?(?:need|have|must)\s+(?:to\s+)?(?P<act>[^\W\d_]+\s+(?:the|my|our|a|an)\s+[^\W\d_]+))"
     r"\b[\s,.!]*(?:by|before|until)?[\s,.!]*(?:at the )?(?:latest)?[\s,.!]*$",

@@ -81,6 +81,8 @@ GLOSS = {
     "hochzeit": ("wedding",),
     "geburtstag": ("birthday",),
     "prüfung": ("exam",),
+    "belehrung": ("training", "instruction"),
+    "schulung": ("training", "course"),
     "bewerbung": ("application",),
     "lebenslauf": ("cv",),
 }

@@ -94,7 +94,7 @@ from wilson.model.offline.plan_asked import plan_asked
 from wilson.model.offline.plans import plan_calls
 from wilson.model.offline.short_answers import short_answer
 from wilson.model.offline.validity import valid_until
-from wilson.model.offline.recognition import place_title, recognise_message
+from wilson.model.offline.recognition import DATE_WORDS, place_title, recognise_message
 from wilson.model.offline.words import best, covers, words
 from wilson.kernel.lazy_regex import lazy_regex
 
@@ -2576,6 +2576,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         place = places.find_place(None, text)
     else:
         away = _going_away(chat, text) or (_somewhere_away(chat, text) if asked else None) or _stayed_at(chat, text)
+        if away is None and asked and chat.playbook.of_kind("event") is not None:
+            # a plan asked for something no other kind knows: the steps every event has, named as the message names it
+            away = (chat.playbook.of_kind("event"), None, places.find_place(None, text))
         if away is None:
             return None
         event, trigger, place = away
@@ -2593,6 +2596,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     if not found:
         return None
     title = place_title(event, text, trigger, place) if trigger is not None or "{place}" in event.title else event.label
+    if event.name == "event":
+        title = _event_named(text, place) or title
     todo = ADD_RE.match(text)
     if todo and "{place}" not in event.title and not asked:
         # "I need to file my taxes by the 25th": the topic is what the user has to do
@@ -2630,9 +2635,31 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         if trigger is not None
         else f"going to {place.name}, {places.away(place, chat.home) or 'away from home'}"
         if place is not None
+        else "a plan asked for"
+        if event.name == "event"
         else "a sum to put aside, and a plan asked for"
     )
     return Reply("", calls, f"{why} (playbook: {event.name}), {start.stated(chat.tz)}")
+
+
+# a name in capitals after "at", "for" or "the": "a spot at the Potsdam Weihnachtsmarkt", "for the Lange Nacht"
+_EVENT_NAME_RE = lazy_regex(
+    r"\b(?:at|for|to|on|the|am|beim|zum|zur|auf\s+dem|auf\s+der)\s+(?:the\s+)?"
+    r"(?P<name>(?-i:[A-ZÄÖÜ])[\w'’&-]+(?:\s+(?-i:[A-ZÄÖÜ])[\w'’&-]+){0,3})",
+    re.I,
+)
+
+
+def _event_named(text: str, place) -> str | None:
+    """What the message calls the event: its first name in capitals that is no date ("Potsdam Weihnachtsmarkt"),
+    else "Event in <place>"; None when it names neither."""
+    for found in _EVENT_NAME_RE.finditer(text):
+        name = found.group("name").split()
+        while name and name[-1].lower().strip(".,") in DATE_WORDS:
+            name.pop()
+        if name and name[0].lower() not in DATE_WORDS and not (len(name) == 1 and len(name[0]) < 4):
+            return " ".join(name)
+    return f"Event in {place.name}" if place is not None else None
 
 
 _NOT_ALL_MINE_RE = lazy_regex(r"\bfor\s+(?:my|his|her|their|our)\s+\w+|\bbut\s+not\b|\bnot\s+yet\b", re.I)

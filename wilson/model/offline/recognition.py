@@ -473,7 +473,7 @@ def place_title(event: PlaybookEvent, text: str, trigger: re.Match | None, place
     for word in reversed(before):
         if re.fullmatch(r"\d+(?:st|nd|rd|th)", word, re.I):
             continue  # "Max's 6th birthday" is Max's birthday
-        if word.lower() in _FILLER or word[:1].isdigit() or word.lower() in _DATE_WORDS:
+        if word.lower() in _FILLER or word[:1].isdigit() or word.lower() in DATE_WORDS:
             break  # "March 3 chemistry exam" is the chemistry exam
         kept.insert(0, word)
     phrase = " ".join(kept + [_named(event, text, trigger)]).strip()
@@ -505,13 +505,13 @@ _MOVE_TO = lazy_regex(
 def _move_title(text: str) -> str:
     """ "Move to the new flat", "Move to Hamburg"; "Move" when the message says not where."""
     found = _MOVE_TO.search(text)
-    if found is None or (found.group("where") or "").lower() in _DATE_WORDS:
+    if found is None or (found.group("where") or "").lower() in DATE_WORDS:
         return "Move"
     where = found.group("where") or f"the {found.group('new')}"
     return "Move to " + re.sub(r"^(?:our|my|a)\s+", "the ", where)
 
 
-_DATE_WORDS = (
+DATE_WORDS = (
     {m.lower() for m in [*calendar.month_name, *calendar.month_abbr] if m}
     | {d.lower() for d in calendar.day_name}
     | {"today", "tomorrow", "tonight", "next", "this"}
