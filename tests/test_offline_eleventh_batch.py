@@ -161,3 +161,36 @@ def test_a_plans_step_of_no_known_kind_due_long_before_its_event_keeps_its_weeks
     ]
     # a document is raised with its event six weeks ahead, whatever its day: its nearest heads-up only
     assert task_windows(step("Check passport validity", "2027-11-30"), windows) == ["1d", "due", "overdue"]
+
+
+def test_a_yes_then_what_the_proposal_does_anyway_is_the_yes_alone():
+    waiting = {"id": 2, "just_asked": True, "items": [{"position": 1, "description": "New task: Submit the papers"}]}
+    assert read("yes pls, put the ARGE stuff on my list", [waiting]).calls == [
+        ("decide", {"proposal": 2, "action": "approve"})
+    ]
+
+
+def test_a_yes_to_all_of_them_typed_loosely():
+    assert short_answer("yes al three") == "yes" and short_answer("yes to both") == "yes"
+    assert short_answer("all three") is None  # no yes in it
+
+
+def test_the_perfect_without_its_subject_finishes_the_one_task_of_that_deed():
+    portal = {"id": 5, "title": "Submit: Ihr Antrag auf Zulassung – fehlende Unterlagen", "due": "2027-01-28"}
+    flights = {"id": 6, "title": "Book flights", "due": "2027-01-09"}
+    said = "hab heute Haftpflicht-Nachweis und Grundriss im Portal hochgeladen ✅"
+    assert read(said, tasks=[portal, flights]).calls == [("complete_task", {"task_id": 5})]
+    assert read("hab ich das hochgeladen?", tasks=[portal, flights]).calls == []
+
+
+def test_whats_still_open_this_week_asked_in_german_is_a_look():
+    due = [{"id": 5, "title": "KSK Einkommensschätzung", "due": "2027-01-08"}]
+    reply = read("hey, hab ich diese woche noch was offen? brain is full of rehearsals", tasks=due)
+    assert reply.calls == [] and "KSK Einkommensschätzung" in reply.text
+
+
+def test_a_list_item_said_with_its_article_is_titled_without_it():
+    reply = read("add den Frack zurück in den Fundus by saturday")
+    assert [args["title"] for _, args in reply.calls] == ["Frack zurück in den Fundus"]
+    # a sentence kept as a note keeps its article
+    assert read("memo: the plumber's number is in the drawer").calls[0][1]["title"].startswith("The plumber")

@@ -44,7 +44,13 @@ _BARE_DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:(?:jetzt|schon|endlich|heute|gestern|vorhin|eben|grad|gerade|auch)\s+)*"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
-    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?\s*$",
+    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?(?:\s+done)?\s*$",
+    re.I | re.S,
+)
+# the perfect without its subject, as a note: "hab heute Haftpflicht-Nachweis und Grundriss im Portal hochgeladen ✅"
+_HAVE_DONE_RE = lazy_regex(
+    r"^\s*(?:ich\s+)?(?:hab|habe|hab's|habs)\s+(?P<what>[^,.!?]{3,80}?)\s+(?P<deed>" + _DEED_WORDS + r"|hochgeladen)\b"
+    r"(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?(?:\s+done)?\s*$",  # a tick is read as "done"
     re.I | re.S,
 )
 _MOVE_RE = lazy_regex(
@@ -79,6 +85,14 @@ def change(chat: Chat, text: str) -> Reply | None:
             or (found.group("where") and _named(chat, found.group("where")))
             or _of_deed(chat, found.group("deed"))
         )
+        return (
+            Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, noted in German")
+            if task
+            else None
+        )
+    found = _HAVE_DONE_RE.match(said)
+    if found:
+        task = _named(chat, found.group("what")) or _of_deed(chat, found.group("deed"))
         return (
             Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, noted in German")
             if task
@@ -125,6 +139,7 @@ _DEEDS = {
     "erneuert": ("renew",),
     "verschickt": ("send",),
     "versendet": ("send",),
+    "hochgeladen": ("submit", "upload", "send"),
 }
 
 

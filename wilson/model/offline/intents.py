@@ -215,6 +215,9 @@ def _title(text: str) -> str:
     must = _GERMAN_MUST_DO_RE.match(text)
     if must:  # "… Rollstuhltaxi für Helga … muss ich auch noch bestellen" → "Rollstuhltaxi für Helga bestellen"
         text = f"{must.group('what')} {must.group('verb')}"
+    # a list's item said with its article ("den Frack zurück in den Fundus", "the Bühnenverein fee"): a title has none
+    if ":" not in text:  # "The van: go through its safety check" names what the task is about
+        text = re.sub(r"^(?i:the|den|die|das|der|dem)\s+(?=[A-ZÄÖÜ])", "", text) or text
     return text[:1].upper() + text[1:]
 
 
@@ -848,6 +851,15 @@ def _asked_then_listed(chat: Chat, text: str) -> Reply | None:
     return reply if reply is not None and any(name == "create_topic" for name, _ in reply.calls) else None
 
 
+# what the proposal itself does, asked again after the yes: "put the ARGE stuff on my list", "add it to my to-dos"
+_ON_THE_LIST_RE = lazy_regex(
+    r"^(?:(?:and|so|please|pls|plz)[\s,]+)*(?:put|add|note|keep|write|stick)\s+"
+    r"(?:it|that|this|them|those|(?:the|that|this)\s+(?:[\w-]+\s+){0,2}?(?:stuff|thing|one|ones|bit))\s+"
+    r"(?:on|to|in)\s+(?:my|the)\s+(?:list|to-?do(?:\s+list)?|to-?dos|tasks)\b[\s.!,]*$",
+    re.I,
+)
+
+
 def _yes_then_said(chat: Chat, text: str) -> Reply | None:
     """A yes to the proposal waiting, then more in the same breath ("ja, gerne! ferry + kids stuff, you know the
     drill", "yes. remind me to call the plumber on friday"): the yes, and what the rest asks for read on its own. None
@@ -858,6 +870,8 @@ def _yes_then_said(chat: Chat, text: str) -> Reply | None:
     decided = spoken_decision(chat, found.group("yes"))
     if decided is None or not decided.calls:
         return None  # no proposal waits, or the one waiting is not the one last asked: the yes is no answer
+    if _ON_THE_LIST_RE.match(found.group("rest").strip()):
+        return Reply("", decided.calls, "yes to a proposal, said on")  # "yes pls, put the ARGE stuff on my list"
     more = _read(chat, request_of(found.group("rest"), chat.now, chat.tz))
     extra = [
         call for call in (more.calls if more is not None and more.rule not in WORD_BACK else []) if call[0] != "decide"

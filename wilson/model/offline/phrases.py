@@ -386,7 +386,9 @@ LIST_RE = lazy_regex(
     r"what (?:do|must|should) (?:i|we) (?:still )?(?:need to |have to )?(?:do|get done|finish|sort out)|"
     r"how many (?:tasks|things|to-?dos)|was steht (?:\w+ )*an|was muss ich|was ist (?:noch )?(?:fällig|offen|zu tun)|"
     # "hab ich vorm WE noch was zu erledigen?", "muss ich diese Woche noch was machen?"
-    r"(?:hab|habe|muss)\s+ich\s+(?:[\w-]+\s+){0,4}?(?:noch\s+)?(?:was|etwas)\s+(?:zu\s+)?(?:erledigen|tun|machen))\b",
+    r"(?:hab|habe|muss)\s+ich\s+(?:[\w-]+\s+){0,4}?(?:noch\s+)?(?:was|etwas)\s+(?:zu\s+)?(?:erledigen|tun|machen)|"
+    # "hab ich diese woche noch was offen?", "ist diese Woche noch was fällig?"
+    r"(?:hab|habe|ist|sind)\s+(?:ich\s+)?(?:[\w-]+\s+){0,4}?(?:noch\s+)?(?:was|etwas)\s+(?:offen|fällig|an))\b",
     re.I,
 )
 OVERDUE_RE = lazy_regex(

@@ -149,6 +149,16 @@ _FILL = frozenset(
         "right",
         "correct",
         "exactly",
+        # a yes to every item: "yes all three", "yes to both" ("al": the l held too briefly)
+        "all",
+        "al",
+        "both",
+        "two",
+        "three",
+        "four",
+        "of",
+        "them",
+        "to",
     }
 )
 
