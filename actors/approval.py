@@ -342,7 +342,8 @@ class ApprovalActor(WilsonActor):
                 owner=self.config.get("core", "owner"),
                 config=self.config,
             )
-        if decision.action == "approve" and decision.text.strip():  # a yes with a change: changed, then approved
+        if decision.action == "approve" and decision.text.strip():
+            # "yes, but …" is a yes to the proposal as the user changed it: the cortex makes the change first
             return proposals_decide.modify(approval, decision, now, agreed=True)
         if decision.action == "approve":
             return proposals_decide.approve(

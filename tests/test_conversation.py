@@ -260,6 +260,54 @@ def test_a_yes_with_a_change_the_model_could_not_make_approves_the_proposal_as_i
     assert told[1].startswith("Done:") and len(told) == 2
 
 
+def test_a_yes_that_leaves_something_out_which_the_model_could_not_do_approves_nothing(scripted):
+    def decide(ctx, body):
+        stimulus = ctx["stimulus"]
+        if stimulus["kind"] == "modify":
+            return {"text": ""}  # no replacement: "not the insurance" was not made
+        if stimulus["text"].startswith("plan"):
+            return {"tool_calls": PLAN}
+        (pending,) = ctx["pending_proposals"]
+        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="not the insurance")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": ""})
+    say(app, "plan my dentist visit")
+    original = Approval.get()
+    say(app, "yes, but not the insurance one")
+
+    # approving it as it was would buy the insurance the user said no to: it stands, shown again
+    assert Approval.get_by_id(original.id).status == "pending" and not Task.select().exists()
+    assert any(f"Proposal {original.id} stands as it was" in t for t in texts(app))
+
+
+def test_a_yes_whose_change_came_back_as_the_same_items_is_approved_and_says_the_change_was_not_made(scripted):
+    def decide(ctx, body):
+        stimulus = ctx["stimulus"]
+        if stimulus["kind"] == "modify":  # the model proposes the same plan again
+            return {"tool_calls": [call(i["tool"], **i["args"]) for i in ctx["proposal"]["items"]]}
+        if stimulus["text"].startswith("plan"):
+            return {"tool_calls": PLAN}
+        (pending,) = ctx["pending_proposals"]
+        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="the nice dentist")]}
+
+    app, server = scripted(decide, after=lambda body: {"text": ""})
+    say(app, "plan my dentist visit")
+    before = len(texts(app))
+    say(app, "yes, but the nice dentist")
+
+    assert Task.select().count() == 3
+    told = texts(app)[before:]
+    assert told[0].startswith("I couldn't work “the nice dentist” into the proposal, so I approved it as it was")
+    assert told[1].startswith("Done:") and len(told) == 2
+
+
+def test_offline_a_yes_that_leaves_out_what_the_rules_cannot_find_approves_nothing(make_app):
+    app, approval = dentist_plan(make_app)
+    app.say("ok but not the parking one")
+    assert app.wait_idle()
+    assert Approval.get_by_id(approval.id).status == "pending" and not Task.select().exists()
+
+
 # Only the user's own words ---------------------------------------------------------------------
 def test_a_model_that_calls_decide_in_a_background_run_is_refused_and_traced(scripted):
     def decide(ctx, body):

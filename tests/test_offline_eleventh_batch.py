@@ -31,6 +31,25 @@ def test_ones_own_golden_wedding_asked_about_in_german_is_a_party_to_give():
     assert "Send the invitations" in steps and "RSVP" not in steps
 
 
+def test_someone_elses_anniversary_is_a_wedding_to_go_to_and_other_kinds_keep_their_plans():
+    def plan(said: str) -> list[str]:
+        return [args["title"] for name, args in read(said).calls if name == "create_task"]
+
+    assert "RSVP" in plan("My parents' golden wedding is on 5 July, we're invited")
+    assert "RSVP" in plan("Silberhochzeit von Tante Inge am 3. Mai, wir sind eingeladen")
+    assert "Send the invitations" in plan("we are celebrating our silver wedding on 3 May, help me plan it")
+    assert "Check passport validity" in plan("I'm flying to Lisbon on 3 May for my birthday party")
+    assert "Make a study plan" in plan("My exam is on 3 May, garden party afterwards")
+
+
+def test_a_trip_to_help_someone_move_or_a_stay_for_the_summer_is_no_move():
+    for said in (
+        "flying to Lisbon on 3 May to help my sister move into her new flat",
+        "moving to Lisbon for the summer, flight is on 1 June",
+    ):
+        assert [args["title"] for name, args in read(said).calls if name == "create_topic"] == ["Trip to Lisbon"]
+
+
 def test_moving_abroad_with_a_flight_is_a_move_and_before_i_go_asks_for_its_plan():
     reply = read(
         "so it's official: I'm moving to Montréal for good, flight is on 22 January. gave notice on the flat last "
@@ -47,6 +66,20 @@ FOOD = {"id": 6, "title": "Sort out food and drinks", "due": "2028-01-29"}
 FEE = {"id": 7, "title": "Pay Gebührenbescheid Feuerstättenschau bill", "due": "2028-01-21"}
 
 
+def test_a_deed_noted_in_german_that_is_not_done_or_names_another_thing_finishes_nothing():
+    tyres = {"id": 1, "title": "Book tyre change", "due": "2027-01-20"}
+    care = {"id": 2, "title": "Call the care home about Oma", "due": "2027-01-20"}
+    for said in (
+        "Noch nicht bezahlt, mach ich morgen",
+        "Wird bezahlt, sobald das Gehalt da ist",
+        "Morgen bezahlt, versprochen",
+        "Flug gebucht, Hotel noch nicht",
+        "Tisch reserviert",
+        "Auto abgeholt",
+    ):
+        assert read(said, tasks=[tyres, care, FEE]).calls == [], said
+
+
 def test_a_deed_noted_in_german_finishes_the_one_task_it_names():
     said = "Die Einladungen sind gestern alle zur Post gegangen, 27 Stück. Puh."
     assert read(said, tasks=[INVITATIONS, FOOD]).calls == [("complete_task", {"task_id": 5})]
@@ -60,8 +93,15 @@ def test_a_deed_noted_in_german_finishes_the_one_task_it_names():
 def test_a_sum_someone_else_pays_is_no_bill_of_the_users():
     said = "Der Saal ist fest, hab heute im Pfarrbüro unterschrieben. Die 180 € Miete übernimmt unsere Tochter."
     assert read(said).calls == []
-    assert read("my daughter is paying the 180 euros rent for the hall").calls == []
+    assert read("The hall rent of 180 € is due Friday, my daughter is paying it").calls == []
     assert read("Die Miete von 180 € muss ich bis Freitag zahlen").calls[0][0] == "create_task"
+    # the user still pays, or someone else does not
+    for still in (
+        "Die Krankenkasse übernimmt die Kosten nicht, ich muss die 85 € bis 20. März überweisen",
+        "my company pays the hotel but I have to pay the 300 EUR deposit by Friday",
+        "Ich muss die 240 € Kita-Gebühr bis zum 3. März zahlen, die Hälfte übernimmt später das Jugendamt",
+    ):
+        assert [name for name, _ in read(still).calls] == ["create_task"], still
 
 
 def test_a_german_thing_i_must_still_do_is_titled_by_the_thing_and_its_verb():
@@ -72,6 +112,11 @@ def test_a_german_thing_i_must_still_do_is_titled_by_the_thing_and_its_verb():
 def test_a_reason_after_a_dash_and_what_its_date_left_stay_out_of_the_title():
     reply = read("also add: Abmeldung beim Bürgeramt, but not before jan 15 – they only do it within a week of leaving")
     assert [args["title"] for _, args in reply.calls] == ["Abmeldung beim Bürgeramt"]
+    # a "not" that is part of the task, and a name after a dash, stay
+    assert read("add: decide whether to go or not by friday").calls[0][1]["title"] == "Decide whether to go or not"
+    assert (
+        read("add Pay rent to landlord – da Silva by friday").calls[0][1]["title"] == "Pay rent to landlord – da Silva"
+    )
 
 
 def test_a_german_bill_keeps_the_case_of_its_words():
@@ -85,10 +130,13 @@ def test_a_german_bill_keeps_the_case_of_its_words():
     assert found is not None and found.title == "Pay Gebührenbescheid Feuerstättenschau bill"
 
 
-def test_yes_and_no_in_ukrainian_and_italian():
+def test_yes_and_no_in_ukrainian_russian_italian_and_french():
     assert short_answer("так, дякую") == "yes"
     assert short_answer("ні, дякую 🙂") == "no"
-    assert short_answer("sì grazie") == "yes"
+    assert short_answer("да, спасибо") == "yes" and short_answer("нет") == "no"
+    assert short_answer("sì grazie") == "yes" and short_answer("certo") == "yes"
+    assert short_answer("ouais merci") == "yes"
+    assert short_answer("da") is None  # a German "da" is no Russian yes
 
 
 def test_remind_me_the_evening_before_at_7_to_do_something_counts_from_the_moment_told():
@@ -194,3 +242,23 @@ def test_a_list_item_said_with_its_article_is_titled_without_it():
     assert [args["title"] for _, args in reply.calls] == ["Frack zurück in den Fundus"]
     # a sentence kept as a note keeps its article
     assert read("memo: the plumber's number is in the drawer").calls[0][1]["title"].startswith("The plumber")
+
+
+def test_a_reminder_counted_from_the_moment_told_takes_its_hour_and_what_to_do():
+    told = "the flight is on thursday 21 january at 9."
+    assert read(f"{told} remind me two hours before to bring my passport").calls == [
+        ("remind", {"text": "bring my passport", "at": "2027-01-21T07:00:00+01:00"})
+    ]
+    assert read(f"{told} remind me the evening before at 7pm to pack my bag").calls == [
+        ("remind", {"text": "pack my bag", "at": "2027-01-20T19:00:00+01:00"})
+    ]
+
+
+def test_an_english_renewal_keeps_its_words_in_lower_case():
+    found = bills.task_for(
+        "Your Car Insurance renews on 1 March 2027 for 480 EUR. Cancel by 15 February.",
+        {"subject": "Your Car Insurance renews on 1 March", "from": "service@insurer.example"},
+        datetime(2027, 1, 12, 10, 0, tzinfo=BERLIN),
+        BERLIN,
+    )
+    assert found is not None and found.title == "Review car insurance renewal"

@@ -3,6 +3,7 @@ the user's spoken decisions, and the trace of silence."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -84,8 +85,13 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
-            elif agreed:  # "yes, but …": the user's yes approves the change as made, without asking again
+            elif agreed and (approval.changes != make.SAME_ITEMS or yes_stands(row.text, outcome)):
+                # "yes, but …": the user's yes approves the change as made, without asking again; a replacement
+                # that changed nothing is the proposal as it was, and they are told the change was not made
                 outcome = replace(outcome, decisions=[*outcome.decisions, (approval.id, "approve", (), "")])
+                if approval.changes == make.SAME_ITEMS:
+                    said = AGREED_UNCHANGED.format(one_line(row.text, 120))
+                    outcome = replace(outcome, reply=" ".join(filter(None, [outcome.reply, said])))
             else:
                 notify.approval = approval.id
         elif (
@@ -93,7 +99,9 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             and (original := open_original(row))
             and not any(decided[0] == original.id for decided in outcome.decisions)
         ):
-            if agreed:  # the user said yes: the proposal is approved as it was, and they are told what was not done
+            if agreed and yes_stands(row.text, outcome):
+                # the user said yes to it: approved as it was, and they are told what was not done (left waiting,
+                # a proposal they believe they answered was lost for weeks)
                 outcome = replace(outcome, decisions=[*outcome.decisions, (original.id, "approve", (), "")])
                 told = AGREED_UNCHANGED.format(one_line(row.text, 120))
             else:  # the words did not become a new proposal: the old one stands, and the user is shown it again
@@ -253,6 +261,22 @@ def record_kept(row: Inbox, outcome: RunOutcome, now: datetime, config) -> list[
         )
         inbox.keep(row.id, now, outcome.error or "", owner=row.owner)
     return deliver
+
+
+# a change that leaves something out or narrows the yes: "but not the insurance one", "ohne die Unterlagen", "only
+# the flights"; a yes with such a change, not made, is no yes to everything
+_LEAVES_OUT_RE = re.compile(
+    r"\b(?:not|no|without|except|only|just|skip|drop|remove|leave\s+out|nicht|kein\w*|ohne|außer|ausser|nur|"
+    r"weg|streich\w*|lösch\w*|raus)\b",
+    re.I,
+)
+
+
+def yes_stands(change: str, outcome: RunOutcome) -> bool:
+    """Whether a yes whose change was not made still approves the proposal as it was: not when the change leaves
+    something out (that would do what the user said no to), nor when the run broke or its calls were refused (the
+    change may have been understood and failed)."""
+    return not _LEAVES_OUT_RE.search(change or "") and not outcome.error and not outcome.rejected_calls
 
 
 def empty_run_reply(outcome: RunOutcome) -> str:

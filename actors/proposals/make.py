@@ -31,6 +31,9 @@ from wilson.model.offline import dates
 UNASKED = ("learn:",)  # proposals made by code that nobody asked for (the night's learning, consent.py)
 
 
+SAME_ITEMS = "nothing: the same items as before"  # a replacement's `changes` when the change made none
+
+
 def approver_for(row: Inbox, original: Approval | None, config) -> str:
     """Who decides a proposal: the person whose message asked for it; for a replacement, whoever decided
     the original; for a run nobody started, the configured owner."""
@@ -79,8 +82,7 @@ def propose(row: Inbox, items: list, channel: str, now: datetime, config, offlin
     if original is not None:
         replaced = original.items.where(ApprovalItem.status == "superseded").order_by(ApprovalItem.position)
         changes = (
-            changes_between([(i.tool, i.args, i.description) for i in replaced], items, config.timezone)
-            or "nothing: the same items as before"
+            changes_between([(i.tool, i.args, i.description) for i in replaced], items, config.timezone) or SAME_ITEMS
         )
     lapses = expires(now, tools.moot_at([(name, args) for name, args, _ in items], config.timezone), config)
     approval = hot.create(

@@ -79,7 +79,7 @@ _BEFORE_IT_RE = lazy_regex(
     r"(?:before|ahead|earlier|prior)|the\s+(?P<part>morning|day)\s+of)"
     r"(?:\s+(?:it|that|then|hand))?"
     # "… the evening before at 7 to put my papers in my bag": its hour, and what to be reminded of
-    r"(?:\s+at\s+(?P<hour>\d{1,2})(?::(?P<minute>\d\d))?)?(?:\s+to\s+(?P<what>[^.!?\n]{3,120}?))?"
+    r"(?:\s+at\s+(?P<hour>\d{1,2})(?::(?P<minute>\d\d))?\s*(?P<half>am|pm)?)?(?:\s+to\s+(?P<what>[^.!?\n]{3,120}?))?"
     r"(?:\s+(?:pls|please|thanks|thx))*\s*[.!]*\s*$",
     re.I,
 )
@@ -109,21 +109,20 @@ def before_told(chat: Chat, text: str) -> Reply | None:
         if unit.startswith("hour"):
             if not isinstance(moment, datetime):
                 return None
-            at = moment - timedelta(hours=n)
-            return _reminded(chat, told, at)
+            return _reminded(chat, told, moment - timedelta(hours=n), what=(found.group("what") or "").strip())
         day -= timedelta(days=7 * n) if unit.startswith("week") else timedelta(days=n)
         hour = 18 if unit in ("evening", "night") else 9
     minute = 0
     if found.group("hour"):  # "the evening before at 7": 19:00; "the day before at 8": 08:00
         hour, minute = int(found.group("hour")), int(found.group("minute") or 0)
-        evening = found.group("unit") and found.group("unit").lower() in ("evening", "night")
-        hour = hour + 12 if evening and hour < 12 else hour
+        half = (found.group("half") or "").lower()
+        unit = (found.group("unit") or "").lower()
+        late = unit == "evening" or unit == "night" and 6 <= hour  # "the night before at 1" is 01:00
+        hour = hour % 12 + 12 if half == "pm" or not half and late and hour < 12 else hour % 12 if half else hour
         if hour > 23 or minute > 59:
             return None
     at = datetime.combine(day, time(hour, minute), tzinfo=chat.tz)
-    if found.group("what"):
-        return _reminded(chat, told, at, what=found.group("what").strip())
-    return _reminded(chat, told, at)
+    return _reminded(chat, told, at, what=(found.group("what") or "").strip())
 
 
 def _reminded(chat: Chat, told: str, at: datetime, what: str = "") -> Reply | None:

@@ -115,8 +115,8 @@ def _name_before(text: str, noun_re: re.Pattern, words: int = 2) -> tuple[str, s
             r"[a-z][A-Z]|[äöüß]|(?:ausweis|pass|schein|titel|erlaubnis|ung|vertrag|schaft|abo)$", noun
         )
         # words before a German or French bill word keep their case too: "Gebührenbescheid Feuerstättenschau"
-        english = noun.lower() in ("bill", "invoice", "statement", "payment", "fee", "fees", "renewal", "premium")
-        kept = [w if w.isupper() or not english and w[:1].isupper() else w.lower() for w in kept]
+        foreign = re.search(r"(?i)rechnung|gebühr|beitrag|bescheid|mahnung|factur|zahlung", noun)
+        kept = [w if w.isupper() or foreign and w[:1].isupper() else w.lower() for w in kept]
         return " ".join(kept), noun if kept_case else noun.lower()
     return None
 

@@ -17,26 +17,30 @@ _LEAD = (
     r"^\s*(?:(?:kurzer\s+)?(?:stand|update|zwischenstand|info)\s*:\s*)?(?:(?:und|auch|außerdem|ausserdem|also|dann)\s+)?"
     r"(?:(?:die|der|das|den|unser[e]?|mein[e]?)\s+)?"
 )
+_DEED_WORDS = (
+    r"erledigt|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|"
+    r"unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|verschickt|versendet|eingeworfen"
+)
+# who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber noch
+# nicht unterschrieben", "…, muss ich bis Freitag bezahlen", "Flug gebucht, Hotel noch nicht")
+_AFTER = (
+    r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen|morgen|später)\b)[^.!?]*)?"
+)
 _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
     r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder|gestern|heute|vorhin)\s+)*"
     # where it went: "Unterlagen sind bei der Fahrerlaubnisbehörde abgegeben"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
-    r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|erledigt|fertig|bezahlt|eingesammelt|abgegeben|"
-    r"bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|unterschrieben|gekündigt|abgeholt|"
-    r"überwiesen|eingereicht|geklärt|gemacht|raus|verschickt|versendet|eingeworfen|"
-    r"(?<=zur\sPost\s)(?:gegangen|gebracht)|(?<=zur\spost\s)(?:gegangen|gebracht))"
-    # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber
-    # noch nicht unterschrieben", "…, muss ich bis Freitag bezahlen"); then a tick, read as "done", or other signs
-    r"(?:\s*[,–—-]\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen)\b)[^.!?]+)?"
-    r"(?:\s+done)?(?:\s*[^\w\s])*"
+    r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|fertig|geklärt|gemacht|raus|"
+    r"(?<=zur\sPost\s)(?:gegangen|gebracht)|"
+    + _DEED_WORDS
+    + r")"
+    # then a tick, read as "done", or other signs
+    + _AFTER
+    + r"(?:\s+done)?(?:\s*[^\w\s])*"
     r"(?:\s*(?:puh|uff|endlich|geschafft|juhu)\b(?:\s*[^\w\s])*)?\s*$",  # a sigh after it: "… 27 Stück. Puh."
     re.I,
-)
-_DEED_WORDS = (
-    r"erledigt|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|"
-    r"unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|verschickt|versendet|eingeworfen"
 )
 # said without a verb, as a note: "Schornsteinfeger bezahlt, 64,30 sind raus", "Fahrerkarte-Antrag heute beim LABO
 # abgegeben, Foto und Führerscheinkopie waren dabei ✅"
@@ -44,14 +48,19 @@ _BARE_DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:(?:jetzt|schon|endlich|heute|gestern|vorhin|eben|grad|gerade|auch)\s+)*"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
-    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?(?:\s+done)?\s*$",
+    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)" + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
     re.I | re.S,
 )
 # the perfect without its subject, as a note: "hab heute Haftpflicht-Nachweis und Grundriss im Portal hochgeladen ✅"
 _HAVE_DONE_RE = lazy_regex(
     r"^\s*(?:ich\s+)?(?:hab|habe|hab's|habs)\s+(?P<what>[^,.!?]{3,80}?)\s+(?P<deed>" + _DEED_WORDS + r"|hochgeladen)\b"
-    r"(?![^?]*\?)(?:\s*(?:[,.;!–—-]|✅|👍).*)?(?:\s+done)?\s*$",  # a tick is read as "done"
+    r"(?![^?]*\?)" + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
     re.I | re.S,
+)
+# not yet, or not done: "Noch nicht bezahlt", "Wird bezahlt, sobald …", "Morgen bezahlt, versprochen"
+_NOT_DONE_RE = lazy_regex(
+    r"\b(?:nicht|noch\s+nicht|nie|kein\w*|wird|werden|morgen|übermorgen|bald|gleich|später|sobald|erst)\b|^(?:ich|wir|du|er|sie|es)$",
+    re.I,
 )
 _MOVE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+)\b.*?\bauf\s+(?:den\s+|die\s+|das\s+)?(?P<when>[^,;!?]+?)\s+"
@@ -70,34 +79,15 @@ _DROP_RE = lazy_regex(
 def change(chat: Chat, text: str) -> Reply | None:
     """One status line's change to one open task, or None."""
     said = text.strip()
-    found = _DONE_RE.match(said)
-    if found:
-        task = (
-            _named(chat, found.group("what"))
-            or (found.group("where") and _named(chat, found.group("where")))
-            or _of_deed(chat, found.group("deed"))
-        )
-        return Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, in German") if task else None
-    found = _BARE_DONE_RE.match(said)
-    if found and not re.match(r"(?:ich|wir|du|er|sie|es|nicht|noch)$", found.group("what"), re.I):
-        task = (
-            _named(chat, found.group("what"))
-            or (found.group("where") and _named(chat, found.group("where")))
-            or _of_deed(chat, found.group("deed"))
-        )
-        return (
-            Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, noted in German")
-            if task
-            else None
-        )
-    found = _HAVE_DONE_RE.match(said)
-    if found:
-        task = _named(chat, found.group("what")) or _of_deed(chat, found.group("deed"))
-        return (
-            Reply("", [("complete_task", {"task_id": task["id"]})], "done with a task, noted in German")
-            if task
-            else None
-        )
+    for pattern, rule in (
+        (_DONE_RE, "done with a task, in German"),
+        (_BARE_DONE_RE, "done with a task, noted in German"),
+        (_HAVE_DONE_RE, "done with a task, noted in German"),
+    ):
+        found = pattern.match(said)
+        if found:
+            task = _finished(chat, found)
+            return Reply("", [("complete_task", {"task_id": task["id"]})], rule) if task else None
     found = _DROP_RE.match(said)
     if found:
         task = _named(chat, found.group("what"))
@@ -143,6 +133,35 @@ _DEEDS = {
 }
 
 
+def _finished(chat: Chat, found: re.Match) -> dict | None:
+    """The one open task a deed said done names: by its words, by where it went, or by its verb with one of its
+    words (or, for a payment or papers handed in, its verb alone); never when the words say it is not done yet
+    ("Noch nicht bezahlt", "Morgen bezahlt")."""
+    what = found.group("what")
+    if _NOT_DONE_RE.search(what):
+        return None
+    where = found.groupdict().get("where")
+    named = _named(chat, what) or (where and _named(chat, where))
+    if named:
+        return named
+    task = _of_deed(chat, found.group("deed"))
+    said = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", what)]
+    title = str(task.get("title") or "").lower() if task else ""
+    # its verb alone names it when a word said is in it too ("Fenster in der Müllerstraße ist repariert" of "Fix:
+    # Kitchen window …"), or the deed is said of whom it went to
+    if task and (any(_has(title, w) for w in said) or found.group("deed").lower() in _SAID_OF_OTHERS):
+        return task
+    return None
+
+
+# deeds said of whom they went to or of the papers in them, not of the task's thing: "Schornsteinfeger bezahlt",
+# "Haftpflicht-Nachweis und Grundriss im Portal hochgeladen" (a booking or an order is said of its thing: "Tisch
+# reserviert" is no "Book tyre change")
+_SAID_OF_OTHERS = frozenset(
+    {"bezahlt", "überwiesen", "abgegeben", "eingereicht", "hochgeladen", "abgeschickt", "verschickt", "raus"}
+)
+
+
 def _of_deed(chat: Chat, deed: str) -> dict | None:
     """The one open task whose verb is this deed ("ist repariert" of the one "Fix: …"), when its words are another
     language's; None when none or several."""
@@ -177,4 +196,4 @@ def _has(title: str, said: str) -> bool:
     if any(w.endswith(said) for w in title_words):
         return True
     english = glossary.english(said)
-    return bool(english) and any(w.startswith(e) for w in title_words for e in english)
+    return bool(english) and any(w in (e, f"{e}s", f"{e}es") for w in title_words for e in english)

@@ -2560,14 +2560,18 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         # by Monday": a sum and its day with no bill word is still a bill, whatever the money is for
         bill = _billed(chat, text)
         return bill
+    party = chat.playbook.of_kind("party")
+    if matched and matched[0].name == "wedding" and party is not None and _OWN_ANNIVERSARY_RE.search(read):
+        matched = (party, matched[1])  # "Meine Frau und ich haben am 12. Februar Goldene Hochzeit": a party to give
     move = chat.playbook.of_kind("move")
-    if matched and matched[0].name == "trip" and move is not None and (moved := move.find(read)) and _home_moved(text):
-        matched = (move, moved)  # "I'm moving to Montréal for good, flight is on 22 January": a move, flown to
+    if matched and matched[0].name == "trip" and move is not None and _I_MOVE_AWAY_RE.search(read):
+        # "I'm moving to Montréal for good, flight is on 22 January": the user's own move, flown to
+        matched = (move, move.find(read) or matched[1])
     if matched:
         event, trigger = matched
         if not asked and trigger is not None and _DATED_BY_RE.search(text[: trigger.start()]):
             return None  # "… muss vor der Operation raus, spätestens 19.2.": the event dates a thing to do, told before
-        if event.name == "bill" and payments.NOT_TO_PAY_RE.search(text):
+        if event.name == "bill" and payments.not_to_pay(text):
             return None  # "I already paid the gas bill": nothing left to plan
         if event.name == "move" and not _home_moved(text):
             return None  # "moving from Jira to Linear on 1 Feb" is no home moved
@@ -2664,6 +2668,26 @@ _EVENT_NAME_RE = lazy_regex(
 )
 
 
+# the user's own move for good, said with its flight: not someone else's ("to help my sister move"), not a stay
+# ("moving to Lisbon for the summer")
+_I_MOVE_AWAY_RE = lazy_regex(
+    r"\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:(?:finally|officially|actually)\s+)?(?:moving|relocating|emigrating)\s+"
+    r"(?:to|back\s+to)\b(?![^.!?]*\bfor\s+(?:the\s+)?(?:summer|winter|spring|autumn|semester|season|a\s+few|\d+|"
+    r"one|two|three|six)\b)",
+    re.I,
+)
+# one's own wedding anniversary, celebrated: said of "my wife and I", "we", "our" (a parents' or an aunt's is a
+# wedding to go to)
+_OWN_ANNIVERSARY_RE = lazy_regex(
+    r"^(?=.*\b(?:goldene|silberne|diamantene|golden|silver|ruby|diamond)\s+(?:hochzeit|wedding)|.*\bsilberhochzeit)"
+    r"(?=.*\b(?:meine\s+frau\s+(?:\w+\s+)?und\s+ich|mein\s+mann\s+(?:\w+\s+)?und\s+ich|"
+    r"my\s+(?:wife|husband)\s+(?:\w+\s+)?and\s+i|wir\s+haben|"
+    r"(?:we|we'?re|we\s+are)\s+(?:celebrat|hav)\w*|unsere?n?\s+(?:goldene|silberne|diamantene|silberhochzeit)|"
+    r"our\s+(?:golden|silver|ruby|diamond)))(?!.*\b(?:eingeladen|invited)\b)",
+    re.I | re.S,
+)
+
+
 def _event_named(text: str, place) -> str | None:
     """What the message calls the event: its first name in capitals that is no date ("Potsdam Weihnachtsmarkt"),
     else "Event in <place>"; None when it names neither."""
@@ -2703,7 +2727,7 @@ def _owed(chat: Chat, text: str) -> bool:
     return not (
         EXPLICIT_ADD_RE.match(text)  # "add: pay for the school trip, 185 €, by 29 January" names its own task
         or ADD_RE.match(text)
-        or payments.NOT_TO_PAY_RE.search(text)
+        or payments.not_to_pay(text)
         or _someone_elses(chat, text)
         or re.search(r"\bowes?\s+(?:me|us)\b", text, re.I)  # money coming in is no bill
         or places.find_place(None, text) is not None
@@ -2939,7 +2963,7 @@ def _thing_needed(chat: Chat, text: str) -> Reply | None:
 
 
 _REASON_AFTER_DASH_RE = lazy_regex(
-    r"\s+[–—-]\s+(?:they|he|she|it|we|i|you|because|since|as|otherwise|weil|da|denn|sonst|die|der|das|er|sie|es)\b.*$",
+    r"\s+[–—-]\s+(?:they|he|she|it|we|i|you|because|since|as|otherwise|weil|denn|sonst|er|es)\b.*$",
     re.I,
 )
 
@@ -2955,7 +2979,7 @@ def _add(chat: Chat, text: str) -> Reply | None:
     # "Abmeldung beim Bürgeramt, but not before jan 15 – they only do it within a week of leaving": the day is read,
     # and neither what was left of its clause nor the reason after a dash is part of the title
     what = _REASON_AFTER_DASH_RE.sub("", what) or what
-    what = re.sub(r"[,;]?\s*\b(?:but\s+)?not\s*$", "", what, flags=re.I) or what
+    what = re.sub(r"[,;]?\s*\bbut\s+not\s*$", "", what, flags=re.I) or what
     what = re.sub(r"\s+for (?:me|us)$", "", what, flags=re.I) or what  # "chase up the plumber for me"
     what = re.sub(r"^(?:for\s+)?(?:me|us)\s+to\s+", "", what, flags=re.I) or what  # "add a task for me to order …"
     args = {"title": _title(acts.imperative(what)), **({"topic": topic.get("title")} if topic else {})}

@@ -60,15 +60,35 @@ _PAY_VERB = (
 NOT_TO_PAY_RE = lazy_regex(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:already\s+)?(?:paid|transferred|settled)\b|"
     r"\bto avoid (?:a|the|any)\b|"  # "return the books by 12 January to avoid a fee of 5 EUR"
-    r"\b(?:refund|receipt|save|discount|offer)\b|"
-    # someone else pays it: "Die 180 € Miete übernimmt unsere Tochter", "my brother is paying for the hall"
-    r"\b(?:übernimmt|übernehmen|zahlt|bezahlt)\s+(?:unsere?|meine?|mein|sein|ihr|die|der|das)\s+(?:[\w-]+\s+)?[A-ZÄÖÜ]\w+|"
-    r"\b(?:übernimmt|übernehmen)\s+[A-ZÄÖÜ]\w+\b|"
-    r"\b(?:my|our|his|her)\s+(?:[a-z]+\s+)?(?:son|daughter|brother|sister|mother|father|mum|mom|dad|parents|husband|"
-    r"wife|partner|boss|company|employer|insurance)\s+(?:is\s+paying|pays|will\s+pay|covers|is\s+covering|"
-    r"will\s+cover)\b",
+    r"\b(?:refund|receipt|save|discount|offer)\b",
     re.I,
 )
+# someone else pays it, said as the message's last word on it: "Die 180 € Miete übernimmt unsere Tochter", "my
+# daughter is paying the rent for the hall"; never when the user still pays something ("…, ich muss die 85 € bis
+# 20. März überweisen", "… but I have to pay the deposit") or it is a no ("übernimmt die Kosten nicht")
+_OTHERS_PAY_RE = lazy_regex(
+    r"\b(?:übernimmt|übernehmen|zahlt|bezahlt)\s+(?:unsere?|meine?|mein|sein|ihr)\s+(?:[\w-]+\s+)?(?-i:[A-ZÄÖÜ])\w+"
+    r"(?![^.;!?]*\bnicht\b)|"
+    r"\b(?:my|our|his|her)\s+(?:[a-z]+\s+)?(?:son|daughter|brother|sister|mother|father|mum|mom|dad|parents|husband|"
+    r"wife|partner|boss|company|employer)\s+(?:is\s+paying|pays|will\s+pay|covers|is\s+covering|will\s+cover)\b"
+    r"(?![^.;!?]*\b(?:not|n't)\b)",
+    re.I,
+)
+_I_STILL_PAY_RE = lazy_regex(
+    r"\b(?:ich\s+muss|muss\s+ich|ich\s+zahle|i\s+(?:still\s+)?(?:have|need)\s+to|i\s+must|i'?ll\s+pay|but\s+i)\b|"
+    r"\b(?:die\s+)?hälfte\b|\bhalf\b|\bteil\b|\bpart\s+of\b",
+    re.I,
+)
+
+
+def not_to_pay(text: str) -> bool:
+    """Whether a message's sum is none for the user to pay: paid already, an offer or a refund, or someone else's
+    to pay (and the user pays no part of it)."""
+    if NOT_TO_PAY_RE.search(text):
+        return True
+    return bool(_OTHERS_PAY_RE.search(text)) and not _I_STILL_PAY_RE.search(text)
+
+
 # what is paid, as it is named before its amount or after "pay": "the car insurance bill of 480 euros", "pay the
 # gas bill", "the dog tax of 120.00 EUR"
 _THING_BEFORE_AMOUNT = lazy_regex(
@@ -175,7 +195,7 @@ def _thing(text: str) -> str | None:
 
 def payment(text: str, now: datetime, tz) -> Payment | None:
     """The payment a message asks for, with the day to pay by; None when it asks for none or names no day."""
-    if not PAY_RE.search(text) or NOT_TO_PAY_RE.search(text):
+    if not PAY_RE.search(text) or not_to_pay(text):
         return None
     amount = amount_of(text)
     owed = _OWED_RE.search(text)

@@ -26,7 +26,8 @@ PLAN_ASKED_RE = lazy_regex(
     # "booked a long weekend in Edinburgh 26-28 Feb, what do I need to sort?": asked after what is told, never alone
     # ("what do I need to do today?" is a look at the list)
     r"|(?:[,;:–—-]|[.!]\s)\s*(?:so\s+)?what\s+(?:do|should|shall|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
-    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|think\s+(?:of|about)|book|arrange|do)(?:\s+(?:for\s+it|first))?(?=\s*\?*\s*$)"
+    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|think\s+(?:of|about)|consider|keep\s+in\s+mind|book|arrange|do)"
+    r"(?:\s+(?:for\s+it|first))?(?=\s*\?*\s*$)"
     # "… Operation am 24. Februar. Was muss ich vorher alles regeln?", "What do I need to sort out before?": what
     # comes before the event told; "before" is what makes it no look at the list
     r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
@@ -37,8 +38,6 @@ PLAN_ASKED_RE = lazy_regex(
     # "… Goldene Hochzeit am 12. Februar … Was muss ich alles bedenken?": "alles" asks for all there is to it
     r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:da\s+|dabei\s+|noch\s+)?alles\s+"
     r"(?:regeln|vorbereiten|organisieren|beachten|bedenken|planen)(?=\s*\?)"
-    r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:(?:need|have)\s+to\s+)?(?:think\s+(?:of|about)|consider|keep\s+in\s+mind)"
-    r"(?=\s*\?\s*$)"
     # German: "hilf mir beim Vorbereiten", "Könntest du mir helfen, … vorzubereiten?"
     r"|(?:(?:kannst|könntest|würdest)\s+du\s+mir\s+)?helfen\s*,?(?=.*\b(?:vorzubereiten|vorbereiten|zu\s+planen|planen)\b)"
     r"|\b(?:vorzubereiten|vorbereiten|zu\s+planen)(?=\s*[?.!]*\s*$)"
