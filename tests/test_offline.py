@@ -22,7 +22,8 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 
 TRIP_TASKS = {
-    "Check passport validity": "2027-01-12",  # its 90 days fall in the quiet week after the plan (made 5 Jan)
+    # its 90 days fall in the quiet week after the plan (made 5 Jan): due the eighth day, its heads-up the seventh
+    "Check passport validity": "2027-01-13",
     "Check visa and entry requirements": "2027-01-25",
     "Book flights": "2027-02-09",
     "Book accommodation": "2027-02-24",

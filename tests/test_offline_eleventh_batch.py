@@ -13,7 +13,7 @@ from actors.deadlines import task_windows
 from storage.models import Task, Topic
 from tests.hippocampus_support import at
 from tests.offline_support import BERLIN, NOW, PLAYBOOK, TOOLS, read
-from wilson.model.offline import answers, bills, intents, phrases, places
+from wilson.model.offline import answers, bills, intents, phrases, places, triage
 from wilson.model.offline.short_answers import short_answer
 
 GOLDEN = (
@@ -262,3 +262,17 @@ def test_an_english_renewal_keeps_its_words_in_lower_case():
         BERLIN,
     )
     assert found is not None and found.title == "Review car insurance renewal"
+
+
+def test_a_cancellation_the_user_asked_for_confirmed_asks_nothing_but_a_cancelled_flight_is_told():
+    now = datetime(2027, 9, 29, 12, 0, tzinfo=BERLIN)
+    confirmed = {
+        "text": "We confirm the cancellation of booking no. 48812 (28.10.–02.11.2027). No fee applies.",
+        "payload": {"subject": "Cancellation confirmed – n. 48812", "from": "prenotazioni@bb.example"},
+    }
+    assert triage.judge(confirmed, now, BERLIN).level is None
+    cancelled = {
+        "text": "We regret to inform you that your flight LH123 tomorrow at 06:10 has been cancelled. Please rebook.",
+        "payload": {"subject": "Flight cancelled", "from": "info@airline.example"},
+    }
+    assert triage.judge(cancelled, now, BERLIN).level == 1

@@ -23,10 +23,11 @@ def test_far_ahead_every_task_keeps_its_lead_time_after_a_quiet_first_week():
     start = date(2027, 4, 10)
     fitted = dues(TRIP, start)
     assert fitted == {
-        t.title: max(start - timedelta(days=t.days_before), TODAY + timedelta(days=7)) for t in TRIP.tasks
+        t.title: max(start - timedelta(days=t.days_before), TODAY + timedelta(days=8)) for t in TRIP.tasks
     }
-    # the passport's 90 days would fall five days after the plan: with three months to go it waits a week
-    assert fitted["Check passport validity"] == TODAY + timedelta(days=7)
+    # the passport's 90 days would fall five days after the plan: with three months to go it waits past the quiet
+    # week, its day-before heads-up included
+    assert fitted["Check passport validity"] == TODAY + timedelta(days=8)
     assert dues(TRIP, date(2027, 6, 10))["Check passport validity"] == date(2027, 6, 10) - timedelta(days=90)
 
 
@@ -97,7 +98,7 @@ def test_every_plan_fits_between_now_and_the_event(event, days):
         else:
             assert TODAY <= due < start and (due > TODAY or days == 1)
             assert due > TODAY + timedelta(days=1) or days <= 7  # not the day after the plan unless urgent
-            assert due >= TODAY + timedelta(days=7) or days <= 30  # a month or more ahead: a quiet first week
+            assert due >= TODAY + timedelta(days=8) or days <= 30  # a month or more ahead: a quiet first week
 
 
 def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_address_comes_after_the_move():
@@ -112,7 +113,7 @@ def test_five_weeks_out_the_catching_up_is_spread_and_in_order_and_the_new_addre
         "Check in",
     ]
     days = [fitted[title] for title in order]
-    assert days == sorted(days) and days[0] == TODAY + timedelta(days=7)  # book before pay before pack
+    assert days == sorted(days) and days[0] == TODAY + timedelta(days=8)  # book before pay before pack
     assert len(set(days[:4])) == 4 and (days[3] - days[0]).days >= 6  # spread, not one a day from tomorrow
     move = dues(PLAYBOOK.of_kind("move"), TODAY + timedelta(days=60))
     assert move["Register the change of address"] == TODAY + timedelta(days=63)

@@ -31,7 +31,8 @@ def fit(
     if days_left < 0:
         return []  # under way or over: nothing to prepare
     latest = start_day - timedelta(days=1) if days_left >= 1 else start_day
-    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 7 if quiet and days_left > FAR_DAYS else 2)
+    # the first week's quiet holds for the first task's day-before heads-up too: its day is the eighth
+    first = today + timedelta(days=1 if days_left <= URGENT_DAYS else 8 if quiet and days_left > FAR_DAYS else 2)
     earliest = min(first, latest)
     kept = [t for t in tasks if days_left >= t.min_days and not (domestic and t.abroad)]
     before = sorted((t for t in kept if t.days_before > 0), key=lambda t: -t.days_before)  # stable: playbook order
