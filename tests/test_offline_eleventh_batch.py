@@ -13,7 +13,7 @@ from actors.deadlines import task_windows
 from storage.models import Task, Topic
 from tests.hippocampus_support import at
 from tests.offline_support import BERLIN, NOW, PLAYBOOK, TOOLS, read
-from wilson.model.offline import answers, bills, intents, phrases, places, triage
+from wilson.model.offline import answers, bills, intents, moved_event, phrases, places, triage
 from wilson.model.offline.short_answers import short_answer
 
 GOLDEN = (
@@ -276,3 +276,42 @@ def test_a_cancellation_the_user_asked_for_confirmed_asks_nothing_but_a_cancelle
         "payload": {"subject": "Flight cancelled", "from": "info@airline.example"},
     }
     assert triage.judge(cancelled, now, BERLIN).level == 1
+
+
+SHOOT = {
+    "id": 3,
+    "title": "Hochzeit Bianchi & Keller – Shooting Bellagio",
+    "starts": "2027-10-14",
+    "ends": "2027-10-17",
+    "status": "active",
+}
+TRAVEL = {"id": 7, "title": "Book travel and a place to stay", "due": "2027-08-30", "topic_id": 3}
+
+
+def test_a_planned_event_moved_in_words_moves_its_topic_and_tasks_and_is_no_second_plan():
+    said = "the Bellagio wedding got pushed to november – the bride's dad needs surgery in october. same villa, 4th to 7th now"
+    assert read(said, tasks=[TRAVEL], topics=[SHOOT]).calls == [
+        ("update_topic", {"topic_id": 3, "starts": "2027-11-04", "ends": "2027-11-07"}),
+        ("update_task", {"task_id": 7, "due": "2027-09-20"}),
+    ]
+    # "the wedding" alone names none of them
+    assert read("the wedding got pushed to november", tasks=[TRAVEL], topics=[SHOOT]).calls == []
+
+
+def test_the_calendar_moving_an_event_already_moved_in_words_changes_nothing():
+    moved = dict(SHOOT, starts="2027-11-04", ends="2027-11-07")
+    buffer = {"title": SHOOT["title"], "start": "2027-11-04", "end": "2027-11-07", "previous": {"start": "2027-10-14"}}
+    assert moved_event.moved(buffer, [moved], [TRAVEL], datetime(2027, 9, 7, 8, 0, tzinfo=BERLIN), BERLIN) == []
+    assert moved_event.moved(buffer, [SHOOT], [TRAVEL], datetime(2027, 9, 7, 8, 0, tzinfo=BERLIN), BERLIN) != []
+
+
+def test_a_yes_with_ok_or_pleased_words_in_other_languages():
+    assert short_answer("ok passt") == "yes" and short_answer("ok no") == "no"
+    assert short_answer("sì perfetto, go ahead 📸 grazie") == "yes"
+    assert short_answer("ok") is None  # the acknowledgement alone is read by other rules
+
+
+def test_hotel_booked_finishes_the_step_for_a_place_to_stay():
+    assert read("hotel booked", tasks=[TRAVEL, {"id": 8, "title": "Buy a gift", "due": "2027-09-30"}]).calls == [
+        ("complete_task", {"task_id": 7})
+    ]

@@ -85,6 +85,15 @@ GLOSS = {
     "schulung": ("training", "course"),
     "bewerbung": ("application",),
     "lebenslauf": ("cv",),
+    # and English words for a plan's steps, as a person reports them done: "flights to Milano are booked" is the
+    # "Book travel and a place to stay" of a wedding abroad, "the hotel in Varenna too" its place to stay
+    "flight": ("travel",),
+    "train": ("travel",),
+    "ferry": ("travel",),
+    "hotel": ("accommodation", "place", "stay"),
+    "hostel": ("accommodation", "place", "stay"),
+    "airbnb": ("accommodation", "place", "stay"),
+    "guesthouse": ("accommodation", "place", "stay"),
 }
 
 # German plural and case endings, longest first: "Einverständniserklärungen", "Formulare", "Zeugnisse"

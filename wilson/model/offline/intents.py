@@ -28,6 +28,7 @@ from wilson.model.offline import (
     going,
     looks,
     missed,
+    moved_event,
     payments,
     places,
     questions,
@@ -276,6 +277,7 @@ def answer(chat: Chat) -> Reply:
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
         or _that_one_moved(chat, chat.text)
+        or moved_event.moved_in_words(chat, chat.text)
         or _read(chat, chat.text)
     )
     two = reply is not None and reply.rule == TWO_REQUESTS

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import timedelta
 from pathlib import Path
 
 from wilson.model.offline import (
@@ -23,6 +22,7 @@ from wilson.model.offline import (
     dates,
     intents,
     looks,
+    moved_event,
     phrases,
     places,
     same_day,
@@ -299,59 +299,13 @@ class Cortex:
         )
         return calls, found.rule
 
-    def _titles(self, buffer: dict) -> set[str]:
-        previous = buffer.get("previous") or {}
-        return {str(t).strip().lower() for t in (buffer.get("title"), previous.get("title")) if t}
-
     def _matching_topics(self, buffer: dict) -> list[dict]:
-        titles = self._titles(buffer)
-        return [
-            t
-            for t in self.context.get("topics") or []
-            if str(t.get("title", "")).strip().lower() in titles and t.get("status") != "closed"
-        ]
+        return moved_event.matching_topics(buffer, self.context.get("topics") or [])
 
     def _moved_event(self, buffer: dict) -> list:
-        previous = buffer.get("previous") or {}
-        old = dates.parse_moment(previous.get("start"), self.tz)
-        new = dates.parse_moment(buffer.get("start"), self.tz)
-        if old is None or new is None:
-            return []
-        delta = dates.as_datetime(new, self.tz) - dates.as_datetime(old, self.tz)
-        if not delta:
-            return []
-        titles = self._titles(buffer)
-        topic_ids = {
-            t.get("id") for t in self.context.get("topics") or [] if str(t.get("title", "")).strip().lower() in titles
-        }
-        calls = [
-            ("update_topic", {"topic_id": t.get("id"), "starts": buffer.get("start"), "ends": buffer.get("end")})
-            for t in self._matching_topics(buffer)
-        ]
-        start_day = dates.local_date(new, self.tz)
-        for task in self.context.get("tasks") or []:
-            if task.get("status", "open") != "open":
-                continue
-            mine = str(task.get("topic") or "").strip().lower() in titles or (
-                task.get("topic_id") is not None and task.get("topic_id") in topic_ids
-            )
-            due = dates.parse_moment(task.get("due"), self.tz)
-            if not mine or due is None:
-                continue
-            moved = self._shift(due, delta, start_day)
-            if dates.parse_moment(moved, self.tz) != due:  # a few hours' move may leave a day's task where it was
-                calls.append(("update_task", {"task_id": task.get("id"), "due": moved}))
-        return calls
-
-    def _shift(self, due, delta: timedelta, start_day) -> str:
-        tomorrow = self.today + timedelta(days=1)
-        if isinstance(due, dates.datetime):
-            moved = due + delta
-            if moved <= self.now:
-                moved = dates.datetime.combine(tomorrow, moved.astimezone(self.tz).timetz())
-            return moved.isoformat()
-        moved = due + timedelta(days=round(delta.total_seconds() / 86400))
-        return min(max(moved, tomorrow), max(start_day, self.today)).isoformat()
+        return moved_event.moved(
+            buffer, self.context.get("topics") or [], self.context.get("tasks") or [], self.now, self.tz
+        )
 
     def _cancelled_event(self, buffer: dict) -> list:
         return [("close_topic", {"topic_id": t.get("id")}) for t in self._matching_topics(buffer)]

@@ -149,6 +149,16 @@ _FILL = frozenset(
         "right",
         "correct",
         "exactly",
+        # the same, as people here write them in their other languages: "sì perfetto", "perfecto, gracias"
+        "perfetto",
+        "perfecto",
+        "perfeito",
+        "parfait",
+        "super",
+        "prima",
+        "top",
+        "bene",
+        "genial",
         # a yes to every item: "yes all three", "yes to both" ("al": the l held too briefly)
         "all",
         "al",
@@ -212,10 +222,12 @@ def short_answer(text: str) -> str | None:
     if re.search(r"\d", text):
         return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
     said = re.findall(r"[^\W\d_]+(?:'[^\W\d_]*)?", text.lower().replace("’", "'"))  # "sí", "não": letters of any kind
+    if len(said) > 1 and any(w in ("ok", "okay") for w in said):
+        said = [w for w in said if w not in ("ok", "okay")]  # "ok passt", "ok yes": the ok only acknowledges
     answers = {word_answer(w) for w in said if not _fill(w)}
     rest = [w for w in said if not _fill(w) and word_answer(w) is None]
     if answers - {None} == {"no"} and set(rest) <= _NO_FILL:
         answers, rest = {"no"}, []
-    if rest or len(answers) != 1 or len(said) > 4:
+    if rest or len(answers) != 1 or len(said) > 6:
         return None
     return answers.pop()

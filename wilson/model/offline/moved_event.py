@@ -1,0 +1,156 @@
+"""An event the user has a plan for, moved: in the calendar (the event's old and new start) or in words ("the
+Bellagio wedding got pushed to november … same villa, 4th to 7th now"). Its topic takes the new dates and each open
+task of it moves by as much, never into the past nor past the new start; a message naming a planned event moved is
+never a second plan for it.
+
+Pure: reads the context's topics and tasks, writes nothing.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, timedelta
+
+from wilson.kernel.lazy_regex import lazy_regex
+from wilson.model.offline import dates
+from wilson.model.offline.phrases import Chat, Reply
+from wilson.model.offline.words import words
+
+
+def matching_topics(buffer: dict, topics: list[dict]) -> list[dict]:
+    """The open topics named by the event's title, as it is now or as it was."""
+    titles = _titles(buffer)
+    return [t for t in topics if str(t.get("title", "")).strip().lower() in titles and t.get("status") != "closed"]
+
+
+def moved(buffer: dict, topics: list[dict], tasks: list[dict], now: datetime, tz) -> list:
+    """update_topic and update_task calls for an event moved from `buffer["previous"]["start"]` to
+    `buffer["start"]`; [] when it did not move."""
+    previous = buffer.get("previous") or {}
+    old = dates.parse_moment(previous.get("start"), tz)
+    new = dates.parse_moment(buffer.get("start"), tz)
+    if old is None or new is None:
+        return []
+    delta = dates.as_datetime(new, tz) - dates.as_datetime(old, tz)
+    if not delta:
+        return []
+    known = [dates.parse_moment(t.get("starts"), tz) for t in matching_topics(buffer, topics)]
+    if known and all(k is not None and dates.as_datetime(k, tz) == dates.as_datetime(new, tz) for k in known):
+        return []  # moved already (the user said so in words before the calendar did)
+    titles = _titles(buffer)
+    topic_ids = {t.get("id") for t in topics if str(t.get("title", "")).strip().lower() in titles}
+    calls = [
+        ("update_topic", {"topic_id": t.get("id"), "starts": buffer.get("start"), "ends": buffer.get("end")})
+        for t in matching_topics(buffer, topics)
+    ]
+    start_day = dates.local_date(new, tz)
+    for task in tasks:
+        if task.get("status", "open") != "open":
+            continue
+        mine = str(task.get("topic") or "").strip().lower() in titles or (
+            task.get("topic_id") is not None and task.get("topic_id") in topic_ids
+        )
+        due = dates.parse_moment(task.get("due"), tz)
+        if not mine or due is None:
+            continue
+        shifted = _shift(due, delta, start_day, now, tz)
+        if dates.parse_moment(shifted, tz) != due:  # a few hours' move may leave a day's task where it was
+            calls.append(("update_task", {"task_id": task.get("id"), "due": shifted}))
+    return calls
+
+
+# "the Bellagio wedding got pushed to november", "die Lesung ist auf den 12. März verschoben", "the retreat has been
+# moved to 4-7 November"
+_MOVED_RE = lazy_regex(
+    r"^(?P<what>.+?)\s+(?:(?:got|has\s+been|have\s+been|was|were|is|are|wurde|wurden|ist|sind)\s+)?"
+    r"(?:pushed(?:\s+back)?|moved|postponed|rescheduled|verschoben|verlegt)\s+"
+    r"(?:to|till|until|auf|in\s+den|nach)\s+(?P<when>[^.;!?–—]+)",
+    re.I,
+)
+# a span of days said without its month, which the move names: "4th to 7th now", "vom 4. bis 7."
+_DAY_SPAN_RE = lazy_regex(
+    r"\b(?:vom\s+)?(?P<first>\d{1,2})(?:st|nd|rd|th|\.)?\s*(?:to|-|–|bis(?:\s+zum)?|until)\s*"
+    r"(?P<last>\d{1,2})(?:st|nd|rd|th|\.)?(?!\d|\s*(?:am|pm|uhr|h)\b|[:.]\d)",
+    re.I,
+)
+# words that name the kind of event, never which one: "the wedding got pushed" must name more than that
+_KIND_WORDS = {
+    "wedding", "trip", "party", "event", "exam", "appointment", "conference", "hochzeit", "reise", "feier", "termin",
+    "prüfung", "got", "has", "been", "the", "our", "my",
+}  # fmt: skip
+
+
+def moved_in_words(chat: Chat, text: str) -> Reply | None:
+    """A planned event moved, said in chat: its topic and open tasks moved to the new dates; None unless the words
+    name exactly one open topic by a word of its own and say a new day."""
+    found = _MOVED_RE.match(text.strip())
+    if found is None:
+        return None
+    said = words(found.group("what")) - _KIND_WORDS
+    named = [
+        t
+        for t in chat.topics
+        if t.get("status") != "closed" and t.get("starts") and said & (words(str(t.get("title") or "")) - _KIND_WORDS)
+    ]
+    if len(named) != 1:
+        return None
+    topic = named[0]
+    old = dates.parse_moment(topic.get("starts"), chat.tz)
+    span = _new_span(found.group("when"), text, chat)
+    if old is None or span is None:
+        return None
+    start, end = span
+    buffer = {
+        "title": topic.get("title"),
+        "start": start.isoformat(),
+        "end": end.isoformat() if end else None,
+        "previous": {"start": dates.iso(old)},
+    }
+    calls = moved(buffer, [topic], chat.tasks, chat.now, chat.tz)
+    if not calls:
+        return None
+    return Reply("", calls, f"an event moved, said in words (→ {dates.fmt_day(start)})")
+
+
+def _new_span(when: str, text: str, chat: Chat) -> tuple[date, date | None] | None:
+    """The new first (and last) day: a month named after the move with a span of days said anywhere ("pushed to
+    november … 4th to 7th now"), else the first day the words after the move give."""
+    month = next((m for m in _MONTHS if re.search(rf"\b{m}", when, re.I)), None)
+    span = _DAY_SPAN_RE.search(text)
+    today = chat.now.astimezone(chat.tz).date()
+    if month is not None and span is not None:
+        number = _MONTHS[month]
+        year = today.year + (1 if number < today.month else 0)
+        first, last = int(span.group("first")), int(span.group("last"))
+        days = calendar.monthrange(year, number)[1]
+        if not (1 <= first <= last <= days):
+            return None
+        return date(year, number, first), date(year, number, last)
+    found = dates.search(when, chat.now, chat.tz)
+    if not found:
+        return None
+    return dates.local_date(found[0].value, chat.tz), None
+
+
+_MONTHS = {
+    **{name.lower(): n for n, name in enumerate(calendar.month_name) if name},
+    **{"januar": 1, "februar": 2, "märz": 3, "mai": 5, "juni": 6, "juli": 7, "oktober": 10, "dezember": 12},
+}
+
+
+def _titles(buffer: dict) -> set[str]:
+    previous = buffer.get("previous") or {}
+    return {str(t).strip().lower() for t in (buffer.get("title"), previous.get("title")) if t}
+
+
+def _shift(due, delta: timedelta, start_day: date, now: datetime, tz) -> str:
+    today = now.astimezone(tz).date()
+    tomorrow = today + timedelta(days=1)
+    if isinstance(due, datetime):
+        shifted = due + delta
+        if shifted <= now:
+            shifted = datetime.combine(tomorrow, shifted.astimezone(tz).timetz())
+        return shifted.isoformat()
+    shifted = due + timedelta(days=round(delta.total_seconds() / 86400))
+    return min(max(shifted, tomorrow), max(start_day, today)).isoformat()
