@@ -315,3 +315,26 @@ def test_hotel_booked_finishes_the_step_for_a_place_to_stay():
     assert read("hotel booked", tasks=[TRAVEL, {"id": 8, "title": "Buy a gift", "due": "2027-09-30"}]).calls == [
         ("complete_task", {"task_id": 7})
     ]
+
+
+def test_a_german_thing_that_must_be_somewhere_by_a_day_is_a_task_named_after_what_the_sentence_before_named():
+    said = (
+        "Meine Fahrerkarte läuft am 31. Januar ab. Der Antrag für die neue muss spätestens am 14. Januar beim LABO "
+        "sein, sonst wird's knapp mit dem Fahren. Aber lass mich damit bis nach Neujahr in Ruhe."
+    )
+    assert read(said).calls == [
+        ("create_task", {"title": "Antrag für die neue Fahrerkarte beim LABO", "due": "2027-01-14"})
+    ]
+
+
+def test_an_office_that_wants_a_fee_paid_now_online_through_a_link_elsewhere_is_phishing():
+    mail = {
+        "text": "Ihr Aufenthaltstitel läuft in 7 Tagen ab. Um eine Ausreisepflicht zu vermeiden, zahlen Sie die "
+        "Bearbeitungsgebühr von 29,00 € jetzt online: http://aufenthalt-verlaengerung-online.example/zahlung",
+        "payload": {
+            "subject": "Ihr Aufenthaltstitel läuft ab – jetzt online verlängern",
+            "from": "service@aufenthalt-verlaengerung-online.example",
+            "from_name": "Ausländerbehörde Berlin",
+        },
+    }
+    assert triage.judge(mail, datetime(2027, 9, 13, 15, 0, tzinfo=BERLIN), BERLIN).level is None

@@ -495,9 +495,7 @@ _STEP_NEEDED_RE = lazy_regex(
 
 
 # a day of the month said alone: "the 23rd", "by the 12th", "am 5."
-_DAY_OF_MONTH_RE = lazy_regex(
-    r"^(?:(?:by|on|for|until|till|bis|am|zum|the|den|dem)\s+)*\d{1,2}(?:st|nd|rd|th|\.)?$", re.I
-)
+_DAY_ALONE_RE = lazy_regex(r"^(?:(?:by|on|for|until|till|bis|am|zum|the|den|dem)\s+)*\d{1,2}(?:st|nd|rd|th|\.)?$", re.I)
 
 
 def day_near(found: dates.Found, old, now: datetime, tz):
@@ -505,7 +503,7 @@ def day_near(found: dates.Found, old, now: datetime, tz):
     that day in the month nearest the item's old day that is still ahead (a deadline of 30 April pulled to "the
     23rd" said in March is 23 April, not 23 March); any other phrase is what it says."""
     value = found.value
-    if old is None or not _DAY_OF_MONTH_RE.match(found.phrase.strip()):
+    if old is None or not _DAY_ALONE_RE.match(found.phrase.strip()):
         return value
     old_day = old.astimezone(tz).date() if isinstance(old, datetime) else old
     today = now.astimezone(tz).date()

@@ -546,21 +546,38 @@ def _list_with_days(chat: Chat, text: str) -> Reply | None:
 _GERMAN_MUST_RE = lazy_regex(
     r"^\s*(?:(?:ach\s+)?und|außerdem|ausserdem|noch\s+was|achso)?\s*:?\s*(?P<what>[^,!?]{3,80}?)\s+(?:muss|müssen)\s+"
     r"(?P<middle>[^,!?]{0,60}?)\s*\b(?:raus|weg|fertig|erledigt|bezahlt|bestellt|abgeschickt|da sein|dort sein|"
+    # where it must be by then: "… muss spätestens am 14. Januar beim LABO sein"
+    r"(?P<at>(?:bei|beim|im|an|am|auf|in\s+der)\s+(?:der\s+|dem\s+)?[\w-]+)\s+sein|"
     r"(?:erledigt|bezahlt|bestellt|abgeschickt|gemacht|eingereicht)\s+werden)\b[\s,]*(?P<rest>[^!?]*)$",
     re.I,
+)
+# "Der Antrag für die neue": the new one of what the sentence before named ("Meine Fahrerkarte läuft … ab")
+_THE_NEW_ONE_RE = lazy_regex(r"\b(?:für\s+)?(?:die|den|das|eine[n]?)\s+neuen?$", re.I)
+_NAMED_BEFORE_RE = lazy_regex(
+    r"^\s*(?:mein|meine|meinen|unser|unsere|der|die|das)\s+(?P<noun>(?-i:[A-ZÄÖÜ])[\w-]+)", re.I
 )
 
 
 def _german_must(chat: Chat, text: str) -> Reply | None:
     """The thing that must be done by a day, told in German: a task with that day (the last said: "spätestens 19.2."
-    after "vor der Operation"). None without a day."""
-    found = _GERMAN_MUST_RE.match(text.strip())
-    if found is None or payments.amount_of(text) is not None:
+    after "vor der Operation"); said in one sentence of several, that sentence's, with "die neue" the new one of what
+    the sentence before named. None without a day."""
+    parts = sentences.split(text.strip()) or [text.strip()]
+    n, found = next(((n, m) for n, part in enumerate(parts) if (m := _GERMAN_MUST_RE.match(part))), (0, None))
+    if found is None:
+        return None
+    part = parts[n]
+    if payments.amount_of(part) is not None:
         return None  # "Die Kfz-Steuer von 94 € muss bis 15. Februar bezahlt werden": a sum to pay, the bills' rule
     days = dates.search(f"{found.group('middle')} {found.group('rest')}", chat.now, chat.tz)
     if not days:
         return None
     what = re.sub(r"\s+", " ", found.group("what")).strip(" .")
+    named = _NAMED_BEFORE_RE.match(parts[n - 1]) if n else None
+    if named and _THE_NEW_ONE_RE.search(what):
+        what = f"{what} {named.group('noun')}"  # "Antrag für die neue Fahrerkarte"
+    if found.group("at"):
+        what = f"{what} {found.group('at')}"  # "… beim LABO"
     return Reply(
         "",
         [("create_task", {"title": _title(what), "due": dates.iso(days[-1].value)})],

@@ -324,6 +324,9 @@ PAY_THROUGH_LINK_RE = lazy_regex(
     r"refund of [\d.,]+|(?:steuer)?erstattung von [\d.,]+|anspruch auf (?:eine |ihre )?\w*erstattung|"
     r"(?:innerhalb|binnen) (?:von )?(?:12|24|48|72) stunden|outstanding (?:fee|charge)|zollgebühr|zoll(?:gebühren|abgabe)|einfuhrabgabe|"
     r"(?:zahlungs|karten|bank)daten|zahlen sie (?:jetzt|heute|sofort)|"
+    # "zahlen Sie die Bearbeitungsgebühr von 29,00 € jetzt online", "pay the fee now online"
+    r"(?:zahlen|bezahlen|überweisen) sie [^.!?\n]{0,60}?(?:jetzt|sofort|heute) online|"
+    r"pay [^.!?\n]{0,60}?(?:now|today) online|"
     r"(?:pay|fee|payment)\b[^.!?\n]{0,60}\b(?:within|in) (?:12|24|48|72) hours)\b",
     re.I,
 )
