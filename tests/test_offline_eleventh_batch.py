@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from actors.cortex.calls import RunOutcome
+from actors.cortex.outcome import yes_stands
 from actors.deadlines import task_windows
 from storage.models import Task, Topic
 from tests.hippocampus_support import at
@@ -338,3 +340,13 @@ def test_an_office_that_wants_a_fee_paid_now_online_through_a_link_elsewhere_is_
         },
     }
     assert triage.judge(mail, datetime(2027, 9, 13, 15, 0, tzinfo=BERLIN), BERLIN).level is None
+
+
+def test_a_spanish_yes_with_a_change_and_a_time_set_is_no_leaving_out():
+    waiting = {"id": 1, "just_asked": True, "items": [{"position": 1, "description": "New task: Pay GEMA"}]}
+    ((name, args),) = read(
+        "sí, hazme una tarea para la GEMA – pero no antes del 19, no me lo recuerdes antes", [waiting]
+    ).calls
+    assert (name, args["action"]) == ("decide", "approve") and args["changes"].startswith("no antes del 19")
+    assert yes_stands("not before the 19th, don't remind me before then", RunOutcome())
+    assert not yes_stands("but not the insurance one", RunOutcome())

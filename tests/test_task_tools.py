@@ -256,3 +256,30 @@ def test_a_topic_read_by_the_model_ends_on_its_last_day_when_the_clocks_change(s
         created_at=NOW,
     )
     assert tools.topic_view(topic, BERLIN)["ends"] == "2027-03-28"
+
+
+# The user's own quiet time -------------------------------------------------------------------------
+def test_a_task_proposed_with_its_own_follow_ups_is_made_with_them_and_says_so(db):
+    outcome = RunOutcome()
+    answer = handle_call(
+        "create_task", {"title": "Pay GEMA", "due": "2027-01-19", "escalation": "due,overdue"}, outcome, NOW, BERLIN
+    )
+    assert answer["status"] == "proposed"
+    ((name, args, description),) = outcome.proposals
+    assert description == "New task: Pay GEMA — due Tue 19 Jan 2027, not followed up before its day"
+    bad = handle_call("create_task", {"title": "Pay GEMA", "escalation": "sometimes"}, RunOutcome(), NOW, BERLIN)
+    assert "escalation needs windows" in bad["error"]
+
+
+def test_a_yes_that_says_not_before_then_is_followed_up_only_on_the_day(make_app):
+    app = make_app(start=START)
+    app.say("add pay the chimney sweep 64,30 € by friday the 15th")
+    assert app.wait_idle()
+    app.say("ja, aber erst für den 21., vorher ist das Konto leer. nerv mich vorher nicht damit")
+    assert app.wait_idle()
+    task = Task.get()
+    assert task.escalation == ["due", "overdue"] and f"{task.due.astimezone(BERLIN):%Y-%m-%d}" == "2027-01-21"
+    count = len(app.user_deliveries())
+    app.advance(timedelta(days=17))
+    told = said_after(app, count, "chimney")
+    assert told and min(at for at, _ in told).date().isoformat() == "2027-01-21", told  # nothing before its day

@@ -33,7 +33,7 @@ def test_every_change_a_user_may_ask_for_is_an_action_of_one_much_smaller_propos
     assert {t.name for t in mutations} <= tools.offered("user")
     # each action keeps its arguments, required ones plain and optional ones marked
     description = propose_of("user")["function"]["description"]
-    assert "create_task(title, due?, topic?, notes?): topic by its title" in description.splitlines()
+    assert "create_task(title, due?, topic?, notes?, escalation?): topic by its title" in description.splitlines()
     assert tokens(propose_of("user")) * 2.5 < sum(tokens(t.schema()) for t in mutations)
 
 

@@ -266,8 +266,10 @@ def record_kept(row: Inbox, outcome: RunOutcome, now: datetime, config) -> list[
 # a change that leaves something out or narrows the yes: "but not the insurance one", "ohne die Unterlagen", "only
 # the flights"; a yes with such a change, not made, is no yes to everything
 _LEAVES_OUT_RE = re.compile(
-    r"\b(?:not|no|without|except|only|just|skip|drop|remove|leave\s+out|nicht|kein\w*|ohne|außer|ausser|nur|"
-    r"weg|streich\w*|lösch\w*|raus)\b",
+    # "not before the 19th", "no antes del 19", "nicht vor dem 5." set a time, they leave nothing out
+    r"\b(?:not|no|nicht)\b(?!\s+(?:before|until|till|earlier|sooner|antes|vor|bevor|bis|früher|me|mich|lo|la)\b)|"
+    r"\b(?:without|except|only|just|skip|drop|remove|leave\s+out|kein\w*|ohne|außer|ausser|nur|"
+    r"weg|streich\w*|lösch\w*)\b",
     re.I,
 )
 

@@ -247,12 +247,22 @@ class CreateTask(BuiltinTool):
     name = "create_task"
     description = "Propose a task, optionally with a due date and a topic (by title)."
     brief = "topic by its title"
-    parameters = _obj(["title"], title=S, due=WHEN, topic=S, notes=S)
+    parameters = _obj(["title"], title=S, due=WHEN, topic=S, notes=S, escalation=S)
     dates = ("due",)
+
+    def validate(self, args, call):
+        problem = BuiltinTool.validate(self, args, call)
+        if problem is None and args.get("escalation") and not valid_windows(str(args["escalation"])):
+            return f"escalation needs windows like 7d,1d,due,overdue — got {_short(args['escalation'])}"
+        return problem
 
     def describe(self, args, call):
         due = f" — due {_when(args, 'due', call)}" if args.get("due") else ""
         topic = f" (in {args['topic']})" if args.get("topic") else ""
+        if args.get("escalation"):
+            windows = parse_windows(str(args["escalation"]))
+            ahead = [w for w in windows if w not in ("due", "overdue")]
+            due += f", followed up at {', '.join(ahead)}" if ahead else ", not followed up before its day"
         return (
             f"New task: {args.get('title')}{due}{topic}"
             f"{already(self.name, args, call.tz, call.user_id, call.owner)}{_said(args, 'notes', 'Notes')}"
@@ -271,6 +281,8 @@ class CreateTask(BuiltinTool):
             due_is_date=is_date,
             topic=topic,
             notes=args.get("notes") or "",
+            # the user's own "don't bug me before the 19th": its follow-ups only from the day
+            escalation=parse_windows(str(args["escalation"])) if args.get("escalation") else None,
             created_at=call.now,
             owner_id=call.user_id,
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from wilson.model.offline import dates
+from wilson.model.offline import dates, holds
 from wilson.model.offline.agreed import only_pleased, said_yes
 from wilson.model.offline.phrases import Chat, Reply, normal
 from wilson.model.offline.put_right import day_put_right
@@ -69,7 +69,9 @@ NO_RE = lazy_regex(
 # by the yes said on (below) and the yes with a change (follow_ups.py)
 YES_AGAIN = (
     r"(?:gerne?|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|porfa|por favor|gracias|obrigad[oa]|"
-    r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*)"
+    r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*|"
+    # "sí, hazme una tarea para la GEMA – pero …": the yes said again in Spanish, with what it is for
+    r"hazme\s+una\s+tarea(?:\s+para\s+(?:la\s+|el\s+)?[\w-]+)?|perfecto|vale|dale|claro)"
 )
 # a yes, then more said in the same breath ("ja, gerne! ferry + kids stuff, you know the drill"): intents.py reads the
 # rest on its own
@@ -398,7 +400,17 @@ def best_item(items: list[dict], clause_words: set[str], excluded: set[int]) -> 
 
 def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     """The user's change to a proposal ("book flights by Feb 1", "skip the insurance", "make it Sunday") → its
-    items again."""
+    items again; a day set with "nerv mich vorher nicht damit" is also the first the task is followed up on
+    (wilson/model/offline/holds.py)."""
+    reply = _modified(proposal, request, now, tz)
+    if reply.calls and holds.before_then(request):
+        items = [i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)]
+        before = {str((i.get("args") or {}).get("title")): (i.get("args") or {}).get("due") for i in items}
+        reply = Reply(reply.text, holds.held(reply.calls, before), reply.rule + ", not followed up before its day")
+    return reply
+
+
+def _modified(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     items = sorted(
         (i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)), key=lambda i: i.get("position", 0)
     )
