@@ -84,6 +84,19 @@ def lint_imports(config: Path) -> subprocess.CompletedProcess:
     )
 
 
+def test_source_files_hold_no_control_characters():
+    # a "\b" written where a regex's word boundary was meant becomes a backspace, and the pattern silently never
+    # matches; no source here needs a control character other than a line break or a tab
+    control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in source_files()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if control.search(line)
+    ]
+    assert not found, found
+
+
 def test_import_contracts_hold():
     done = lint_imports(ROOT / ".importlinter")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -17,7 +17,8 @@ from wilson.kernel.lazy_regex import lazy_regex
 
 # who goes, then the verb: "I'm going", "we'll be", "I am heading", or the verb first ("Off to Japan on …")
 _GOING_RE = lazy_regex(
-    r"(?:^|\b(?i:i|we|ich|wir)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
+    # at a sentence's start too: "just booked it!!! going home to Accra …"
+    r"(?:^|(?<=[.!?]\s)|\b(?i:i|we|ich|wir)(?i:'m|'re|'ll|’m|’re|’ll|\s+am|\s+are|\s+will|\s+shall)?\s+"
     r"(?i:(?:have|need|got|'ve got)\s+to\s+|must\s+)?)"
     r"(?i:(?:also|then|finally|probably|really)\s+)?(?i:will\s+)?"
     r"(?P<verb>(?i:going\s+to\s+be|going|go|heading|head|off|be|visiting|visit|spending|spend|"

@@ -2582,6 +2582,11 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
     party = chat.playbook.of_kind("party")
     if matched and matched[0].name == "wedding" and party is not None and _OWN_ANNIVERSARY_RE.search(read):
         matched = (party, matched[1])  # "Meine Frau und ich haben am 12. Februar Goldene Hochzeit": a party to give
+    if matched and matched[0].name == "wedding" and not _OWN_ANNIVERSARY_RE.search(read):
+        away = _going_away(chat, text)
+        if away is not None and places.away(away[2], chat.home) and chat.home is not None:
+            # "going home to Accra for my little brother's wedding, 3 to 24 august": the trip is what needs planning
+            matched = None
     move = chat.playbook.of_kind("move")
     if matched and matched[0].name == "trip" and move is not None and _I_MOVE_AWAY_RE.search(read):
         # "I'm moving to Montréal for good, flight is on 22 January": the user's own move, flown to

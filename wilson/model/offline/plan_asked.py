@@ -31,10 +31,16 @@ PLAN_ASKED_RE = lazy_regex(
     # "… Operation am 24. Februar. Was muss ich vorher alles regeln?", "What do I need to sort out before?": what
     # comes before the event told; "before" is what makes it no look at the list
     r"|\bwhat\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:(?:need|have)\s+to\s+)?"
-    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|arrange|do|think\s+of)\s+(?:before(?:hand|\s+(?:it|that|then))?)"
-    r"(?:\s+(?:i|we)\s+(?:go|leave|fly|move|start))?(?=\s*\?)"
+    r"(?:sort(?:\s+out)?|prepare|organi[sz]e|arrange|do|think\s+of|get\s+done|have\s+done|get\s+ready)\s+"
+    r"(?:before(?:hand|\s+(?:it|that|then))?)"
+    # "… before I go?", "what do we have to get done before she goes?"
+    r"(?:\s+(?:i|we|she|he|they|the\s+kids)\s+(?:go|goes|leave|leaves|fly|flies|move|moves|start|starts))?(?=\s*\?)"
+    # "can you sort out what i need to do before i fly?"
+    r"|\bsort\s+out\s+what\s+(?:i|we)\s+(?:need|have)\s+to\s+do\s+before\s+(?:i|we)\s+"
+    r"(?:go|leave|fly|move|start)(?=\s*\?)"
     r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:vorher|davor|bis\s+dahin|dafür)\s+(?:noch\s+)?(?:alles\s+)?"
-    r"(?:regeln|erledigen|vorbereiten|organisieren|beachten|bedenken|machen)(?=\s*\?)"
+    r"(?:regeln|erledigen|vorbereiten|organisieren|beachten|bedenken|machen|klären|besorgen|hinkriegen|"
+    r"auf\s+die\s+reihe\s+(?:kriegen|bekommen|bringen))(?=\s*\?)"
     # "… Goldene Hochzeit am 12. Februar … Was muss ich alles bedenken?": "alles" asks for all there is to it
     r"|\bwas\s+(?:muss|sollte|soll)\s+(?:ich|wir)\s+(?:da\s+|dabei\s+|noch\s+)?alles\s+"
     r"(?:regeln|vorbereiten|organisieren|beachten|bedenken|planen)(?=\s*\?)"
