@@ -1,11 +1,13 @@
 """What the twelfth blind batch's dev half said that the rules misread (tests/data/fresh/BRIEF.md, "Twelfth batch"),
 each as a rule: a plan asked for before someone leaves, in English and German; a wedding gone to abroad is a trip; a
-payment or card details asked through a link against a countdown is phishing."""
+payment or card details asked through a link against a countdown is phishing; a yes said as "mach ne Aufgabe draus –
+aber …"; German deeds noted with a second deed, a place, or two tasks at once; "jop alle drei"."""
 
 from __future__ import annotations
 
-from tests.offline_support import BERLIN, NOW, PLAYBOOK, TOOLS
+from tests.offline_support import BERLIN, NOW, PLAYBOOK, TOOLS, read
 from wilson.model.offline import intents, phrases, places, urgency
+from wilson.model.offline.short_answers import short_answer
 
 HOME = places.home_place(None, "Europe/Berlin")
 
@@ -48,3 +50,38 @@ def test_card_details_through_a_link_against_a_countdown_is_phishing_even_from_t
     # the same office asking for a fee by a date, without the clock, is a bill to pay
     calm = "The processing fee of 35 EUR is due by 30 May: pay it here http://ghana-evisa-check.example/pay"
     assert not urgency.phishing(calm, "Your eVisa fee", "visa-service@ghana-evisa-check.example", "Ghana Immigration")
+
+
+def test_a_yes_said_as_make_it_a_task_with_a_change_after_the_ok_was_taken_off():
+    waiting = {
+        "id": 1,
+        "just_asked": True,
+        "items": [
+            {"position": 1, "tool": "create_task", "args": {"title": "Send: Wartungsvertrag", "due": "2027-01-29"}}
+        ],
+    }
+    said = "ok, mach bitte ne Aufgabe draus für den Wartungsvertrag – aber schon für Montag, den 26., die Post braucht Zeit"
+    ((name, args),) = read(said, [waiting]).calls
+    assert (name, args["action"]) == ("decide", "approve") and args["changes"].startswith("schon für Montag, den 26.")
+
+
+def test_german_deeds_noted_with_a_second_deed_a_place_or_two_tasks_at_once():
+    letters = {"id": 1, "title": "Elternbriefe fürs Laternenfest kopieren", "due": "2027-01-13"}
+    course = {
+        "id": 2,
+        "title": "Registration for the Sprachförderung-Fortbildung to our Kita-Leitung",
+        "due": "2027-01-15",
+    }
+    contract = {"id": 3, "title": "Send: Wartungsvertrag 2028/29", "due": "2027-01-29"}
+    assert read("Vertrag unterschrieben und eingeworfen 📮", tasks=[contract, letters]).calls == [
+        ("complete_task", {"task_id": 3})
+    ]
+    said = "Elternbriefe sind kopiert und in den Fächern ✔️ und die Fortbildungs-Anmeldung hab ich heut auch schon der Leitung gegeben"
+    assert read(said, tasks=[letters, course, contract]).calls == [
+        ("complete_task", {"task_id": 1}),
+        ("complete_task", {"task_id": 2}),
+    ]
+
+
+def test_a_yes_to_all_of_them_in_german_and_spanish():
+    assert short_answer("jop alle drei") == "yes" and short_answer("sí, las tres 👍") == "yes"

@@ -69,7 +69,8 @@ NO_RE = lazy_regex(
 # by the yes said on (below) and the yes with a change (follow_ups.py)
 YES_AGAIN = (
     r"(?:gerne?|please|pls|bitte|danke|thanks|thank you|sure|klar|go ahead|los|porfa|por favor|gracias|obrigad[oa]|"
-    r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*|"
+    r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*"
+    r"(?:\s+für\s+(?:den|die|das)\s+[\w-]+)?|"  # "mach bitte ne Aufgabe draus für den Wartungsvertrag"
     # "sí, hazme una tarea para la GEMA – pero …": the yes said again in Spanish, with what it is for
     r"hazme\s+una\s+tarea(?:\s+para\s+(?:la\s+|el\s+)?[\w-]+)?|perfecto|vale|dale|claro)"
 )

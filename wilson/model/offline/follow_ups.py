@@ -182,7 +182,7 @@ def _yes_but(text: str) -> re.Match | None:
     found = _YES_BUT_RE.match(text.strip())
     if found and (word_answer(found.group("yes")) == "yes" or found.group("yes").lower() in _OK_WORDS):
         return found
-    return None
+    return _MADE_SO_BUT_RE.match(text.strip())  # "(ok,) mach bitte ne Aufgabe draus … – aber …": the ok taken off
 
 
 def _when_said_last(chat: Chat, why: str) -> str | None:
@@ -223,6 +223,13 @@ _RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", r
 # für Freitag den 5.": a yes (and what says yes again) that changes something
 _YES_BUT_RE = lazy_regex(
     rf"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+{YES_AGAIN})*[\s,;:.!–—-]*(?:but|just|only|aber|nur|pero|mas|mais|ma)\s+(?P<change>.*\S.*)$",
+    re.I,
+)
+# the yes said as what to do with the proposal, its "ok" already taken off as courtesy: "mach bitte ne Aufgabe draus für
+# den Wartungsvertrag – aber schon für Montag, den 26.", "hazme una tarea – pero …"
+_MADE_SO_BUT_RE = lazy_regex(
+    r"^(?P<yes>mach\s+(?:(?:bitte|mal|mir)\s+)*(?:ne|eine|daraus|draus)\b[^–—,;]*?|hazme\s+una\s+tarea[^–—,;]*?)"
+    r"[\s,;:.!–—-]*(?:but|aber|pero)\s+(?P<change>.*\S.*)$",
     re.I,
 )
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal

@@ -19,13 +19,21 @@ _LEAD = (
 )
 _DEED_WORDS = (
     r"erledigt|bezahlt|eingesammelt|abgegeben|bestellt|gebucht|reserviert|abgeschickt|repariert|erneuert|verlängert|"
-    r"unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|verschickt|versendet|eingeworfen"
+    r"unterschrieben|gekündigt|abgeholt|überwiesen|eingereicht|verschickt|versendet|eingeworfen|kopiert|gedruckt|"
+    r"ausgedruckt|gegeben|vorbeigebracht|hochgeladen"
 )
 # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber noch
 # nicht unterschrieben", "…, muss ich bis Freitag bezahlen", "Flug gebucht, Hotel noch nicht")
 _AFTER = (
     r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen|morgen|später)\b)[^.!?]*)?"
 )
+# a second deed of the same thing, and a sign after it: "Vertrag unterschrieben und eingeworfen 📮"
+_ALSO = (
+    r"(?:\s+(?:und|&)\s+(?:"
+    + _DEED_WORDS
+    + r"|(?:in|im|an|bei|beim|zur|zum)\s+(?:den\s+|die\s+|der\s+|dem\s+)?[\w-]+))?"
+    r"(?:\s*[^\w\s?,.;!–—-])*"
+)  # "… und in den Fächern ✔️"
 _DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:ist|sind)\s+"
     r"(?:(?:jetzt|schon|alle|vollständig|komplett|endlich|inzwischen|wieder|gestern|heute|vorhin)\s+)*"
@@ -37,6 +45,7 @@ _DONE_RE = lazy_regex(
     + _DEED_WORDS
     + r")"
     # then a tick, read as "done", or other signs
+    + _ALSO
     + _AFTER
     + r"(?:\s+done)?(?:\s*[^\w\s])*"
     r"(?:\s*(?:puh|uff|endlich|geschafft|juhu)\b(?:\s*[^\w\s])*)?\s*$",  # a sigh after it: "… 27 Stück. Puh."
@@ -48,13 +57,19 @@ _BARE_DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:(?:jetzt|schon|endlich|heute|gestern|vorhin|eben|grad|gerade|auch)\s+)*"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
-    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)" + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
+    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)" + _ALSO + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
     re.I | re.S,
 )
 # the perfect without its subject, as a note: "hab heute Haftpflicht-Nachweis und Grundriss im Portal hochgeladen ✅"
 _HAVE_DONE_RE = lazy_regex(
-    r"^\s*(?:ich\s+)?(?:hab|habe|hab's|habs)\s+(?P<what>[^,.!?]{3,80}?)\s+(?P<deed>" + _DEED_WORDS + r"|hochgeladen)\b"
-    r"(?![^?]*\?)" + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
+    r"^\s*(?:ich\s+)?(?:hab|habe|hab's|habs)\s+(?P<what>[^,.!?]{3,80}?)\s+(?P<deed>" + _DEED_WORDS + r")\b"
+    r"(?![^?]*\?)" + _ALSO + _AFTER + r"(?:[.!]\s*[^?]*)?(?:\s+done)?\s*$",
+    re.I | re.S,
+)
+# the thing first, then the perfect: "die Fortbildungs-Anmeldung hab ich heut auch schon der Leitung gegeben"
+_THING_I_HAVE_DONE_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:hab|habe)\s+ich\s+(?:[\w-]+\s+){0,6}?"
+    r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)" + _ALSO + _AFTER + r"(?:\s+done)?\s*$",
     re.I | re.S,
 )
 # not yet, or not done: "Noch nicht bezahlt", "Wird bezahlt, sobald …", "Morgen bezahlt, versprochen"
@@ -79,15 +94,16 @@ _DROP_RE = lazy_regex(
 def change(chat: Chat, text: str) -> Reply | None:
     """One status line's change to one open task, or None."""
     said = text.strip()
-    for pattern, rule in (
-        (_DONE_RE, "done with a task, in German"),
-        (_BARE_DONE_RE, "done with a task, noted in German"),
-        (_HAVE_DONE_RE, "done with a task, noted in German"),
-    ):
-        found = pattern.match(said)
-        if found:
-            task = _finished(chat, found)
-            return Reply("", [("complete_task", {"task_id": task["id"]})], rule) if task else None
+    done = _done_said(chat, said)
+    if done is not None:
+        return done
+    # two deeds told in one line: "Elternbriefe sind kopiert … und die Fortbildungs-Anmeldung hab ich … gegeben"
+    parts = [p for p in _AND_THE_RE.split(said) if p.strip()]
+    if len(parts) == 2:
+        both = [_done_said(chat, p.strip(" ,.")) for p in parts]
+        calls = [c for r in both if r is not None for c in r.calls]
+        if all(r is not None for r in both) and len(calls) == 2 and calls[0] != calls[1]:
+            return Reply("", calls, "done with two tasks, in German")
     found = _DROP_RE.match(said)
     if found:
         task = _named(chat, found.group("what"))
@@ -131,6 +147,25 @@ _DEEDS = {
     "versendet": ("send",),
     "hochgeladen": ("submit", "upload", "send"),
 }
+
+
+_DONES = (
+    (_DONE_RE, "done with a task, in German"),
+    (_BARE_DONE_RE, "done with a task, noted in German"),
+    (_HAVE_DONE_RE, "done with a task, noted in German"),
+    (_THING_I_HAVE_DONE_RE, "done with a task, noted in German"),
+)
+_AND_THE_RE = lazy_regex(r"\s+und\s+(?=(?:die|der|das|den|mein|meine)\s)", re.I)
+
+
+def _done_said(chat: Chat, said: str) -> Reply | None:
+    """A deed done said in one of the German shapes, its task finished; None for other words, or none found."""
+    for pattern, rule in _DONES:
+        found = pattern.match(said)
+        if found:
+            task = _finished(chat, found)
+            return Reply("", [("complete_task", {"task_id": task["id"]})], rule) if task else None
+    return None
 
 
 def _finished(chat: Chat, found: re.Match) -> dict | None:
@@ -195,5 +230,7 @@ def _has(title: str, said: str) -> bool:
     title_words = re.findall(r"[^\W\d_]+", title)
     if any(w.endswith(said) for w in title_words):
         return True
+    if len(said) > 6 and said.endswith("s") and any(w.endswith(said[:-1]) for w in title_words):
+        return True  # the joining "s" of a compound's first part: "Fortbildungs-Anmeldung" of "…-Fortbildung"
     english = glossary.english(said)
     return bool(english) and any(w in (e, f"{e}s", f"{e}es") for w in title_words for e in english)

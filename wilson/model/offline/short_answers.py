@@ -24,6 +24,7 @@ _ELSEWHERE = {
     "ja": "yes",
     "jep": "yes",
     "jup": "yes",
+    "jop": "yes",
     "yea": "yes",
     "yeh": "yes",
     "ye": "yes",
@@ -169,6 +170,13 @@ _FILL = frozenset(
         "of",
         "them",
         "to",
+        "alle",
+        "drei",
+        "beide",
+        "las",
+        "tres",
+        "todas",
+        "todos",
     }
 )
 
