@@ -85,3 +85,40 @@ def test_german_deeds_noted_with_a_second_deed_a_place_or_two_tasks_at_once():
 
 def test_a_yes_to_all_of_them_in_german_and_spanish():
     assert short_answer("jop alle drei") == "yes" and short_answer("sí, las tres 👍") == "yes"
+
+
+def test_a_check_named_by_its_code_is_through_and_a_must_is_no_part_of_its_title():
+    reply = read("Muss meine G25-Untersuchung beim Betriebsarzt bis 31. August machen. put it on my list pls")
+    assert [args["title"] for _, args in reply.calls] == ["G25-Untersuchung beim Betriebsarzt machen"]
+    g25 = {"id": 1, "title": "G25-Untersuchung beim Betriebsarzt machen", "due": "2027-08-31"}
+    other = {"id": 2, "title": "Pay the Semesterbeitrag", "due": "2027-01-15"}
+    assert read("G25 ist durch, tauglich bis 2031 💪🚋", tasks=[g25, other]).calls == [
+        ("complete_task", {"task_id": 1})
+    ]
+    # a day still to meet after it is no deed done
+    assert read("Die Rechnung ist raus, bis Freitag bezahlen", tasks=[other]).calls != [
+        ("complete_task", {"task_id": 2})
+    ]
+
+
+def test_a_list_in_spanish_framing_keeps_a_decimal_comma_and_the_day_before_a_dashed_reason():
+    said = (
+        "hola! 3 cosas para mi lista pls: register for the TestDaF by 29 September, pay the Semesterbeitrag 338,42 € "
+        "bis 15.10., and get the papers for my Aufenthaltstitel ready by 31 October – my appointment at the "
+        "Ausländerbehörde is on 7 November"
+    )
+    assert [(args["title"], args["due"]) for _, args in read(said).calls] == [
+        ("Register for the TestDaF", "2027-09-29"),
+        ("Pay the Semesterbeitrag 338,42 €", "2027-10-15"),
+        ("Get the papers for my Aufenthaltstitel ready", "2027-10-31"),
+    ]
+
+
+def test_a_task_done_said_in_spanish():
+    testdaf = {"id": 1, "title": "Register for the TestDaF", "due": "2027-01-29"}
+    fee = {"id": 2, "title": "Pay the Semesterbeitrag 338,42 €", "due": "2027-01-15"}
+    assert read("listo, TestDaF inscrito ✔️", tasks=[testdaf, fee]).calls == [("complete_task", {"task_id": 1})]
+    assert read("pagado el Semesterbeitrag, 338,42 raus 💸", tasks=[testdaf, fee]).calls == [
+        ("complete_task", {"task_id": 2})
+    ]
+    assert read("no está pagado?", tasks=[testdaf, fee]).calls == []

@@ -25,7 +25,10 @@ _DEED_WORDS = (
 # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber noch
 # nicht unterschrieben", "…, muss ich bis Freitag bezahlen", "Flug gebucht, Hotel noch nicht")
 _AFTER = (
-    r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|bis|fehlt|fehlen|morgen|später)\b)[^.!?]*)?"
+    r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|fehlt|fehlen|morgen|später|"
+    # a day still to meet ("…, bis Freitag bezahlen"), not how long it holds ("tauglich bis 2031")
+    r"bis\s+(?:morgen|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|zum|ende|nächst\w*|\d{1,2}\.))\b)"
+    r"[^.!?]*)?"
 )
 # a second deed of the same thing, and a sign after it: "Vertrag unterschrieben und eingeworfen 📮"
 _ALSO = (
@@ -40,7 +43,7 @@ _DONE_RE = lazy_regex(
     # where it went: "Unterlagen sind bei der Fahrerlaubnisbehörde abgegeben"
     r"(?P<where>(?:bei|an|beim|im|in|zur|zum)\s+(?:[\w-]+\s+){1,3}?)?"
     # "da" only when all of it is: "Die Beiträge sind vollständig da" (not "Die Rechnung ist da")
-    r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|fertig|geklärt|gemacht|raus|"
+    r"(?P<deed>(?<=vollständig\s)da|(?<=komplett\s)da|(?<=alle\s)da|fertig|geklärt|gemacht|raus|durch|"
     r"(?<=zur\sPost\s)(?:gegangen|gebracht)|"
     + _DEED_WORDS
     + r")"
@@ -215,6 +218,15 @@ def _named(chat: Chat, what: str) -> dict | None:
     "Festzelt"), or the English a person here uses for it ("Einladungen" of "Send the invitations",
     wilson/model/offline/glossary.py); None when none or several."""
     said = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", what)]
+    codes = [c.lower() for c in re.findall(r"\b[^\W\d_]{1,4}\d+\w*\b", what)]  # "G25", "A1", "B96"
+    if codes and not said:
+        fitting = [
+            t
+            for t in chat.tasks
+            if t.get("status", "open") == "open"
+            and all(re.search(rf"\b{re.escape(c)}\b", str(t.get("title") or "").lower()) for c in codes)
+        ]
+        return fitting[0] if len(fitting) == 1 else None
     if not said:
         return None
     fitting = [

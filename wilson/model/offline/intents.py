@@ -37,6 +37,7 @@ from wilson.model.offline import (
     repeats,
     run_on,
     sentences,
+    spanish_done,
     when_event,
 )
 from wilson.model.offline.edit_distance import distance
@@ -210,6 +211,8 @@ _GERMAN_MUST_DO_RE = lazy_regex(
 
 
 def _title(text: str) -> str:
+    # "Muss meine G25-Untersuchung … machen": the must is no part of what to do
+    text = re.sub(r"^\s*(?:muss|müssen|soll|sollte)\s+(?:ich\s+|wir\s+)?(?=\w)", "", text.strip(), flags=re.I)
     text = re.sub(r"^\s*(?:my|mein|meine|meinen|meinem)\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     # "I need to remember to return the parcel": the act is returning it
     text = re.sub(r"^(?:remember|not\s+forget|make\s+sure)\s+to\s+(?=\w)", "", text, flags=re.I)
@@ -486,8 +489,9 @@ def _numbered(chat: Chat, text: str) -> Reply | None:
 
 # "für die Liste: A bis Donnerstag, B bis Freitag, und C bis Ende des Monats", "for my list: A by Friday, B by the 20th"
 _LIST_COLON_RE = lazy_regex(
-    r"^\s*(?:(?:please|pls|bitte)\s+)?(?:(?:\d+|two|three|four|five|a few|some|zwei|drei|vier)\s+(?:things?|sachen|dinge)\s+)?"
-    r"(?:(?:für|auf)\s+(?:die|meine)\s+liste|(?:for|on|to)\s+(?:the|my)\s+list|"
+    r"^\s*(?:(?:hola|hi|hey|hallo|moin)[\s!,]+)?(?:(?:please|pls|bitte)\s+)?"
+    r"(?:(?:\d+|two|three|four|five|a few|some|zwei|drei|vier|dos|tres|cuatro)\s+(?:things?|sachen|dinge|cosas)\s+)?"
+    r"(?:(?:für|auf)\s+(?:die|meine)\s+liste|(?:for|on|to)\s+(?:the|my)\s+list|para\s+mi\s+lista|"
     r"(?:add|notier\w*|todo|to-do))(?:\s+(?:pls|please|bitte))?\s*:\s*",
     re.I,
 )
@@ -525,7 +529,8 @@ def _list_with_days(chat: Chat, text: str) -> Reply | None:
     if _DASHED_RE.match(said):  # one item a line after its dash: what follows a comma is the item's own
         items = [i.strip(" .") for i in _DASHED_RE.split(said) if i.strip()]
     else:
-        items = [i for i in re.split(r"\s*[,;]\s*(?:(?:und|and)\s+)?", said) if i.strip()]
+        # a comma between digits is a decimal one: "338,42 €"
+        items = [i for i in re.split(r"\s*(?:(?<!\d),|,(?!\d)|;)\s*(?:(?:und|and)\s+)?", said) if i.strip()]
     if len(items) < 2:
         return None
     replies = [_one_task(_read(chat, request_of(f"add {item}", chat.now, chat.tz))) for item in items]
@@ -746,6 +751,7 @@ def _read(chat: Chat, text: str) -> Reply | None:
         or finished.look(chat, text)
         or _done(chat, text)
         or german_changes.change(chat, text)
+        or spanish_done.done(chat, text)
         or valid_until(chat, text)
         or looks.reminders(chat, text)
         or _recurring(chat, text)
@@ -2987,7 +2993,7 @@ def _thing_needed(chat: Chat, text: str) -> Reply | None:
 
 
 _REASON_AFTER_DASH_RE = lazy_regex(
-    r"\s+[–—-]\s+(?:they|he|she|it|we|i|you|because|since|as|otherwise|weil|denn|sonst|er|es)\b.*$",
+    r"\s+[–—-]\s+(?:they|he|she|it|we|i|you|my|our|because|since|as|otherwise|weil|denn|sonst|er|es)\b.*$",
     re.I,
 )
 
@@ -2996,7 +3002,11 @@ def _add(chat: Chat, text: str) -> Reply | None:
     found = ADD_RE.match(text)
     if not found:
         return None
-    what, when = _split_when(found.group("what"), chat, deadline=True)
+    what = found.group("what")
+    told = _REASON_AFTER_DASH_RE.sub("", what)
+    if told != what and dates.search(told, chat.now, chat.tz):
+        what = told  # "… ready by 31 October – my appointment … is on 7 November": the day is the one before the dash
+    what, when = _split_when(what, chat, deadline=True)
     if not words(what) or re.match(r"(?:say|admit|confess|tell you)\b\s*[,:]", what, re.I):
         return None  # "I have to say, that was fun" asks for nothing
     what, topic = _in_topic(chat, what)
