@@ -122,3 +122,33 @@ def test_a_task_done_said_in_spanish():
         ("complete_task", {"task_id": 2})
     ]
     assert read("no está pagado?", tasks=[testdaf, fee]).calls == []
+
+
+CARER = (
+    "Hallo! Ich möchte mit meinem Bruder vom 21. bis 28. August eine Woche nach Warnemünde. Er sitzt im Rollstuhl, das "
+    "Hotel am Strom hat ein rollstuhlgerechtes Zimmer. Wichtig: der Pflegedienst vor Ort, der ihm morgens beim Duschen "
+    "hilft, muss bis Ende Juni fest zugesagt haben, sonst können wir nicht fahren. Kannst du mir helfen, das alles zu "
+    "planen?"
+)
+
+
+def test_a_week_in_a_town_the_gazetteer_lacks_is_a_stay_there_with_the_step_its_message_dates():
+    topics, steps = plan(CARER)
+    assert topics == ["Trip to Warnemünde"]  # not "Ende" (in Indonesia) from "bis Ende Juni"
+    assert "Get the Pflegedienst confirmed" in steps
+    reply = intents.answer(phrases.Chat(text=CARER, now=NOW, tz=BERLIN, playbook=PLAYBOOK, offered=TOOLS, home=HOME))
+    due = {args["title"]: args["due"] for name, args in reply.calls if name == "create_task"}
+    assert due["Get the Pflegedienst confirmed"] == "2027-06-30"
+
+
+def test_someone_the_task_waits_on_saying_yes_finishes_it():
+    care = {"id": 1, "title": "Get the Pflegedienst confirmed", "due": "2027-06-30"}
+    flights = {"id": 2, "title": "Book flights", "due": "2027-06-30"}
+    said = "Der Pflegedienst in Warnemünde hat zugesagt, jeden Morgen um 8 kommt jemand 🙌"
+    assert read(said, tasks=[care, flights]).calls == [("complete_task", {"task_id": 1})]
+    assert read("Noch nicht bezahlt, mach ich morgen", tasks=[care, flights]).calls == []
+
+
+def test_was_fuer_die_liste_is_no_part_of_the_title():
+    reply = read("Was für die Liste: den Mobilitätsservice der Bahn anmelden, bis 14. August")
+    assert [args["title"] for _, args in reply.calls] == ["Mobilitätsservice der Bahn anmelden"]

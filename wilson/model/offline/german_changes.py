@@ -25,7 +25,7 @@ _DEED_WORDS = (
 # who did it or when, after a comma: "…, der Glaser war heute Nachmittag da"; not what is still to do ("…, aber noch
 # nicht unterschrieben", "…, muss ich bis Freitag bezahlen", "Flug gebucht, Hotel noch nicht")
 _AFTER = (
-    r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|fehlt|fehlen|morgen|später|"
+    r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|fehlt|fehlen|(?-i:morgen)|später|"
     # a day still to meet ("…, bis Freitag bezahlen"), not how long it holds ("tauglich bis 2031")
     r"bis\s+(?:morgen|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|zum|ende|nächst\w*|\d{1,2}\.))\b)"
     r"[^.!?]*)?"
@@ -73,6 +73,12 @@ _HAVE_DONE_RE = lazy_regex(
 _THING_I_HAVE_DONE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:hab|habe)\s+ich\s+(?:[\w-]+\s+){0,6}?"
     r"(?P<deed>" + _DEED_WORDS + r")\b(?![^?]*\?)" + _ALSO + _AFTER + r"(?:\s+done)?\s*$",
+    re.I | re.S,
+)
+# someone the task waits on has said yes: "Der Pflegedienst in Warnemünde hat zugesagt, jeden Morgen um 8 kommt jemand"
+_AGREED_RE = lazy_regex(
+    _LEAD + r"(?P<what>[\w-]+)(?:\s+(?:in|vor|aus|von)\s+[\w-]+)?\s+(?:hat|haben)\s+"
+    r"(?:(?:jetzt|endlich|schon|heute|gestern|fest)\s+)*(?P<deed>zugesagt|bestätigt)\b(?![^?]*\?)" + _AFTER + r"\s*$",
     re.I | re.S,
 )
 # not yet, or not done: "Noch nicht bezahlt", "Wird bezahlt, sobald …", "Morgen bezahlt, versprochen"
@@ -157,6 +163,7 @@ _DONES = (
     (_BARE_DONE_RE, "done with a task, noted in German"),
     (_HAVE_DONE_RE, "done with a task, noted in German"),
     (_THING_I_HAVE_DONE_RE, "done with a task, noted in German"),
+    (_AGREED_RE, "done with a task: who it waited on said yes"),
 )
 _AND_THE_RE = lazy_regex(r"\s+und\s+(?=(?:die|der|das|den|mein|meine)\s)", re.I)
 

@@ -206,7 +206,10 @@ def stay_end(text: str, start_day: date) -> str | None:
 # place named whole that the gazetteer does not know (an island, a ski village)
 _STAY_AT_RE = lazy_regex(
     rf"\b(?:(?i:going|go|off|heading|flying|fly|driving|travell?ing)\s+to|(?i:week|weekend|holidays?|hols|vacation|"
-    rf"trip|skiing|stay|urlaub|ferien)\s+(?i:in|on|at))\s+(?P<at>{_NAME})"
+    rf"trip|skiing|stay|urlaub|ferien)\s+(?i:in|on|at)"
+    # in German: "eine Woche nach Warnemünde", "ein paar Tage an die Ostsee nach Zingst", "fahren nach Usedom"
+    rf"|(?i:woche|wochenende|tage|urlaub|fahren|fahre|reisen|reise|fliegen|fliege)\s+(?:[\wäöü]+\s+){{0,3}}?(?i:nach))"
+    rf"\s+(?P<at>{_NAME})"
 )
 # a span of days: "30 march to 8 april", "1-6 feb", "vom 15. bis 18. November", "from the 3rd to the 9th"
 _DAYS_SPAN_RE = lazy_regex(
@@ -233,7 +236,7 @@ def unknown_place_stayed(text: str) -> places.Place | None:
     found = _STAY_AT_RE.search(text)
     if found is None:
         return None
-    name = found.group("at").strip()
+    name = re.split(r"(?<=\w{3})\.\s", found.group("at").strip())[0]  # "Warnemünde. Er sitzt …": the sentence ends it
     if places.find_place(name) is not None or name.split()[0].lower() in ("the", "my", "our"):
         return None
     return places.Place(name, "")

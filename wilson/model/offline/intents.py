@@ -211,7 +211,10 @@ _GERMAN_MUST_DO_RE = lazy_regex(
 
 
 def _title(text: str) -> str:
-    # "Muss meine G25-Untersuchung … machen": the must is no part of what to do
+    # "Muss meine G25-Untersuchung … machen": the must is no part of what to do, nor "Was für die Liste:" before it
+    text = re.sub(
+        r"^\s*(?:(?:noch\s+)?(?:was|etwas)\s+)?(?:für|auf)\s+(?:die|meine)\s+liste\s*:\s*", "", text.strip(), flags=re.I
+    )
     text = re.sub(r"^\s*(?:muss|müssen|soll|sollte)\s+(?:ich\s+|wir\s+)?(?=\w)", "", text.strip(), flags=re.I)
     text = re.sub(r"^\s*(?:my|mein|meine|meinen|meinem)\s+", "", text.strip(" .,!\"'“”‘’"), flags=re.I)
     # "I need to remember to return the parcel": the act is returning it
@@ -2415,6 +2418,11 @@ def _someone_elses(chat: Chat, text: str) -> bool:
     return name is None or not (recognise_message(chat.playbook, name) or places.find_place(name))
 
 
+# German nouns, capitalised as every German noun is, that the gazetteer also knows as a town somewhere ("bis Ende
+# Juni" is no trip to Ende in Indonesia); said after "nach" or "in" they are still read as places
+_GERMAN_NOUNS_NOT_PLACES = frozenset({"Ende", "Anfang", "Mitte", "Start", "Post", "Hof", "Bad", "Ort", "Stadt", "Land"})
+
+
 def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
     """A plan asked for an event at a place away from home ("help me get ready for the Rotterdam Marathon"): a
     trip there."""
@@ -2424,7 +2432,7 @@ def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] 
             p
             for name in re.findall(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?", text)
             for p in (places.named(name), places.named(name.split()[0]))
-            if p is not None
+            if p is not None and name.split()[0] not in _GERMAN_NOUNS_NOT_PLACES
         ),
         None,
     )
@@ -2825,8 +2833,10 @@ _STEP_SAID_RE = lazy_regex(
     r"\b(?:i|we)\s+(?:still\s+|also\s+)?need\s+(?:to\s+(?P<act>[^,.;!?]{3,60}?)|"
     r"(?P<thing>(?:the|all the|my|our)\s+[^,.;!?]{3,60}?))\s+(?:by|before|until)\s+(?P<when>[^,.;!?]{3,30})"
     # "Die Einladungen sollen bis Mitte Juni raus"
-    r"|\b(?:die|der|das)\s+(?P<ding>[\w-]+)\s+(?:sollen|müssen|soll|muss)\s+bis\s+(?P<bis>[^,.;!?]{3,30}?)\s+"
-    r"(?:raus|fertig|verschickt|da\s+sein)\b"
+    # "der Pflegedienst vor Ort, der ihm morgens … hilft, muss bis Ende Juni fest zugesagt haben"
+    r"|\b(?:die|der|das)\s+(?P<ding>[\w-]+)(?:\s+(?:vor\s+ort|[a-zäöü][\w-]*)){0,2}(?:\s*,[^.;!?]{0,100}?,)?\s+"
+    r"(?:sollen|müssen|soll|muss)\s+bis\s+(?P<bis>[^,.;!?]{3,30}?)\s+(?:fest\s+)?"
+    r"(?:raus|fertig|verschickt|da\s+sein|(?P<agreed>zugesagt\s+haben|bestätigt\s+sein|zugesagt\s+sein))\b"
     # "and I need to hand in my Pflegeplanung to Frau Okonkwo a week before": a time before the event itself
     r"|\b(?:i|we)\s+(?:still\s+|also\s+)?need\s+to\s+(?P<step>[^,.;!?]{3,60}?)\s+(?P<n>a|one|two|three|four|\d+)\s+"
     r"(?P<unit>days?|weeks?)\s+before\b",
@@ -2859,7 +2869,7 @@ def _steps_said(chat: Chat, text: str, topic: str, start_day, calls: list) -> li
             name, args = calls[planned[0]]
             calls[planned[0]] = (name, {**args, "due": dates.iso(day[0].value)})
             continue
-        title = _title(said.group("act") or f"get {thing}")
+        title = _title(said.group("act") or (f"get the {thing} confirmed" if said.group("agreed") else f"get {thing}"))
         if any(args.get("title") == title for _, args in calls):
             continue
         calls.append(("create_task", {"title": title, "due": dates.iso(day[0].value), "topic": topic}))
