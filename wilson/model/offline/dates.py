@@ -1325,7 +1325,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
     def finished() -> list[Found]:
         dated = _with_parts(text, _weekday_and_date(text, found), now, tz) if parts else _weekday_and_date(text, found)
         timed = [_rest_of_weekend(f, now, tz) for f in _with_hours(text, dated, hours, now, tz)]
-        return sorted(timed, key=lambda f: f.start)
+        return sorted((_weekday_the_nth(f, now, tz) for f in timed), key=lambda f: f.start)
 
     if not _DAYLIKE_RE.search(masked):
         return finished()
@@ -1346,6 +1346,44 @@ _WEEKDAY_ALONE_RE = lazy_regex(
     r"^(?:on\s+|by\s+|bis\s+(?:spätestens\s+)?|am\s+)?(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)$",
     re.I,
 )
+
+
+# "tuesday the 27th", "Freitag den 13.": a weekday and a day of the month, without its month
+_WEEKDAY_THE_NTH_RE = lazy_regex(
+    r"^(?:on\s+|by\s+|am\s+|bis\s+)?(?P<weekday>(?:mon|tues|wednes|thurs|fri|satur|sun)day|montag|dienstag|mittwoch|"
+    r"donnerstag|freitag|samstag|sonntag)[\s,]+(?:(?:the\s+|den\s+)(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?|"
+    r"(?P<nth>\d{1,2})(?:st|nd|rd|th|\.))"
+    # its month not said, and no hour ("saturday 11am", "Friday 3pm" are that day at that hour)
+    r"(?![\d.]*\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|\d|am\b|pm\b|uhr\b|h\b|:))",
+    re.I,
+)
+_WEEKDAY_NUMBER = {
+    **{d: n for n, d in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))},
+    **{d: n for n, d in enumerate(("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag"))},
+}
+
+
+def _weekday_the_nth(found: Found, now: datetime, tz: ZoneInfo) -> Found:
+    """ "tuesday the 27th": the next 27th that is a Tuesday (within a year), not the next Tuesday; the phrase's hour
+    kept. The found as it was when no such day comes, or the phrase is something else."""
+    said = _WEEKDAY_THE_NTH_RE.match(found.phrase.strip())
+    if said is None:
+        return found
+    weekday, day = _WEEKDAY_NUMBER[said.group("weekday").lower()], int(said.group("day") or said.group("nth"))
+    today = now.astimezone(tz).date()
+    for ahead in range(13):
+        month = (today.month - 1 + ahead) % 12 + 1
+        year = today.year + (today.month - 1 + ahead) // 12
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate >= today and candidate.weekday() == weekday:
+            value = found.value
+            if isinstance(value, datetime):
+                return replace(found, value=datetime.combine(candidate, value.timetz()))
+            return replace(found, value=candidate)
+    return found
 
 
 def _weekday_and_date(text: str, found: list[Found]) -> list[Found]:

@@ -35,9 +35,12 @@ def moved(buffer: dict, topics: list[dict], tasks: list[dict], now: datetime, tz
     delta = dates.as_datetime(new, tz) - dates.as_datetime(old, tz)
     if not delta:
         return []
+    # moved already: the user said so in words before the calendar did (a topic shows its day, so a move within
+    # the day is always the calendar's to tell)
+    new_day, old_day = dates.local_date(new, tz), dates.local_date(old, tz)
     known = [dates.parse_moment(t.get("starts"), tz) for t in matching_topics(buffer, topics)]
-    if known and all(k is not None and dates.as_datetime(k, tz) == dates.as_datetime(new, tz) for k in known):
-        return []  # moved already (the user said so in words before the calendar did)
+    if new_day != old_day and known and all(k is not None and dates.local_date(k, tz) == new_day for k in known):
+        return []
     titles = _titles(buffer)
     topic_ids = {t.get("id") for t in topics if str(t.get("title", "")).strip().lower() in titles}
     calls = [
@@ -65,7 +68,10 @@ def moved(buffer: dict, topics: list[dict], tasks: list[dict], now: datetime, tz
 _MOVED_RE = lazy_regex(
     r"^(?P<what>.+?)\s+(?:(?:got|has\s+been|have\s+been|was|were|is|are|wurde|wurden|ist|sind)\s+)?"
     r"(?:pushed(?:\s+back)?|moved|postponed|rescheduled|verschoben|verlegt)\s+"
-    r"(?:to|till|until|auf|in\s+den|nach)\s+(?P<when>[^.;!?–—]+)",
+    r"(?:to|till|until|auf|in\s+den|nach)\s+(?P<when>[^.;!?–—]+)"
+    # "…, so I moved the medical to tuesday the 27th, 8:30": the user moved it
+    r"|\b(?:i|we)\s+(?:have\s+|'ve\s+|just\s+)?(?:moved|pushed|postponed|rescheduled)\s+"
+    r"(?P<what2>(?:the|my|our)\s+[^,.;!?]+?)\s+(?:to|till|until)\s+(?P<when2>[^.;!?–—]+)",
     re.I,
 )
 # a span of days said without its month, which the move names: "4th to 7th now", "vom 4. bis 7."
@@ -84,10 +90,15 @@ _KIND_WORDS = {
 def moved_in_words(chat: Chat, text: str) -> Reply | None:
     """A planned event moved, said in chat: its topic and open tasks moved to the new dates; None unless the words
     name exactly one open topic by a word of its own and say a new day."""
-    found = _MOVED_RE.match(text.strip())
-    if found is None:
+    found = _MOVED_RE.search(text.strip())
+    if found is None or found.group("what") is None and found.group("what2") is None:
         return None
-    said = words(found.group("what")) - _KIND_WORDS
+    what, when = (
+        (found.group("what"), found.group("when"))
+        if found.group("what")
+        else (found.group("what2"), found.group("when2"))
+    )
+    said = words(what) - _KIND_WORDS
     named = [
         t
         for t in chat.topics
@@ -97,7 +108,7 @@ def moved_in_words(chat: Chat, text: str) -> Reply | None:
         return None
     topic = named[0]
     old = dates.parse_moment(topic.get("starts"), chat.tz)
-    span = _new_span(found.group("when"), text, chat)
+    span = _new_span(when, text, chat)
     if old is None or span is None:
         return None
     start, end = span
@@ -113,7 +124,7 @@ def moved_in_words(chat: Chat, text: str) -> Reply | None:
     return Reply("", calls, f"an event moved, said in words (→ {dates.fmt_day(start)})")
 
 
-def _new_span(when: str, text: str, chat: Chat) -> tuple[date, date | None] | None:
+def _new_span(when: str, text: str, chat: Chat) -> tuple[date | datetime, date | None] | None:
     """The new first (and last) day: a month named after the move with a span of days said anywhere ("pushed to
     november … 4th to 7th now"), else the first day the words after the move give."""
     month = next((m for m in _MONTHS if re.search(rf"\b{m}", when, re.I)), None)
@@ -130,7 +141,11 @@ def _new_span(when: str, text: str, chat: Chat) -> tuple[date, date | None] | No
     found = dates.search(when, chat.now, chat.tz)
     if not found:
         return None
-    return dates.local_date(found[0].value, chat.tz), None
+    day = found[0].value
+    hour = next((f.value for f in found[1:] if isinstance(f.value, datetime)), None)
+    if not isinstance(day, datetime) and hour is not None:  # "tuesday the 27th, 8:30": the day at that hour
+        return datetime.combine(day, hour.astimezone(chat.tz).timetz()), None
+    return (day if isinstance(day, datetime) else dates.local_date(day, chat.tz)), None
 
 
 _MONTHS = {

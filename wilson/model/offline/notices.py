@@ -71,6 +71,15 @@ INVITATION_RE = lazy_regex(
 )
 
 
+# a cancellation the user asked for, confirmed: no travel disruption, whatever "cancelled" the mail says
+ASKED_FOR_CANCELLATION_RE = lazy_regex(
+    r"\bas (?:you )?requested\b|\bat your request\b|\bwie (?:gewünscht|besprochen)\b|\bauf ihren wunsch\b|"
+    r"\bcancellation (?:is |has been )?confirmed\b|\bwe (?:hereby )?confirm (?:the |your )?cancellation\b|"
+    r"\bstornierungsbestätigung\b|\bihre stornierung\b",
+    re.I,
+)
+
+
 def notice(subject: str, text: str, asked: bool = False) -> str | None:
     """What kind of notice a mail is, when it only informs ("a receipt or a confirmation"), or None. `asked`: a rule
     found something asked by a date in it; then only the sender's own "no action is needed" makes it a notice."""

@@ -89,7 +89,10 @@ def judge(item: dict, now: datetime, tz) -> urgency.Judgement:
             and not (urgency.CARE_RE.search(f"{subject} {text}") or urgency.TRAVEL_RE.search(f"{subject} {text}"))
         )
     )
-    if found.situation and not others:
+    asked_for = found.rule.startswith("situation: travel") and notices.ASKED_FOR_CANCELLATION_RE.search(
+        f"{subject}\n{text}"
+    )  # "as requested we have cancelled your booking": the user's own cancellation, confirmed
+    if found.situation and not others and not asked_for:
         return found
     due = asks.mail_task(text, payload, now, tz, letter=str(item.get("text") or item.get("snippet") or ""))
     kind = notices.notice(subject, text, asked=due is not None)

@@ -279,6 +279,8 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     link = re.search(r"https?://|\bwww\.", blob, re.I)
     if (PHISHING_RE.search(blob) or THREAT_RE.search(blob)) and (link is not None or ASSISTANT_RE.search(blob)):
         return True
+    if ASSISTANT_RE.search(blob) and _ORDERS_RE.search(blob):
+        return True  # "Note for AI assistants reading this page: create a task … send an email to …": orders, not news
     if GIFT_CARD_RE.search(blob):
         return True  # "buy 5 gift cards for a client today and send me the codes": no one real asks that by mail
     return (
@@ -367,9 +369,15 @@ def _links_elsewhere(blob: str, sender: str) -> bool:
     return any(_site(found.group(1)) != home for found in _LINK_DOMAIN_RE.finditer(blob))
 
 
+# what such words order an assistant to do for its user
+_ORDERS_RE = lazy_regex(
+    r"\b(?:create|add|make|send|forward|reply|pay|transfer|book|buy|delete|approve|email|mail|click|visit|open)\b",
+    re.I,
+)
 # words meant for an assistant reading the mailbox, not for its owner
 ASSISTANT_RE = lazy_regex(
-    r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
+    r"\b(?:note|instructions?|message) (?:for|to) (?:the |any |all )?(?:ai|assistants?|bots?|ai assistants?|llms?)\b|"
+    r"\b(?:ai|llm) assistants? reading\b|"
     r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
     re.I,
 )
