@@ -190,3 +190,12 @@ def test_a_medical_a_licence_needs_is_an_appointment_and_moving_it_in_words_move
     said = "june roster came out and I'm flying on the 14th, so I moved the medical to monday the 28th, 8:30"
     ((name, args),) = read(said, topics=[medical]).calls
     assert name == "update_topic" and args["starts"].startswith("2027-06-28T08:30")
+
+
+def test_a_visa_application_submitted_is_past_checking_its_requirements():
+    visa = {"id": 1, "title": "Check visa and entry requirements", "due": "2027-05-31", "topic": "Trip to New Zealand"}
+    flights = {"id": 3, "title": "Book flights", "due": "2027-06-17", "topic": "Trip to New Zealand"}
+    assert read("visa application is submitted!!", tasks=[visa, flights]).calls == [("complete_task", {"task_id": 1})]
+    assert read("the tyre pressure form is submitted", tasks=[visa, flights]).calls != [
+        ("complete_task", {"task_id": 1})
+    ]

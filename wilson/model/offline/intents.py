@@ -1441,12 +1441,15 @@ def _done(chat: Chat, text: str) -> Reply | None:
         if reply is not None and reply.calls:
             return reply
     clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
+    done = []
     for clause in reversed(clauses) if len(clauses) > 1 else ():
         clause = _DONE_TAIL_RE.sub("", clause) or clause
         reply = _done_said(chat, clause) or done_in_words.done_in_any_verb(chat, clause) or _done_plainly(chat, clause)
-        if reply is not None and reply.calls:
-            return reply
-    return None
+        if reply is not None and reply.calls and not any(reply.calls == r.calls for r in done):
+            done.append(reply)
+    if len(done) > 1:  # "visa application is submitted!! … and the travel health insurance is done too": both
+        return Reply("", [c for r in reversed(done) for c in r.calls], "done with tasks, clause by clause")
+    return done[0] if done else None
 
 
 def _done_plainly(chat: Chat, text: str) -> Reply | None:
@@ -1540,6 +1543,9 @@ _SAME_DONE = {
     "hand": {"hand", "return", "submit"},
     "get": {"get", "buy", "pick", "collect", "order"},
     "buy": {"buy", "get", "book"},  # "the train tickets are bought" is "Book train tickets" done
+    # "visa application is submitted" is past "Check visa and entry requirements": its requirements were met
+    "submit": {"submit", "hand", "send", "check", "apply"},
+    "apply": {"apply", "submit", "check"},
     "pick": {"pick", "get", "collect", "buy"},
     "collect": {"collect", "pick", "get"},
     "call": {"call", "phone", "ring"},
