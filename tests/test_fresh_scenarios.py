@@ -30,6 +30,7 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_j")  # the eighth blind batch
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_k")  # the ninth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_l")  # the tenth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_m")  # the eleventh blind batch, its dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_n")  # the twelfth blind batch, its dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
@@ -54,8 +55,6 @@ NOT_YET: dict[str, str] = {
     "wants its plan before her no)",
     "fare-check-show-ticket-or-pay-by-date": '"war heute im Kundenzentrum …, Ticket gezeigt, 7 € bezahlt – erledigt" '
     "names the fare-check task in none of its words",
-    "interrail-summer-approved-then-ignored": "the passport check falls a week after the plan, inside the story's "
-    "quiet days",
     "kids-birthday-party-in-the-garden": "a child's party at home, its plan asked for in German, is not understood; "
     '"einladungen sind raus, 11 zusagen bis jetzt" then becomes a task',
     "knee-replacement-hospital-stay": '"Meine Tochter … fährt mich am 10. Mai ins Krankenhaus" makes a second '
@@ -85,27 +84,19 @@ NOT_YET: dict[str, str] = {
     "retired-teacher-seventieth-garden-party": _CLOSED_THE_DAY_AFTER,
     "student-nurse-practical-exam-care-plan-earlier": _CLOSED_THE_DAY_AFTER,
     # the eleventh batch's dev half (tests/data/fresh/BRIEF.md, "Eleventh batch")
-    "actor-whats-still-open-this-week": "\"what's still open this week?\" is answered without the week's two, and the "
-    "KSK estimate reported sent is not read as done",
-    "board-game-prototype-lucca-called-off": "the guesthouse's cancellation, which the story keeps silent, is told in "
-    "the next morning's briefing",
-    "dog-breeder-crufts-ignored": "the passport check's day-before heads-up falls inside the quiet weeks after the "
-    "user ignored the plan",
-    "food-truck-christmas-market-potsdam-yes-but-hygiene": "a four-week Christmas market stall, its plan asked for, is "
-    "no kind of event the rules know, so nothing is planned",
-    "lorry-driver-tachograph-card-after-new-year": '"Der Antrag für die neue muss spätestens am 14. Januar beim LABO '
-    "sein\" becomes an official deadline's plan for the card's expiry, not one task due the 14th",
-    "mail-chimney-sweep-fee-not-before-payday": '"nerv mich vorher nicht damit" after a yes with a change moves the '
-    "day, but the task's heads-ups before it still come (a task has no quiet time of its own to propose)",
-    "mail-integration-test-teacher-registered-class": "a phishing mail about renewing a residence title online "
-    "becomes a renewal task, and a registration the user says is done for them waits in briefings until it lapses",
-    "mail-physio-practice-approval-missing-documents": "a mail listing what is missing for an approval, and the "
-    "opening date said in chat, are read as the wrong tasks",
-    "pensioner-golden-wedding-party-for-his-wife": "the invitations, due six weeks before the party, are raised only "
-    "the day before their day: a plan's steps keep only their nearest heads-up (a week's notice for steps due before "
-    "the event's first raise was tried and left out: it broke the attention budget of an ignored trip)",
-    "photographer-bellagio-wedding-moved-to-november": "the plan for the moved shoot is not answered and lapses with a "
-    "notice, so nothing raises the new dates in their last week",
+    "food-truck-christmas-market-potsdam-yes-but-hygiene": '"both helpers did the Belehrung at the Gesundheitsamt '
+    'this morning" is not read as the hygiene training done (a deed said of others, "the helpers did")',
+    "mail-physio-practice-approval-missing-documents": '"put the opening in my calendar, wednesday 1 december" '
+    "becomes a medical plan (the rules propose no calendar event), and the mail is told without what is missing",
+    "photographer-bellagio-wedding-moved-to-november": "the shoot moved to November is raised three weeks ahead on "
+    "the very day it was first planned for, inside the story's quiet window on the old dates",
+    # the twelfth batch's dev half (tests/data/fresh/BRIEF.md, "Twelfth batch")
+    "exchange-year-daughter-auckland-yes-but-visa": '"visa application is submitted!! … and the travel health '
+    'insurance is done too" finishes the insurance only (two deeds in two sentences)',
+    "mail-yoga-studio-music-licence-fee-not-before-the-19th": '"pero no antes del 19" is a day the rules cannot read '
+    "in Spanish, so the fee's heads-ups come before the 19th the user asked for",
+    "student-from-mexico-testdaf-earlier-permit-papers-later": "two changes in one message (the TestDaF pulled "
+    "forward, the papers pushed back) become one, and the week-ahead heads-ups fall in the story's quiet stretch",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))
