@@ -172,23 +172,36 @@ def test_a_decision_on_an_item_twice_in_one_run_is_refused(scripted):
     assert [(d.action, d.items) for d in DecisionRow.select()] == [("reject", [2])]
 
 
-def test_move_the_flights_one_becomes_a_modify_with_the_users_words(scripted):
+def flights_to_march(ctx) -> dict:
+    """A modify run's answer: the proposal again, its flights due 1 March."""
+    flights = next(i for i in ctx["proposal"]["items"] if i["args"].get("title") == "Book flights")
+    return {
+        "tool_calls": [
+            call(i["tool"], **dict(i["args"], due="2027-03-01") if i is flights else i["args"])
+            for i in ctx["proposal"]["items"]
+        ]
+    }
+
+
+def answering_with(action: str, changes: str | None, on_modify):
+    """A model that proposes the dentist plan for "plan …", answers the user with one decide call (`action` with
+    `changes`, their words when None) and a modify run with `on_modify(ctx)`."""
+
     def decide(ctx, body):
         stimulus = ctx["stimulus"]
-        if stimulus["kind"] == "modify":  # the gate handed the words back: propose the replacement
-            flights = next(i for i in ctx["proposal"]["items"] if i["args"].get("title") == "Book flights")
-            return {
-                "tool_calls": [
-                    call(i["tool"], **dict(i["args"], due="2027-03-01") if i is flights else i["args"])
-                    for i in ctx["proposal"]["items"]
-                ]
-            }
+        if stimulus["kind"] == "modify":
+            return on_modify(ctx)
         if stimulus["text"].startswith("plan"):
             return {"tool_calls": PLAN}
         (pending,) = ctx["pending_proposals"]
-        return {"tool_calls": [call("decide", proposal=pending["id"], action="modify", changes=stimulus["text"])]}
+        said = stimulus["text"] if changes is None else changes
+        return {"tool_calls": [call("decide", proposal=pending["id"], action=action, changes=said)]}
 
-    app, server = scripted(decide)
+    return decide
+
+
+def test_move_the_flights_one_becomes_a_modify_with_the_users_words(scripted):
+    app, server = scripted(answering_with("modify", None, flights_to_march))
     say(app, "plan my dentist visit")
     original = Approval.get()
     say(app, "move the flights one to March")
@@ -204,23 +217,11 @@ def test_move_the_flights_one_becomes_a_modify_with_the_users_words(scripted):
 
 
 def test_a_yes_with_a_change_is_an_approve_with_changes_and_the_change_is_approved_as_made(scripted):
-    def decide(ctx, body):
-        stimulus = ctx["stimulus"]
-        if stimulus["kind"] == "modify":
-            assert stimulus["payload"]["agreed"] is True  # the model sees that the user already said yes
-            flights = next(i for i in ctx["proposal"]["items"] if i["args"].get("title") == "Book flights")
-            return {
-                "tool_calls": [
-                    call(i["tool"], **dict(i["args"], due="2027-03-01") if i is flights else i["args"])
-                    for i in ctx["proposal"]["items"]
-                ]
-            }
-        if stimulus["text"].startswith("plan"):
-            return {"tool_calls": PLAN}
-        (pending,) = ctx["pending_proposals"]
-        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="flights by March")]}
+    def on_modify(ctx):
+        assert ctx["stimulus"]["payload"]["agreed"] is True  # the model sees that the user already said yes
+        return flights_to_march(ctx)
 
-    app, server = scripted(decide, after=lambda body: {"text": ""})
+    app, server = scripted(answering_with("approve", "flights by March", on_modify), after=lambda body: {"text": ""})
     say(app, "plan my dentist visit")
     original = Approval.get()
     before = len(texts(app))
@@ -239,16 +240,8 @@ def test_a_yes_with_a_change_is_an_approve_with_changes_and_the_change_is_approv
 
 
 def test_a_yes_with_a_change_the_model_could_not_make_approves_the_proposal_as_it_was(scripted):
-    def decide(ctx, body):
-        stimulus = ctx["stimulus"]
-        if stimulus["kind"] == "modify":
-            return {"text": ""}  # no replacement proposed
-        if stimulus["text"].startswith("plan"):
-            return {"tool_calls": PLAN}
-        (pending,) = ctx["pending_proposals"]
-        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="the nice dentist")]}
-
-    app, server = scripted(decide, after=lambda body: {"text": ""})
+    no_replacement = answering_with("approve", "the nice dentist", lambda ctx: {"text": ""})
+    app, server = scripted(no_replacement, after=lambda body: {"text": ""})
     say(app, "plan my dentist visit")
     original = Approval.get()
     before = len(texts(app))
@@ -261,16 +254,8 @@ def test_a_yes_with_a_change_the_model_could_not_make_approves_the_proposal_as_i
 
 
 def test_a_yes_that_leaves_something_out_which_the_model_could_not_do_approves_nothing(scripted):
-    def decide(ctx, body):
-        stimulus = ctx["stimulus"]
-        if stimulus["kind"] == "modify":
-            return {"text": ""}  # no replacement: "not the insurance" was not made
-        if stimulus["text"].startswith("plan"):
-            return {"tool_calls": PLAN}
-        (pending,) = ctx["pending_proposals"]
-        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="not the insurance")]}
-
-    app, server = scripted(decide, after=lambda body: {"text": ""})
+    no_replacement = answering_with("approve", "not the insurance", lambda ctx: {"text": ""})
+    app, server = scripted(no_replacement, after=lambda body: {"text": ""})
     say(app, "plan my dentist visit")
     original = Approval.get()
     say(app, "yes, but not the insurance one")
@@ -281,16 +266,10 @@ def test_a_yes_that_leaves_something_out_which_the_model_could_not_do_approves_n
 
 
 def test_a_yes_whose_change_came_back_as_the_same_items_is_approved_and_says_the_change_was_not_made(scripted):
-    def decide(ctx, body):
-        stimulus = ctx["stimulus"]
-        if stimulus["kind"] == "modify":  # the model proposes the same plan again
-            return {"tool_calls": [call(i["tool"], **i["args"]) for i in ctx["proposal"]["items"]]}
-        if stimulus["text"].startswith("plan"):
-            return {"tool_calls": PLAN}
-        (pending,) = ctx["pending_proposals"]
-        return {"tool_calls": [call("decide", proposal=pending["id"], action="approve", changes="the nice dentist")]}
+    def same_again(ctx):
+        return {"tool_calls": [call(i["tool"], **i["args"]) for i in ctx["proposal"]["items"]]}
 
-    app, server = scripted(decide, after=lambda body: {"text": ""})
+    app, server = scripted(answering_with("approve", "the nice dentist", same_again), after=lambda body: {"text": ""})
     say(app, "plan my dentist visit")
     before = len(texts(app))
     say(app, "yes, but the nice dentist")
