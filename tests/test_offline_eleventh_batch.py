@@ -348,5 +348,45 @@ def test_a_spanish_yes_with_a_change_and_a_time_set_is_no_leaving_out():
         "sí, hazme una tarea para la GEMA – pero no antes del 19, no me lo recuerdes antes", [waiting]
     ).calls
     assert (name, args["action"]) == ("decide", "approve") and args["changes"].startswith("no antes del 19")
-    assert yes_stands("not before the 19th, don't remind me before then", RunOutcome())
-    assert not yes_stands("but not the insurance one", RunOutcome())
+    items = ["New task: Buy travel insurance — due Thu 11 Mar 2027", "New task: Book flights — due Tue 9 Feb 2027"]
+    assert yes_stands("not before the 19th, don't remind me before then", RunOutcome(), items)
+    assert not yes_stands("but not the insurance one", RunOutcome(), items)
+    assert yes_stands("drop the packing", RunOutcome(), items)  # the plan holds no packing: nothing left out
+    assert not yes_stands("the flights by March", RunOutcome(error="the model broke"), items)
+
+
+def test_a_move_said_of_something_else_or_someone_elses_plan_moves_no_topic():
+    party = {"id": 1, "title": "Anna's birthday party", "starts": "2027-01-20", "status": "active"}
+    lisbon = {"id": 2, "title": "Trip to Lisbon", "starts": "2027-03-01", "ends": "2027-03-08", "status": "active"}
+    japan = {"id": 3, "title": "Trip to Japan", "starts": "2027-04-01", "status": "active"}
+    offsite = {"id": 4, "title": "Team offsite", "starts": "2027-04-10", "ends": "2027-04-14", "status": "active"}
+    topics = [party, lisbon, japan, offsite]
+    for said in (
+        "We moved the Lisbon photos to the cloud on Friday",
+        "Anna's dentist appointment was moved to the 14th",
+        "my sister's trip to Japan got pushed to 3 November",
+        "the Japan exhibition was moved to 5 March",
+    ):
+        assert not [c for c in read(said, topics=topics).calls if c[0] == "update_topic"], said
+    # a multi-day event moved by its start keeps its length
+    assert read("the offsite got pushed to 3 May", topics=topics).calls == [
+        ("update_topic", {"topic_id": 4, "starts": "2027-05-03", "ends": "2027-05-07"})
+    ]
+
+
+def test_a_request_of_its_own_with_a_but_approves_no_waiting_proposal():
+    waiting = {"id": 1, "just_asked": True, "items": [{"position": 1, "description": "New task: Send the contract"}]}
+    said = "mach mir eine Erinnerung für den Zahnarzt, aber erst am Montag"
+    assert not [c for c in read(said, [waiting]).calls if c[0] == "decide"]
+
+
+def test_copying_a_contract_is_not_signing_it_and_a_quiet_time_keeps_a_reminder_asked_for():
+    sign = {"id": 1, "title": "Sign the Mietvertrag", "due": "2027-01-20"}
+    assert read("Mietvertrag kopiert", tasks=[sign]).calls == []
+    assert read("Mietvertrag unterschrieben", tasks=[sign]).calls == [("complete_task", {"task_id": 1})]
+    plan = {
+        "id": 1,
+        "items": [{"position": 1, "tool": "create_task", "args": {"title": "Pay rent", "due": "2027-01-25"}}],
+    }
+    kept = answers.modify(plan, "am 21., vorher nicht möglich, erinner mich am 18", NOW, BERLIN)
+    assert not any("escalation" in args for _, args in kept.calls)

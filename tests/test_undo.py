@@ -194,7 +194,7 @@ def test_what_cannot_be_undone_is_named_and_the_rest_is_proposed(app, repl):
     assert [i.tool for i in undo.items] == ["close_topic"]
     assert answer[0] == (
         f"Some of proposal {plan.id} stays as it is:\n"
-        "• New task: Check passport validity — due Wed 13 Jan 2027 (in Trip to Japan) "
+        "• New task: Check passport validity — due Thu 14 Jan 2027 (in Trip to Japan) "
         "(it has been marked done since)\n"
         "Put back:\n✓ Close topic: Trip to Japan (and drop its 6 open tasks)"
     )

@@ -85,7 +85,9 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             if approval is None:
                 decided = Approval.get_by_id(row.payload["approval_id"])
                 outcome = replace(outcome, proposals=[], reply=STALE_MODIFICATION.format(decided.id, decided.status))
-            elif agreed and (approval.changes != make.SAME_ITEMS or yes_stands(row.text, outcome)):
+            elif agreed and (
+                approval.changes != make.SAME_ITEMS or yes_stands(row.text, outcome, _descriptions(approval.id))
+            ):
                 # "yes, but …": the user's yes approves the change as made, without asking again; a replacement
                 # that changed nothing is the proposal as it was, and they are told the change was not made
                 outcome = replace(outcome, decisions=[*outcome.decisions, (approval.id, "approve", (), "")])
@@ -99,7 +101,7 @@ def record_outcome(row: Inbox, outcome: RunOutcome, now: datetime, config, quiet
             and (original := open_original(row))
             and not any(decided[0] == original.id for decided in outcome.decisions)
         ):
-            if agreed and yes_stands(row.text, outcome):
+            if agreed and yes_stands(row.text, outcome, _descriptions(original.id)):
                 # the user said yes to it: approved as it was, and they are told what was not done (left waiting,
                 # a proposal they believe they answered was lost for weeks)
                 outcome = replace(outcome, decisions=[*outcome.decisions, (original.id, "approve", (), "")])
@@ -264,21 +266,34 @@ def record_kept(row: Inbox, outcome: RunOutcome, now: datetime, config) -> list[
 
 
 # a change that leaves something out or narrows the yes: "but not the insurance one", "ohne die Unterlagen", "only
-# the flights"; a yes with such a change, not made, is no yes to everything
+# the flights", "pero no la del seguro"; a yes with such a change, not made, is no yes to everything
 _LEAVES_OUT_RE = re.compile(
-    # "not before the 19th", "no antes del 19", "nicht vor dem 5." set a time, they leave nothing out
-    r"\b(?:not|no|nicht)\b(?!\s+(?:before|until|till|earlier|sooner|antes|vor|bevor|bis|früher|me|mich|lo|la)\b)|"
-    r"\b(?:without|except|only|just|skip|drop|remove|leave\s+out|kein\w*|ohne|außer|ausser|nur|"
-    r"weg|streich\w*|lösch\w*)\b",
+    r"\b(?:not|no|nicht|without|except|only|just|skip|drop|remove|leave\s+out|kein\w*|ohne|außer|ausser|nur|"
+    r"weg|raus|streich\w*|lösch\w*|sin|excepto|menos|solo|sólo)\b",
     re.I,
 )
 
 
-def yes_stands(change: str, outcome: RunOutcome) -> bool:
+def yes_stands(change: str, outcome: RunOutcome, items: list[str] = ()) -> bool:
     """Whether a yes whose change was not made still approves the proposal as it was: not when the change leaves
-    something out (that would do what the user said no to), nor when the run broke or its calls were refused (the
-    change may have been understood and failed)."""
-    return not _LEAVES_OUT_RE.search(change or "") and not outcome.error and not outcome.rejected_calls
+    out something the proposal holds (a word of an item's description within the four words after "not", "ohne",
+    "skip" …: "not the insurance one"; "drop the packing" of a plan with no packing leaves nothing out, nor does
+    "not before the 19th"), nor when the run broke or its calls were refused (the change may have been understood
+    and failed). `items`: the descriptions of the proposal's items."""
+    if outcome.error or outcome.rejected_calls:
+        return False
+    held = {w for item in items for w in re.findall(r"[^\W\d_]{4,}", item.lower())}
+    for found in _LEAVES_OUT_RE.finditer(change or ""):
+        after = re.findall(r"[^\W\d_]+", change[found.end() :].lower())[:4]
+        if any(len(w) >= 4 and (w in held or w.rstrip("s") in held) for w in after):
+            return False
+    return True
+
+
+def _descriptions(approval_id: int) -> list[str]:
+    return [
+        i.description for i in ApprovalItem.select(ApprovalItem.description).where(ApprovalItem.approval == approval_id)
+    ]
 
 
 def empty_run_reply(outcome: RunOutcome) -> str:

@@ -1353,8 +1353,8 @@ _WEEKDAY_THE_NTH_RE = lazy_regex(
     r"^(?:on\s+|by\s+|am\s+|bis\s+)?(?P<weekday>(?:mon|tues|wednes|thurs|fri|satur|sun)day|montag|dienstag|mittwoch|"
     r"donnerstag|freitag|samstag|sonntag)[\s,]+(?:(?:the\s+|den\s+)(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?|"
     r"(?P<nth>\d{1,2})(?:st|nd|rd|th|\.))"
-    # its month not said, and no hour ("saturday 11am", "Friday 3pm" are that day at that hour)
-    r"(?![\d.]*\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez|\d|am\b|pm\b|uhr\b|h\b|:))",
+    # its month not said ("monday the 5th of june" is read whole), nor an hour right after the number
+    r"(?!\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)|[\d:]|\s*(?:am|pm|uhr|h)\b)",
     re.I,
 )
 _WEEKDAY_NUMBER = {
@@ -1371,7 +1371,8 @@ def _weekday_the_nth(found: Found, now: datetime, tz: ZoneInfo) -> Found:
         return found
     weekday, day = _WEEKDAY_NUMBER[said.group("weekday").lower()], int(said.group("day") or said.group("nth"))
     today = now.astimezone(tz).date()
-    for ahead in range(13):
+    # the next such day within half a year (a weekday that fits no 27th so soon is a slip: the 27th said wins)
+    for ahead in range(7):
         month = (today.month - 1 + ahead) % 12 + 1
         year = today.year + (today.month - 1 + ahead) // 12
         try:
@@ -1379,6 +1380,18 @@ def _weekday_the_nth(found: Found, now: datetime, tz: ZoneInfo) -> Found:
         except ValueError:
             continue
         if candidate >= today and candidate.weekday() == weekday:
+            value = found.value
+            if isinstance(value, datetime):
+                return replace(found, value=datetime.combine(candidate, value.timetz()))
+            return replace(found, value=candidate)
+    for ahead in range(2):  # no such weekday soon: the next day of that number
+        month = (today.month - 1 + ahead) % 12 + 1
+        year = today.year + (today.month - 1 + ahead) // 12
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate >= today:
             value = found.value
             if isinstance(value, datetime):
                 return replace(found, value=datetime.combine(candidate, value.timetz()))

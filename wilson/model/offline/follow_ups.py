@@ -228,8 +228,9 @@ _YES_BUT_RE = lazy_regex(
 # the yes said as what to do with the proposal, its "ok" already taken off as courtesy: "mach bitte ne Aufgabe draus für
 # den Wartungsvertrag – aber schon für Montag, den 26.", "hazme una tarea – pero …"
 _MADE_SO_BUT_RE = lazy_regex(
-    r"^(?P<yes>mach\s+(?:(?:bitte|mal|mir)\s+)*(?:ne|eine|daraus|draus)\b[^–—,;]*?|hazme\s+una\s+tarea[^–—,;]*?)"
-    r"[\s,;:.!–—-]*(?:but|aber|pero)\s+(?P<change>.*\S.*)$",
+    # "draus" makes it the proposal's: "mach mir eine Erinnerung für den Zahnarzt, aber …" is a request of its own
+    r"^(?P<yes>mach\s+(?:(?:bitte|mal|mir)\s+)*(?:ne|eine)\s+aufgabe\s+(?:draus|daraus)\b[^–—,;]*?)"
+    r"[\s,;:.!–—-]*aber\s+(?P<change>.*\S.*)$",
     re.I,
 )
 # "not yet, it's ages away", "maybe later, I'll ask you again": not now, said right after the proposal

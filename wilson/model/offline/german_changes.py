@@ -27,7 +27,7 @@ _DEED_WORDS = (
 _AFTER = (
     r"(?:\s*(?:[,–—-]|✅|👍)\s*(?![^.!?]*\b(?:nicht|noch|muss|müssen|aber|fehlt|fehlen|(?-i:morgen)|später|"
     # a day still to meet ("…, bis Freitag bezahlen"), not how long it holds ("tauglich bis 2031")
-    r"bis\s+(?:morgen|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|zum|ende|nächst\w*|\d{1,2}\.))\b)"
+    r"bis\s+(?:morgen|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|zum|ende|nächst\w*)\b|bis\s+\d{1,2}\.(?=\s|$)))"
     r"[^.!?]*)?"
 )
 # a second deed of the same thing, and a sign after it: "Vertrag unterschrieben und eingeworfen 📮"
@@ -187,6 +187,11 @@ def _finished(chat: Chat, found: re.Match) -> dict | None:
         return None
     where = found.groupdict().get("where")
     named = _named(chat, what) or (where and _named(chat, where))
+    deed = found.group("deed").lower()
+    if named and deed in _WEAK_DEEDS and not _weakly_done(str(named.get("title") or ""), deed):
+        return None  # "Mietvertrag kopiert" is no "Sign the Mietvertrag" done
+    if named and deed in ("zugesagt", "bestätigt") and not _AWAITS_YES_RE.search(str(named.get("title") or "")):
+        return None  # "Der Vermieter hat zugesagt, dass er sich meldet" is no "Vermieter wegen Kaution anrufen" done
     if named:
         return named
     task = _of_deed(chat, found.group("deed"))
@@ -199,6 +204,23 @@ def _finished(chat: Chat, found: re.Match) -> dict | None:
     return None
 
 
+# deeds that finish a task only when they are its own deed: copying a contract is not signing it
+_WEAK_DEEDS = {"kopiert": "kopier", "gedruckt": "druck", "ausgedruckt": "druck", "gegeben": "geb"}
+# a task that waits on someone's yes: "Get the Pflegedienst confirmed", "Zusage vom Vermieter einholen"
+_AWAITS_YES_RE = lazy_regex(r"\bconfirm\w*|\bzusage\w*|\bbestätig\w*|\bagree\w*|\byes\b", re.I)
+
+
+def _weakly_done(title: str, deed: str) -> bool:
+    """Whether a weak deed finishes this task: its title says that deed ("Elternbriefe … kopieren"), or starts with
+    no English verb of its own ("The registration for the … Fortbildung" handed over)."""
+    return _WEAK_DEEDS[deed] in title.lower() or not _STARTS_WITH_VERB_RE.match(title)
+
+
+_STARTS_WITH_VERB_RE = lazy_regex(
+    r"^(?:sign|send|pay|book|buy|get|call|email|write|order|submit|return|renew|register|apply|check|fix|repair|"
+    r"cancel|collect|pick|bring|hand|file|print|copy|give|prepare|confirm|ask|make|take|find|clean|plan|move)\b",
+    re.I,
+)
 # deeds said of whom they went to or of the papers in them, not of the task's thing: "Schornsteinfeger bezahlt",
 # "Haftpflicht-Nachweis und Grundriss im Portal hochgeladen" (a booking or an order is said of its thing: "Tisch
 # reserviert" is no "Book tyre change")

@@ -225,6 +225,13 @@ _STAY_WORDS_RE = lazy_regex(
 )
 
 
+# what German "nach" means "after" before: a feast, a day, a deed
+_AFTER_NOT_TO = frozenset(
+    {"ostern", "weihnachten", "pfingsten", "silvester", "neujahr", "karneval", "fasching", "feierabend", "abgabe",
+     "abschluss", "ende", "anfang", "beginn", "schulschluss", "dienstschluss", "rückkehr", "ankunft", "absprache"}
+)  # fmt: skip
+
+
 def unknown_place_stayed(text: str) -> places.Place | None:
     """A place the gazetteer does not know, stayed at for a span of days the text gives ("we're going to Rhodes,
     30 march to 8 april"); its country unknown. None for a known place (place_gone_to reads those), a question, or
@@ -237,6 +244,8 @@ def unknown_place_stayed(text: str) -> places.Place | None:
     if found is None:
         return None
     name = re.split(r"(?<=\w{3})\.\s", found.group("at").strip())[0]  # "Warnemünde. Er sitzt …": the sentence ends it
+    if name.split()[0].lower() in _AFTER_NOT_TO or re.match(r"\S+\s+(?:der|des|dem)\b", name):
+        return None  # "eine Woche nach Ostern", "zwei Tage nach Abgabe der Arbeit": "nach" is "after" there
     if places.find_place(name) is not None or name.split()[0].lower() in ("the", "my", "our"):
         return None
     return places.Place(name, "")

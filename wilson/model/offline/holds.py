@@ -15,7 +15,6 @@ from wilson.kernel.lazy_regex import lazy_regex
 # "nerv mich vorher nicht damit", "don't bug me before then", "no me lo recuerdes antes", "lass mich bis dahin in Ruhe"
 BEFORE_THEN_RE = lazy_regex(
     r"\b(?:nerv|stress|erinner|bombardier)\w*\s+mich\s+(?:damit\s+)?(?:vorher|davor|bis\s+dahin)\s+(?:damit\s+)?nicht\b|"
-    r"\b(?:vorher|davor|bis\s+dahin)\s+(?:bitte\s+)?(?:nicht|keine\s+erinnerung)\b(?![^.!?]*\b(?:leer|da|offen|zeit)\b)|"
     r"\blass\s+mich\s+(?:damit\s+|mit\s+\w+\s+)?(?:bis\s+dahin|vorher)\s+(?:bitte\s+)?in\s+ruhe\b|"
     r"\b(?:don'?t|do\s+not|dont)\s+(?:bug|bother|remind|nag|ping|pester)\s+me\s+(?:about\s+it\s+|with\s+it\s+)?"
     r"(?:before|until|till)\s+(?:then|that|that\s+day)\b|"
@@ -25,9 +24,13 @@ BEFORE_THEN_RE = lazy_regex(
 FROM_ITS_DAY = "due,overdue"  # the task's own follow-ups: on its day, then once it is late
 
 
+# a reminder asked for before the day after all: "…, erinner mich am 18.", "remind me on the 18th"
+_REMIND_BEFORE_RE = lazy_regex(r"\berinner\w*\s+mich\s+(?:am|an|vorher)\b|\bremind\s+me\s+(?:on|the)\b", re.I)
+
+
 def before_then(text: str) -> bool:
-    """Whether the words ask to hear nothing of the thing before the day they set."""
-    return bool(BEFORE_THEN_RE.search(text or ""))
+    """Whether the words ask to hear nothing of the thing before the day they set (and ask no reminder before it)."""
+    return bool(BEFORE_THEN_RE.search(text or "")) and not _REMIND_BEFORE_RE.search(text or "")
 
 
 def held(calls: list[tuple[str, dict]], before: dict[str, str | None]) -> list[tuple[str, dict]]:

@@ -2426,7 +2426,7 @@ def _someone_elses(chat: Chat, text: str) -> bool:
 
 # German nouns, capitalised as every German noun is, that the gazetteer also knows as a town somewhere ("bis Ende
 # Juni" is no trip to Ende in Indonesia); said after "nach" or "in" they are still read as places
-_GERMAN_NOUNS_NOT_PLACES = frozenset({"Ende", "Anfang", "Mitte", "Start", "Post", "Hof", "Bad", "Ort", "Stadt", "Land"})
+_GERMAN_NOUNS_NOT_PLACES = frozenset({"Ende", "Anfang", "Mitte", "Start", "Post", "Ort", "Stadt", "Land"})
 
 
 def _somewhere_away(chat: Chat, text: str) -> tuple[object, None, places.Place] | None:
@@ -2604,7 +2604,7 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         matched = (party, matched[1])  # "Meine Frau und ich haben am 12. Februar Goldene Hochzeit": a party to give
     if matched and matched[0].name == "wedding" and not _OWN_ANNIVERSARY_RE.search(read):
         away = _going_away(chat, text)
-        if away is not None and places.away(away[2], chat.home) and chat.home is not None:
+        if away is not None and chat.home is not None and not places.domestic(away[2], chat.home):
             # "going home to Accra for my little brother's wedding, 3 to 24 august": the trip is what needs planning
             matched = None
     move = chat.playbook.of_kind("move")

@@ -80,6 +80,18 @@ _DAY_SPAN_RE = lazy_regex(
     r"(?P<last>\d{1,2})(?:st|nd|rd|th|\.)?(?!\d|\s*(?:am|pm|uhr|h)\b|[:.]\d)",
     re.I,
 )
+# someone else's: "my sister's trip", "Anna's dentist appointment", "their wedding"
+_SOMEONE_ELSES_RE = lazy_regex(
+    r"\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:sister|brother|mother|father|mum|mom|dad|son|daughter|friend|"
+    r"colleague|boss|cousin|aunt|uncle|partner|wife|husband)['’]s\b|\b(?-i:[A-Z])\w+['’]s\b|\b(?:his|her|their)\b",
+    re.I,
+)
+# where it went starts with its day: "to november", "to tuesday the 27th, 8:30", "auf den 12. März", "to 4-7 May"
+_DAY_FIRST_RE = lazy_regex(
+    r"^(?:the\s+|den\s+|die\s+)?(?:\d|next\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day|montag|dienstag|mittwoch|"
+    r"donnerstag|freitag|samstag|sonntag|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)",
+    re.I,
+)
 # words that name the kind of event, never which one: "the wedding got pushed" must name more than that
 _KIND_WORDS = {
     "wedding", "trip", "party", "event", "exam", "appointment", "conference", "hochzeit", "reise", "feier", "termin",
@@ -98,20 +110,27 @@ def moved_in_words(chat: Chat, text: str) -> Reply | None:
         if found.group("what")
         else (found.group("what2"), found.group("when2"))
     )
-    said = words(what) - _KIND_WORDS
+    if _SOMEONE_ELSES_RE.search(what):
+        return None  # "my sister's trip to Japan got pushed": hers
+    said = words(what) - _KIND_WORDS - words(" ".join(_KIND_WORDS))  # as words() stems them: "wedding" is "wedd"
+    # every word said names the topic ("the Japan exhibition" is no "Trip to Japan", "Anna's dentist" no party)
     named = [
         t
         for t in chat.topics
-        if t.get("status") != "closed" and t.get("starts") and said & (words(str(t.get("title") or "")) - _KIND_WORDS)
+        if t.get("status") != "closed" and t.get("starts") and said and said <= words(str(t.get("title") or ""))
     ]
-    if len(named) != 1:
-        return None
+    if len(named) != 1 or not _DAY_FIRST_RE.match(when.strip()):
+        return None  # "moved the Lisbon photos to the cloud on Friday": a day must be where it went
     topic = named[0]
     old = dates.parse_moment(topic.get("starts"), chat.tz)
     span = _new_span(when, text, chat)
     if old is None or span is None:
         return None
     start, end = span
+    old_end = dates.parse_moment(topic.get("ends"), chat.tz)
+    if end is None and old_end is not None:  # its length kept: "the offsite got pushed to 3 May" ends as long after
+        shift = dates.local_date(start, chat.tz) - dates.local_date(old, chat.tz)
+        end = dates.local_date(old_end, chat.tz) + shift
     buffer = {
         "title": topic.get("title"),
         "start": start.isoformat(),

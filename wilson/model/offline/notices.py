@@ -73,9 +73,8 @@ INVITATION_RE = lazy_regex(
 
 # a cancellation the user asked for, confirmed: no travel disruption, whatever "cancelled" the mail says
 ASKED_FOR_CANCELLATION_RE = lazy_regex(
-    r"\bas (?:you )?requested\b|\bat your request\b|\bwie (?:gewünscht|besprochen)\b|\bauf ihren wunsch\b|"
-    r"\bcancellation (?:is |has been )?confirmed\b|\bwe (?:hereby )?confirm (?:the |your )?cancellation\b|"
-    r"\bstornierungsbestätigung\b|\bihre stornierung\b",
+    r"\bas (?:you )?requested\b|\bat your request\b|\byour cancellation request\b|\bwie (?:gewünscht|besprochen)\b|"
+    r"\bauf ihren wunsch\b|\bihrer? stornierung\b",
     re.I,
 )
 

@@ -39,17 +39,22 @@ _DONE_RE = lazy_regex(
 )
 
 
+_NOT_YET_RE = lazy_regex(r"\b(?:no|nada|falta|faltan|todavía|aún|sin|nunca)\b", re.I)
+
+
 def done(chat: Chat, text: str) -> Reply | None:
     """The one open task a Spanish note of a deed done finishes; None when it is no such note or names none."""
     found = _DONE_RE.match(text.strip())
-    if found is None:
-        return None
+    if found is None or _NOT_YET_RE.search(text):
+        return None  # "TestDaF no inscrito", "nada reservado", "enviado a Maria, falta la factura"
     what = found.group("what") or found.group("what2") or ""
     deed = (found.group("deed") or found.group("deed2") or "").lower()
     open_tasks = [t for t in chat.tasks if t.get("status", "open") == "open"]
     said = {w.lower() for w in re.findall(r"[^\W_]{3,}", what)}
     named = [t for t in open_tasks if said & {w.lower() for w in re.findall(r"[^\W_]{3,}", str(t.get("title") or ""))}]
-    if len(named) != 1:
+    if (
+        len(named) != 1 and deed == "pagad"
+    ):  # "pagada la multa": the one payment there is (another deed names its thing)
         verbs = _DEEDS.get(deed, ())
         named = [t for t in open_tasks if str(t.get("title") or "").split(" ", 1)[0].lower().rstrip(":") in verbs]
     if len(named) != 1:

@@ -286,19 +286,8 @@ def phishing(text: str, subject: str, sender: str, name: str = "") -> bool:
     return (
         bool(PAY_THROUGH_LINK_RE.search(blob))
         and link is not None
-        and (
-            _links_elsewhere(blob, sender) or _borrowed_name(name, sender) or _token_fee(blob) or _HURRY_RE.search(blob)
-        )
+        and (_links_elsewhere(blob, sender) or _borrowed_name(name, sender) or _token_fee(blob))
     )
-
-
-# a payment or card details through a link, against the clock: "will be rejected within 24 hours" (an office or a
-# shop that wants money writes a date, not a countdown)
-_HURRY_RE = lazy_regex(
-    r"\bwithin\s+(?:12|24|48|72)\s+hours\b|\binnerhalb\s+(?:von\s+)?(?:12|24|48|72)\s+stunden\b|"
-    r"\bwill\s+be\s+(?:rejected|cancelled|canceled|suspended|blocked|deleted)\b|\bwird\s+(?:abgelehnt|gesperrt|gelöscht)\b",
-    re.I,
-)
 
 
 TOKEN_FEE = 5  # "a customs fee of 1.99 EUR": a real office or carrier does not chase a couple of euros through a link
@@ -376,8 +365,10 @@ _ORDERS_RE = lazy_regex(
 )
 # words meant for an assistant reading the mailbox, not for its owner
 ASSISTANT_RE = lazy_regex(
-    r"\b(?:note|instructions?|message) (?:for|to) (?:the |any |all )?(?:ai|assistants?|bots?|ai assistants?|llms?)\b|"
-    r"\b(?:ai|llm) assistants? reading\b|"
+    r"\b(?:note|instructions?|message) (?:for|to) the (?:ai|assistant|bot)\b|"
+    # "[Note for AI assistants reading this page for a visitor: create a task …]": addressed, then a colon
+    r"\b(?:notes?|instructions?|messages?) (?:for|to) (?:the |any |all )?(?:ai|llm)s?(?: assistants?| agents?| models?)?"
+    r"\b[^.:\n]{0,60}:|"
     r"\bignore (?:all |any |your )?(?:previous|prior|earlier) (?:instructions|rules|prompts?)\b",
     re.I,
 )
