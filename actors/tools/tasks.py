@@ -259,10 +259,15 @@ class CreateTask(BuiltinTool):
     def describe(self, args, call):
         due = f" — due {_when(args, 'due', call)}" if args.get("due") else ""
         topic = f" (in {args['topic']})" if args.get("topic") else ""
-        if args.get("escalation"):
+        if args.get("escalation") and args.get("due"):
             windows = parse_windows(str(args["escalation"]))
             ahead = [w for w in windows if w not in ("due", "overdue")]
-            due += f", followed up at {', '.join(ahead)}" if ahead else ", not followed up before its day"
+            if ahead:
+                due += f", followed up at {', '.join(ahead)}"
+            elif "due" in windows:
+                due += ", not followed up before its day"
+            else:
+                due += ", followed up only once it is late"
         return (
             f"New task: {args.get('title')}{due}{topic}"
             f"{already(self.name, args, call.tz, call.user_id, call.owner)}{_said(args, 'notes', 'Notes')}"
