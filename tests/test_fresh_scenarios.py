@@ -93,6 +93,8 @@ NOT_YET: dict[str, str] = {
     # the twelfth batch's dev half (tests/data/fresh/BRIEF.md, "Twelfth batch")
     "exchange-year-daughter-auckland-yes-but-visa": '"visa application is submitted!! … and the travel health '
     'insurance is done too" finishes the insurance only (two deeds in two sentences)',
+    "hospital-porter-home-to-accra-ignored": "a fake eVisa office's mail asking for card details within 24 hours, "
+    "through a link of its own domain, is told: a countdown alone is no sign of phishing (real booking sites write so)",
     "mail-yoga-studio-music-licence-fee-not-before-the-19th": '"pero no antes del 19" is a day the rules cannot read '
     "in Spanish, so the fee's heads-ups come before the 19th the user asked for",
     "student-from-mexico-testdaf-earlier-permit-papers-later": "two changes in one message (the TestDaF pulled "
