@@ -91,8 +91,6 @@ NOT_YET: dict[str, str] = {
     "photographer-bellagio-wedding-moved-to-november": "the shoot moved to November is raised three weeks ahead on "
     "the very day it was first planned for, inside the story's quiet window on the old dates",
     # the twelfth batch's dev half (tests/data/fresh/BRIEF.md, "Twelfth batch")
-    "exchange-year-daughter-auckland-yes-but-visa": '"visa application is submitted!! … and the travel health '
-    'insurance is done too" finishes the insurance only (two deeds in two sentences)',
     "hospital-porter-home-to-accra-ignored": "a fake eVisa office's mail asking for card details within 24 hours, "
     "through a link of its own domain, is told: a countdown alone is no sign of phishing (real booking sites write so)",
     "mail-yoga-studio-music-licence-fee-not-before-the-19th": '"pero no antes del 19" is a day the rules cannot read '

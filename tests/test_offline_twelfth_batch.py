@@ -217,3 +217,16 @@ def test_a_visa_application_submitted_is_past_checking_its_requirements():
     assert read("the tyre pressure form is submitted", tasks=[visa, flights]).calls != [
         ("complete_task", {"task_id": 1})
     ]
+
+
+def test_two_deeds_told_in_two_sentences_finish_both_tasks():
+    visa = {"id": 1, "title": "Check visa and entry requirements", "due": "2027-05-31", "topic": "Trip to New Zealand"}
+    cover = {"id": 2, "title": "Buy travel insurance", "due": "2027-06-17", "topic": "Trip to New Zealand"}
+    said = (
+        "visa application is submitted!! took us the whole evening yesterday. and the travel health insurance is done "
+        "too, we took the agency's one"
+    )
+    assert read(said, tasks=[visa, cover]).calls == [
+        ("complete_task", {"task_id": 1}),
+        ("complete_task", {"task_id": 2}),
+    ]

@@ -1429,6 +1429,14 @@ def _done(chat: Chat, text: str) -> Reply | None:
     held = _PUT_OFF_WORDS_RE.search(text)
     if held is not None and held.group("when2") and _OVER_BY_RE.search(text[held.start("when2") :]):
         return None  # "leave the bafög thing alone till my exams are done": the exams done is when, not a task done
+    # sentences as people type them, lower case after the stop too
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p] if not text.rstrip().endswith("?") else []
+    if len(parts) > 1:  # "visa application is submitted!! … and the travel health insurance is done too": each
+        each = [_done_said(chat, p) or done_in_words.done_in_any_verb(chat, p) for p in parts]
+        done = [r for r in each if r is not None and r.calls]
+        calls = [c for r in done for c in r.calls]
+        if len(done) > 1 and len({str(c) for c in calls}) == len(calls):
+            return Reply("", calls, "done with tasks, sentence by sentence")
     reply = _done_said(chat, text) or done_in_words.done_in_any_verb(chat, text)
     if reply is not None or text.rstrip().endswith("?"):
         return reply
