@@ -47,8 +47,8 @@ def test_a_wedding_gone_to_abroad_is_a_trip_and_one_at_home_stays_a_wedding():
 def test_a_payment_against_the_clock_through_the_senders_own_link_is_no_phishing_by_the_clock_alone():
     # a real booking site or airline writes so too; what makes a mail phishing is a link elsewhere, a borrowed name
     # or a token fee, not a countdown
-    said = "update your card details within 24 hours, otherwise your booking will be cancelled: https://secure.booking.com/x"
-    assert not urgency.phishing(said, "Action required", "noreply@booking.com", "Booking.com")
+    said = "update your card details within 24 hours, otherwise your booking will be cancelled: https://secure.stays.example/x"
+    assert not urgency.phishing(said, "Action required", "noreply@stays.example", "Stays")
     elsewhere = "pay the processing fee of 35 EUR and confirm your card details here: http://evisa-pay.example/pay"
     assert urgency.phishing(elsewhere, "Action required", "visa-service@ghana-evisa-check.example", "Ghana Immigration")
 

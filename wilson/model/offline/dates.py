@@ -1364,38 +1364,33 @@ _WEEKDAY_NUMBER = {
 
 
 def _weekday_the_nth(found: Found, now: datetime, tz: ZoneInfo) -> Found:
-    """ "tuesday the 27th": the next 27th that is a Tuesday (within a year), not the next Tuesday; the phrase's hour
-    kept. The found as it was when no such day comes, or the phrase is something else."""
+    """ "tuesday the 27th": the next 27th that is a Tuesday within half a year, not the next Tuesday; when none is (a
+    slip), the next 27th; the phrase's hour kept. The found as it was for any other phrase."""
     said = _WEEKDAY_THE_NTH_RE.match(found.phrase.strip())
     if said is None:
         return found
     weekday, day = _WEEKDAY_NUMBER[said.group("weekday").lower()], int(said.group("day") or said.group("nth"))
-    today = now.astimezone(tz).date()
-    # the next such day within half a year (a weekday that fits no 27th so soon is a slip: the 27th said wins)
-    for ahead in range(7):
-        month = (today.month - 1 + ahead) % 12 + 1
-        year = today.year + (today.month - 1 + ahead) // 12
-        try:
-            candidate = date(year, month, day)
-        except ValueError:
-            continue
-        if candidate >= today and candidate.weekday() == weekday:
-            value = found.value
-            if isinstance(value, datetime):
-                return replace(found, value=datetime.combine(candidate, value.timetz()))
-            return replace(found, value=candidate)
-    for ahead in range(2):  # no such weekday soon: the next day of that number
-        month = (today.month - 1 + ahead) % 12 + 1
-        year = today.year + (today.month - 1 + ahead) // 12
+    ahead = _days_numbered(day, now.astimezone(tz).date(), months=7)
+    candidate = next((d for d in ahead if d.weekday() == weekday), ahead[0] if ahead else None)
+    if candidate is None:
+        return found
+    value = found.value
+    return replace(
+        found, value=datetime.combine(candidate, value.timetz()) if isinstance(value, datetime) else candidate
+    )
+
+
+def _days_numbered(day: int, today: date, months: int) -> list[date]:
+    """The days numbered `day` from today on, over the next `months` months (none in a month too short for it)."""
+    found = []
+    for ahead in range(months):
+        month, year = (today.month - 1 + ahead) % 12 + 1, today.year + (today.month - 1 + ahead) // 12
         try:
             candidate = date(year, month, day)
         except ValueError:
             continue
         if candidate >= today:
-            value = found.value
-            if isinstance(value, datetime):
-                return replace(found, value=datetime.combine(candidate, value.timetz()))
-            return replace(found, value=candidate)
+            found.append(candidate)
     return found
 
 
