@@ -194,12 +194,12 @@ def _finished(chat: Chat, found: re.Match) -> dict | None:
         return None  # "Der Vermieter hat zugesagt, dass er sich meldet" is no "Vermieter wegen Kaution anrufen" done
     if named:
         return named
-    task = _of_deed(chat, found.group("deed"))
+    task = _of_deed(chat, deed)
     said = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", what)]
     title = str(task.get("title") or "").lower() if task else ""
     # its verb alone names it when a word said is in it too ("Fenster in der Müllerstraße ist repariert" of "Fix:
     # Kitchen window …"), or the deed is said of whom it went to
-    if task and (any(_has(title, w) for w in said) or found.group("deed").lower() in _SAID_OF_OTHERS):
+    if task and (any(_has(title, w) for w in said) or deed in _SAID_OF_OTHERS):
         return task
     return None
 

@@ -1449,15 +1449,12 @@ def _done(chat: Chat, text: str) -> Reply | None:
         if reply is not None and reply.calls:
             return reply
     clauses = [c for c in _CLAUSE_RE.split(text) if c and len(c.split()) >= 2]
-    done = []
     for clause in reversed(clauses) if len(clauses) > 1 else ():
         clause = _DONE_TAIL_RE.sub("", clause) or clause
         reply = _done_said(chat, clause) or done_in_words.done_in_any_verb(chat, clause) or _done_plainly(chat, clause)
-        if reply is not None and reply.calls and not any(reply.calls == r.calls for r in done):
-            done.append(reply)
-    if len(done) > 1:  # "visa application is submitted!! … and the travel health insurance is done too": both
-        return Reply("", [c for r in reversed(done) for c in r.calls], "done with tasks, clause by clause")
-    return done[0] if done else None
+        if reply is not None and reply.calls:
+            return reply
+    return None
 
 
 def _done_plainly(chat: Chat, text: str) -> Reply | None:
