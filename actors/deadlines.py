@@ -29,6 +29,10 @@ ACTOR = "tick"
 DEADLINE_PRIORITY = 4
 # A heads-up falling due this soon after the user approved the task's date would repeat what they just read
 JUST_SEEN = timedelta(hours=12)
+# A heads-up a week or more ahead is for planning; in the days after the user approved the date they have just
+# planned it, so one falling due this soon after is left out too (the nearer heads-ups still come)
+JUST_PLANNED = timedelta(days=5)
+PLANNING_LEAD = timedelta(days=7)
 OPEN_STATUSES = ("open", "snoozed")
 EVE = timedelta(days=2)
 BUILT_IN = [
@@ -150,14 +154,16 @@ def _next_window(
     fired = _fired_windows(task)
     # windows the user chose for this task are theirs: kept even when they have just read its date
     own = isinstance(task.escalation, list) and bool(task.escalation)
-    quiet_until = now + JUST_SEEN if seen and not own else now
+    quiet = seen and not own
     upcoming = [
         (moment, name)
         for name, moment in window_times(task.due, task.due_is_date, windows, tz)
         if name not in fired and moment > now
     ]
     for moment, name in upcoming:
-        if moment >= quiet_until or name in ("due", "overdue"):
+        if name in ("due", "overdue") or not quiet:
+            return moment, name
+        if moment >= now + (JUST_PLANNED if parse_duration(name) >= PLANNING_LEAD else JUST_SEEN):
             return moment, name
     if upcoming:
         return upcoming[-1]  # every one is a heads-up just after approving: the last still comes

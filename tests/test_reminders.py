@@ -157,6 +157,30 @@ def test_a_heads_up_within_hours_of_approving_the_task_is_left_out_and_the_due_d
     assert any("Pay rent" in text and "due today" in text.lower() for text in said), said[-4:]
 
 
+def test_a_week_ahead_heads_up_days_after_approving_is_left_out_and_the_day_before_still_comes(make_app):
+    app = make_app(start="2027-04-13T18:40:00+02:00")  # Tuesday evening
+    app.say("add pay the course fee by 25 april")
+    app.wait_idle()
+    approve_latest(app)
+    app.say("add renew the library card by 30 april")
+    app.wait_idle()
+    approve_latest(app)
+    fee, card = (Task.get(Task.title.contains(word)) for word in ("course fee", "library card"))
+    app.advance(timedelta(days=13))  # Monday 26 April
+    fired = {
+        task.title: [
+            f.window for f in TaskFiring.select().where(TaskFiring.task == task.id).order_by(TaskFiring.fired_at)
+        ]
+        for task in (fee, card)
+    }
+    # the fee's week-ahead heads-up (Sunday the 18th) would come five days after the user planned it: left out
+    assert fired[fee.title] == ["1d", "due", "overdue"]
+    # the card's (Friday the 23rd) comes ten days after: the user has not thought of it since
+    assert fired[card.title][0] == "7d"
+    said = [d["text"] for d in app.user_deliveries() if "course fee" in d["text"]]
+    assert said and not any("in 7 days" in text for text in said), said
+
+
 def test_windows_of_the_tasks_own_and_approvals_that_show_no_date_keep_every_heads_up(make_app):
     from actors.proposals.make import propose
     from storage import inbox

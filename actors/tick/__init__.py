@@ -29,7 +29,8 @@ Window times (documented choice):
   moment for a timed one (a heads-up you can still act on).
 - "overdue": 09:00 local the day after a date-only due; one day after a timed one.
 - A heads-up (any window but "due" and "overdue") falling within 12 hours of the user approving
-  the task or its new date is left out: they have just read it (`JUST_SEEN`). Windows set for the
+  the task or its new date is left out: they have just read it (`JUST_SEEN`); one a week or more ahead,
+  within five days (`JUST_PLANNED`): they have just planned it. Windows set for the
   task itself are kept, and so is the last heads-up when no later window is left.
 
 The package, along its seams: `schedules` (the builtin jobs and reminders, the missed-job policy,
