@@ -57,11 +57,14 @@ _WITH_PARTICLE = {"look", "deal", "follow", "figure"}
 _WITH_PARTICLE_RE = lazy_regex(r"^\s+(?:into|up|after|for|with|out)\b", re.I)
 
 
+_FIRST_WORD_RE = lazy_regex(r"\s*(?:please\s+)?([a-z-]+)", re.I)
+
+
 @lru_cache(maxsize=64)  # several rules ask it of the same message
 def commanded(text: str) -> bool:
     """The message is a bare command: its verb first, no "I need to" before it; or a German to-do, its verb last."""
     verb = act(text)
-    first = re.match(r"\s*(?:please\s+)?([a-z-]+)", text or "", re.I)
+    first = _FIRST_WORD_RE.match(text or "")
     return (
         verb is not None
         and first is not None
@@ -121,6 +124,11 @@ def german_verb(word: str) -> bool:
     )
 
 
+# made once: every message is asked whether it is a German to-do
+_LASSEN_RE = lazy_regex(r"\b(?P<verb>[a-zäöüß]+)\s+lassen\b")
+_GERMAN_WORD_RE = lazy_regex(r"[^\W\d_]+(?:\u00a0lassen)?")
+
+
 def german_todo(text: str) -> str | None:
     """ "Steuererklärung abgeben bis Freitag", "Bitte Miete überweisen bis zum 1. Februar", "ich muss noch die
     Steuererklärung abgeben": the to-do as a German writes it (the thing, then the verb, without its day), or None."""
@@ -129,9 +137,9 @@ def german_todo(text: str) -> str | None:
         return None
     said = said[_GERMAN_NEED_RE.match(said).end() :]
     # "die Wasseruhren ablesen lassen": the act is the verb before "lassen", whoever does it
-    said = re.sub(r"\b(?P<verb>[a-zäöüß]+)\s+lassen\b", lambda m: f"{m.group('verb')}\u00a0lassen", said)
+    said = _LASSEN_RE.sub(lambda m: f"{m.group('verb')}\u00a0lassen", said)
     # the verb is the last German verb with only a day (or nothing) after it
-    for verb in reversed(list(re.finditer(r"[^\W\d_]+(?:\u00a0lassen)?", said))):
+    for verb in reversed(list(_GERMAN_WORD_RE.finditer(said))):
         # a German verb is written in lower case; "beim Lernen" is a noun
         act = verb.group().replace("\u00a0lassen", "")
         if act[0].islower() and german_verb(act) and _GERMAN_TAIL_RE.fullmatch(said, verb.end()):

@@ -244,20 +244,27 @@ def _edge(match: re.Match, now: datetime, tz: ZoneInfo) -> date | None:
     return found if found >= today else None
 
 
+# made once, as the module's other patterns: every date phrase found is read with these
+_YEAR_OR_TODAY_RE = lazy_regex(r"\d{4}|\b(?:today|heute)\b", re.I)
+_TONIGHT_RE = lazy_regex(r"\btonight\b", re.I)
+_DIGIT_RE = lazy_regex(r"\d")
+_FOUR_DIGITS_RE = lazy_regex(r"\d{4}")
+
+
 def _to_value(phrase: str, parsed: datetime, now: datetime, tz: ZoneInfo) -> date | datetime | None:
     if _TIME_RE.search(phrase):
         local = parsed.replace(tzinfo=tz)
-        if local <= now and not re.search(r"\d{4}|\b(?:today|heute)\b", phrase, re.I):
+        if local <= now and not _YEAR_OR_TODAY_RE.search(phrase):
             # a time alone that has passed today means tomorrow
             local = (datetime.combine(parsed.date() + timedelta(days=1), parsed.time())).replace(tzinfo=tz)
-        if re.search(r"\btonight\b", phrase, re.I) and not re.search(r"\d", phrase):
+        if _TONIGHT_RE.search(phrase) and not _DIGIT_RE.search(phrase):
             local = local.replace(hour=20, minute=0)
         return local
     part = _PART_RE.search(phrase)  # "Friday evening": the parser keeps the day and drops the evening
     if part:
         return datetime.combine(parsed.date(), time(PART_OF_DAY_HOURS[part.group(1).lower()]), tzinfo=tz)
     today = now.astimezone(tz).date()
-    if not re.search(r"\d{4}", phrase) and parsed.date() == _a_year_after(today):
+    if not _FOUR_DIGITS_RE.search(phrase) and parsed.date() == _a_year_after(today):
         return today  # "on 19 March" said on 19 March is today, not next year's (the parser wants the day ahead)
     return parsed.date()
 
@@ -1211,6 +1218,14 @@ def _search_kept(text: str, _now_key: tuple, now: datetime, _tz_key: tuple, tz, 
     return tuple(_search_as_written(text, now, tz, months, parts))
 
 
+# "the 3rd" alone, and a word's colon: read in every text searched for dates
+_THE_ORDINAL_RE = lazy_regex(
+    r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", re.I
+)
+_WORD_COLON_RE = lazy_regex(r"(?<=[^\W\d]):")
+_CLAUSE_OF_RE = lazy_regex(r"(?:[^,;!?.]|,(?=\s*\d)|\.(?!\s))+")
+
+
 def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts: bool = False) -> list[Found]:
     """Every date phrase in a text, in order, each read forward from `now` in `tz`. `months`: "in June" is
     the 1st of June (read so only for a reminder; a deadline or a trip "in June" has no day). `parts`: a part
@@ -1277,9 +1292,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
     for m in _IN_A_MONTH_RE.finditer(text) if months else ():
         add(m.start(), m.end(), m.group(0), _month_start(m, now, tz))
     # "the 3rd" alone (not "the 3rd of next month" nor "the 3rd March", which the parser reads whole)
-    for m in re.finditer(
-        r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))", text, re.I
-    ):
+    for m in _THE_ORDINAL_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _ordinal(m.group(0), now, tz))
     for m in _AFTER_NEXT_RE.finditer(text):
         add(m.start(), m.end(), m.group(0), _after_next(m, now, tz))
@@ -1316,7 +1329,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
     masked = _PARSER_MISREADS.sub(_blank, masked)
     masked = _AT_A_PLACE_RE.sub(_blank, masked)  # "on 4 March at a clinic": the parser then finds "March" alone
     masked = _CODE_RE.sub(_blank, masked)  # "flight VC 3152 on 19 March": the parser takes 3152 for the year
-    masked = re.sub(r"(?<=[^\W\d]):", ",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
+    masked = _WORD_COLON_RE.sub(",", masked)  # "Friday: dentist at 10": the parser sees no day in "Friday:"
     masked = _AGE_RE.sub(
         lambda m: m.group(0)[: m.start("age") - m.start()] + " " * len(m.group("age")), masked
     )  # "before August 3": the parser then finds "August" alone
@@ -1334,7 +1347,7 @@ def _search(text: str, now: datetime, tz: ZoneInfo, months: bool = False, parts:
     if len(found) == before and len(masked) <= CLAUSES_UP_TO:
         # the parser read the whole as something else ("…on March 20, remind me to…": "20" and "me"):
         # each clause alone, where a date is read as it is written ("December 30, 2026" stays whole)
-        for clause in re.finditer(r"(?:[^,;!?.]|,(?=\s*\d)|\.(?!\s))+", masked):  # a stop ends a sentence, not "120.00"
+        for clause in _CLAUSE_OF_RE.finditer(masked):  # a stop ends a sentence, not "120.00"
             whole = clause.start() == 0 and clause.end() == len(masked)  # read just above, to the same end
             if not whole and _DAYLIKE_RE.search(clause.group(0)):
                 _parsed_phrases(clause.group(0), clause.start(), now, tz, add)
@@ -1466,6 +1479,16 @@ def _parser_hits(masked: str, _now_key: tuple, now: datetime, _tz_key: tuple, tz
     return tuple(hits)
 
 
+# what each of the parser's phrases is checked with (made once: a text holds several)
+_LITTLE_WORD_AFTER_RE = lazy_regex(r"\s+(?:at|on|in|by|and|or)(?:\s+the)?$", re.I)
+_UNIT_FIRST_RE = lazy_regex(r"(?:hrs?|mins?|secs?)\s+(?=\D)", re.I)
+_A_YEAR_RE = lazy_regex(r"\b\d{4}\b")
+_DIGITS_ONLY_RE = lazy_regex(r"[\d\s.,:/-]+")
+_NUMERIC_DATE_RE = lazy_regex(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d")
+_VERSION_RE = lazy_regex(r"\b\d+(\.\d+)+\b")
+_DOTTED_DATE_RE = lazy_regex(r"\d{1,2}\.\d{1,2}\.\d{4}")
+
+
 def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) -> None:
     """The date parser's phrases in `masked` (text at `offset` of the whole), each kept by `add(start, end, …)`
     unless it is no date a person wrote ("version 1.2", a bare number) or lies in the past."""
@@ -1484,20 +1507,20 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         start, cursor = located.start(), located.end()
         phrase = masked[start:cursor]
         # "on Friday at" noon, "on 8 February at the" oral surgeon
-        kept = re.sub(r"\s+(?:at|on|in|by|and|or)(?:\s+the)?$", "", phrase.strip(" ,.;:!?"), flags=re.I)
-        unit = re.match(r"(?:hrs?|mins?|secs?)\s+(?=\D)", kept, re.I)  # "send it to HR by Friday": HR is no hour
+        kept = _LITTLE_WORD_AFTER_RE.sub("", phrase.strip(" ,.;:!?"))
+        unit = _UNIT_FIRST_RE.match(kept)  # "send it to HR by Friday": HR is no hour
         if unit:
             kept, phrase = kept[unit.end() :], phrase[phrase.index(kept) + unit.end() :]
             start = cursor - len(phrase)
         cleaned = " ".join(kept.split())
         if (
             _NOT_DATES.match(cleaned)
-            or not _DAYLIKE_RE.search(re.sub(r"\b\d{4}\b", "", cleaned))
-            or re.fullmatch(r"[\d\s.,:/-]+", cleaned)
-            and not re.search(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d:\d\d", cleaned)
+            or not _DAYLIKE_RE.search(_A_YEAR_RE.sub("", cleaned))
+            or _DIGITS_ONLY_RE.fullmatch(cleaned)
+            and not _NUMERIC_DATE_RE.search(cleaned)
         ):
             continue
-        if re.search(r"\b\d+(\.\d+)+\b", cleaned) and not re.search(r"\d{1,2}\.\d{1,2}\.\d{4}", cleaned):
+        if _VERSION_RE.search(cleaned) and not _DOTTED_DATE_RE.search(cleaned):
             continue  # "version 1.2"
         month_then_day = _MONTH_THEN_WEEKDAY.match(cleaned)
         if month_then_day:
@@ -1513,7 +1536,7 @@ def _parsed_phrases(masked: str, offset: int, now: datetime, tz: ZoneInfo, add) 
         value = _to_value(cleaned, parsed, now, tz)
         if local_date(value, tz) < now.astimezone(tz).date():
             continue
-        if not re.search(r"\b\d{4}\b", cleaned) and local_date(value, tz).year > now.year + 2:
+        if not _A_YEAR_RE.search(cleaned) and local_date(value, tz).year > now.year + 2:
             # "zone 21 by 16 July" is no 21 July 2116 (the number before it read as the day, the day as the year):
             # the date is what follows that number
             first = re.match(r"\s*\S+\s+", masked[start:cursor])

@@ -109,10 +109,14 @@ def _paid_task(chat: Chat, what: str) -> dict | None:
     return fitting[0] if len(fitting) == 1 else None
 
 
+# made once: every message is read for a deed
+_NOT_SAID_RE = lazy_regex(r"[^\w\s'’.,!?-]")
+
+
 def done_in_any_verb(chat: Chat, text: str) -> Reply | None:
     """An open task said done with its own verb, whichever verb it is ("backed up the laptop" is "Back up the
     laptop" done): the task must begin with that verb (and its particle) and the words must name it."""
-    said = re.sub(r"[^\w\s'’.,!?-]", " ", text).replace("’", "'").strip()
+    said = _NOT_SAID_RE.sub(" ", text).replace("’", "'").strip()
     back = _HAS_IT_BACK_RE.match(said)
     if back:
         wanted = words(f"{back.group('what')} {back.group('who')}")
@@ -270,16 +274,19 @@ _IN_STATE_RE = lazy_regex(
 )
 
 
+_GET_OR_HAVE_RE = lazy_regex(r"(?:get|have)\s", re.I)
+
+
 def in_state(chat: Chat, text: str) -> Reply | None:
     """The one open task to get or have a thing put in a state ("Get the winter tyres fitted"), said to be in it."""
     found = None if text.rstrip().endswith("?") else _IN_STATE_RE.match(text)
     wanted = words(found.group("what")) if found else set()
+    # (nothing said in a state, no task looked at: most messages say none)
     fitting = [
         t
-        for t in chat.tasks
+        for t in (chat.tasks if wanted else ())
         if t.get("status", "open") == "open"
-        and re.match(r"(?:get|have)\s", str(t.get("title") or ""), re.I)
-        and wanted
+        and _GET_OR_HAVE_RE.match(str(t.get("title") or ""))
         and covers(wanted, words(str(t.get("title"))))
     ]
     if len(fitting) != 1:

@@ -529,6 +529,9 @@ _DAY_SAID = lazy_regex(
 )
 
 
+_REMIND_ME = lazy_regex(r"remind me\b", re.I)  # made once: every message's framing asks it
+
+
 def _reminder_said(text: str) -> str:
     """ "set a daily reminder at 8 to stretch" → "remind me every day at 8 to stretch"; "… on Fridays" is every Friday."""
     alarm = _ALARM.match(text)
@@ -542,7 +545,7 @@ def _reminder_said(text: str) -> str:
     if found:
         every = " every day" if (found.group("often") or "").lower() == "daily" else ""
         text = f"remind me{every}{text[found.end() :]}"
-    if re.match(r"remind me\b", text, re.I):
+    if _REMIND_ME.match(text):
         text = _ON_DAYS.sub(lambda m: f"every {m.group('day')}", text)
     return text
 

@@ -833,6 +833,11 @@ _HAVE_THING_RE = lazy_regex(r"\b(?:i|we)\s+(?:still\s+)?(?:have|got)\s+(?P<thing
 _SO_THAT_RE = lazy_regex(r"\s+so\s+(?=(?:put|write|note|jot|add|make)\s+(?:that|this|it)\b)", re.I)
 
 
+# made once, as the rules' other patterns: these are read for every message
+_CLAUSE_APART_RE = lazy_regex(r"\s*[,;]\s*|\s+[-–—]\s+")
+_PLS_RE = lazy_regex(r"^(?:pls|plz)\b", re.I)
+
+
 def _add_that_last(text: str) -> list[str]:
     """The clauses of one sentence with the one asking to keep "it" last ("car needs its service, pls put it on my
     list, has to be done in the next 10 days"); [] when no clause but the first asks that, or the text is several
@@ -840,11 +845,11 @@ def _add_that_last(text: str) -> list[str]:
     if len(sentences.split(text)) > 1:
         return []
     # clauses apart by a comma, a semicolon or a dash between spaces ("… by the 18th - put it on my list")
-    clauses = [c.strip() for c in re.split(r"\s*[,;]\s*|\s+[-–—]\s+", text.strip()) if c.strip()]
-    asking = [c for c in clauses[1:] if _ADD_THAT_RE.match(re.sub(r"^(?:pls|plz)\b", "please", c, flags=re.I))]
+    clauses = [c.strip() for c in _CLAUSE_APART_RE.split(text.strip()) if c.strip()]
+    asking = [c for c in clauses[1:] if _ADD_THAT_RE.match(_PLS_RE.sub("please", c))]
     if len(asking) != 1:
         return []
-    return [c for c in clauses if c is not asking[0]] + [re.sub(r"^(?:pls|plz)\b", "please", asking[0], flags=re.I)]
+    return [c for c in clauses if c is not asking[0]] + [_PLS_RE.sub("please", asking[0])]
 
 
 # the ask to keep it, said after what it keeps in one run: "gotta hand in my BAföG Folgeantrag by June 30 or the money
@@ -1253,6 +1258,9 @@ _THANKED_RE = lazy_regex(
 )
 
 
+_WHAT_IF_RE = lazy_regex(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", re.I)
+
+
 def _musing(text: str) -> Reply | None:
     """What asks for nothing, in the shapes `_statement` does not take: "what if I moved to Lisbon, would that be
     crazy?" (a thought, not a question Wilson could answer), "went to the dentist before Christmas, all fine" (the
@@ -1260,7 +1268,7 @@ def _musing(text: str) -> Reply | None:
     said = text.strip().replace("’", "'")
     if _THANKED_RE.search(said) and not _ASKS_FOR_RE.search(said) and not _BURIED_RE.search(said):
         return Reply("You're welcome! Nothing was changed.", [], "thanks")
-    what_if = re.match(r"(?:(?:and|but|so|hmm+|well)[\s,]+)*what if\b", said, re.I)
+    what_if = _WHAT_IF_RE.match(said)
     if what_if or _PAST_OR_NOT_RE.match(said) and not _ASKING_RE.search(said):
         return Reply(
             "Thanks for telling me. I'm running offline, so I only act on requests like “add …” or “remind me "
@@ -1422,6 +1430,9 @@ _DONE_TAIL_RE = lazy_regex(
 _CLAUSE_RE = lazy_regex(r"\s*(?:[,;]\s*(?:and\s+|so\s+|but\s+)?|[.!?]+\s+(?=[a-zäöü])|\s+(?:and|so|but)\s+)")
 
 
+_AFTER_STOP_RE = lazy_regex(r"(?<=[.!?])\s+")
+
+
 def _done(chat: Chat, text: str) -> Reply | None:
     """A task done, said of the whole message or of one of its clauses."""
     if REMIND_RE.match(text):  # "remind me in 3 hours to check whether the client has paid": asks, tells nothing done
@@ -1430,7 +1441,7 @@ def _done(chat: Chat, text: str) -> Reply | None:
     if held is not None and held.group("when2") and _OVER_BY_RE.search(text[held.start("when2") :]):
         return None  # "leave the bafög thing alone till my exams are done": the exams done is when, not a task done
     # sentences as people type them, lower case after the stop too
-    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p] if not text.rstrip().endswith("?") else []
+    parts = [p for p in _AFTER_STOP_RE.split(text.strip()) if p] if not text.rstrip().endswith("?") else []
     if len(parts) > 1:  # "visa application is submitted!! … and the travel health insurance is done too": each
         each = [_done_said(chat, p) or done_in_words.done_in_any_verb(chat, p) for p in parts]
         done = [r for r in each if r is not None and r.calls]
@@ -2286,6 +2297,9 @@ _GERMAN_DAY_RE = lazy_regex(
 )
 
 
+_DIGIT_RE = lazy_regex(r"\d")
+
+
 def _jotted(chat: Chat, text: str) -> Reply | None:
     """ "dentist fri 3pm", "Zahnarzt am Freitag um 3", "hairdresser saturday 11am": a thing jotted down with its day
     and hour, no verb and nothing to prepare, is a note to be reminded of it then, not a plan (a
@@ -2295,7 +2309,7 @@ def _jotted(chat: Chat, text: str) -> Reply | None:
         return None
     if len(sentences.split(chat.text)) > 1 or ADD_RE.match(said) or EXPLICIT_ADD_RE.match(said):
         return None  # "The boiler guy comes on Thursday at 8." among others tells why, it asks nothing
-    if not re.search(r"\d", said) or not (_NAMES_A_DAY.search(said) or _GERMAN_DAY_RE.search(said)):
+    if not _DIGIT_RE.search(said) or not (_NAMES_A_DAY.search(said) or _GERMAN_DAY_RE.search(said)):
         return None  # no day and hour to read: the date reader is not asked
     found = dates.search(said, chat.now, chat.tz, parts=True)
     if not found:
@@ -3094,9 +3108,12 @@ ON_IT_RE = lazy_regex(
 )
 
 
+_NOT_A_WORD_RE = lazy_regex(r"[^\w'\s]")
+
+
 def is_on_it(text: str | None) -> bool:
     """The user's whole message says they are dealing with it ("on it", "working on it", "will do")."""
     if not text or len(text) > 60:
         return False
-    words = " ".join(re.sub(r"[^\w'\s]", " ", text.lower().replace("’", "'")).split())
+    words = " ".join(_NOT_A_WORD_RE.sub(" ", text.lower().replace("’", "'")).split())
     return ON_IT_RE.match(words) is not None

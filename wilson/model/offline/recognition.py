@@ -104,8 +104,13 @@ class Playbook:
     any_cue: re.Pattern | None = field(init=False, repr=False, compare=False)
     any_shape: re.Pattern | None = field(init=False, repr=False, compare=False)
     any_compound: re.Pattern | None = field(init=False, repr=False, compare=False)
+    # kind → its entry, as `of_kind` found it: the rules ask a few kinds for every message (bill, party, move...),
+    # and walking the events for each cost more than the rest of a plain message's life-event rule; the kinds
+    # asked are the code's own few words, so this stays small
+    _kinds: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        object.__setattr__(self, "_kinds", {})
         compounds = sorted({re.escape(w) for event in self.events for w in event.compounds}, key=len, reverse=True)
         object.__setattr__(
             self, "any_compound", re.compile(rf"(?:{'|'.join(compounds)})(?![\w-])", re.I) if compounds else None
@@ -120,9 +125,13 @@ class Playbook:
 
     def of_kind(self, kind: str) -> PlaybookEvent | None:
         """The entry named `kind`, else the first of that kind."""
-        return next((e for e in self.events if e.name == kind), None) or next(
+        if kind in self._kinds:
+            return self._kinds[kind]
+        found = next((e for e in self.events if e.name == kind), None) or next(
             (e for e in self.events if e.kind == kind), None
         )
+        self._kinds[kind] = found
+        return found
 
 
 def load_playbook(path: str | Path | None = None, extra: str = "") -> Playbook:

@@ -13,9 +13,8 @@ letter held down too ("jaa", "neee").
 
 from __future__ import annotations
 
-import re
-
 from wilson.model.offline.edit_distance import distance
+from wilson.kernel.lazy_regex import lazy_regex
 
 YES = ("yes", "yeah", "yep", "yup", "sure", "ok", "okay")  # "okk", "okey" too
 NO = ("no", "nope", "nah")
@@ -185,14 +184,21 @@ _FILL = frozenset(
 _BESIDE_Y = frozenset("tughz")
 
 
+# made once: a short answer is looked for in every message, and each word of it is read with these
+_TRIPLED_RE = lazy_regex(r"(\w)\1{2,}")
+_DOUBLED_RE = lazy_regex(r"(\w)\1+")
+_DIGIT_RE = lazy_regex(r"\d")
+_LETTERS_RE = lazy_regex(r"[^\W\d_]+(?:'[^\W\d_]*)?")
+
+
 def word_answer(word: str) -> str | None:
     """ "yes" or "no" when one word is a yes or a no, typed loosely; None otherwise."""
-    word = re.sub(r"(\w)\1{2,}", r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
+    word = _TRIPLED_RE.sub(r"\1\1", word.lower().strip(" .!?,"))  # "noooo" → "noo", "yesss" → "yess"
     if word in ("y", "n"):
         return "yes" if word == "y" else "no"
     if word in _ELSEWHERE:
         return _ELSEWHERE[word]
-    held = re.sub(r"(\w)\1+", r"\1", word)  # "jaa" → "ja"; "nee" is a word of its own, found above
+    held = _DOUBLED_RE.sub(r"\1", word)  # "jaa" → "ja"; "nee" is a word of its own, found above
     if held in _ELSEWHERE and held != word and len(held) >= 2:
         return _ELSEWHERE[held]
     if not 2 <= len(word) <= 6 or not word.isalpha() or word in _OTHER_WORDS or word in ("ok", "okay"):
@@ -227,9 +233,9 @@ def _fill(word: str) -> bool:
 def short_answer(text: str) -> str | None:
     """ "yes" or "no" when the whole message is one (a word or two of courtesy around it: "yse pls", "noo thanks",
     "yeah go ahed", "nah leave it"); None for anything longer or anything else."""
-    if re.search(r"\d", text):
+    if _DIGIT_RE.search(text):
         return None  # "no, 7": a time said with the no is a change (follow_ups.py), not the bare answer
-    said = re.findall(r"[^\W\d_]+(?:'[^\W\d_]*)?", text.lower().replace("’", "'"))  # "sí", "não": letters of any kind
+    said = _LETTERS_RE.findall(text.lower().replace("’", "'"))  # "sí", "não": letters of any kind
     if len(said) > 1 and any(w in ("ok", "okay") for w in said):
         said = [w for w in said if w not in ("ok", "okay")]  # "ok passt", "ok yes": the ok only acknowledges
     answers = {word_answer(w) for w in said if not _fill(w)}

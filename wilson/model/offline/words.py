@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from wilson.model.offline.edit_distance import distance
 from wilson.model.offline.glossary import english
+from wilson.kernel.lazy_regex import lazy_regex
 
 # Number words in a count ("in two weeks", "a couple of days", "in vierzehn Tagen"): each rule's pattern says
 # which of them it accepts, so one table serves them all.
@@ -103,9 +102,12 @@ DAY_WORDS = {
 }
 
 
+_WORD_RE = lazy_regex(r"[^\W_][\w'’-]*")  # made once: every task's title is read into words
+
+
 def words(text: str) -> set[str]:
     out = set()
-    for word in re.findall(r"[^\W_][\w'’-]*", (text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
+    for word in _WORD_RE.findall((text or "").lower()):  # "TÜV", "Kita-Gutschein" whole
         word = word.replace("’", "'").strip("'-")
         if word.endswith("'s"):
             word = word[:-2]
