@@ -41,7 +41,8 @@ from wilson.kernel.timeparse import last_day
 from wilson.model.offline.provider import SEEN_NO_PLAN
 from wilson.model.offline.recognition import routine_meeting
 
-LIST_AGAIN = timedelta(days=7)  # a proposal still waiting is listed in a briefing at least this often
+LIST_AGAIN = timedelta(days=7)  # a proposal still waiting a week on is listed in a briefing once
+LISTED_FIRST = timedelta(days=1)  # the briefing that showed a proposal the morning it was made is no later listing
 RUNNING = ("pending", "claimed")
 
 
@@ -348,10 +349,11 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             not nudged
             and as_utc(now) >= remind_moment(as_utc(approval.created_at), as_utc(approval.expires_at), before)
         )
-        # one that waits for weeks (a plan for an event) is listed again once a week, not every morning
+        # one that waits for weeks (a plan for an event) is listed again once, a week on, unless a briefing listed
+        # it meanwhile: a nudge, then silence until its one reminder (asking every week is not conversation)
         day.asks_again = day.asks_again or (
             as_utc(now) - as_utc(approval.created_at) >= LIST_AGAIN
-            and not briefed_before([approval.id], as_utc(now) - LIST_AGAIN)
+            and not briefed_before([approval.id], as_utc(approval.created_at) + LISTED_FIRST)
         )
     covered = {task.id for task in tasks if _due_on(task, tz) <= today}  # due or overdue: listed above
     for row in WAITING_NEWS.models():

@@ -424,7 +424,7 @@ def test_the_unfinished_preparation_of_an_event_that_is_over_waits_for_the_answe
     assert "Book accommodation (Trip to Japan), was due" in told()  # kept open: listed again
 
 
-def test_an_unanswered_proposal_waits_until_its_event_listed_weekly_and_the_morning_of_its_reminder(make_app):
+def test_an_unanswered_proposal_waits_until_its_event_listed_a_week_on_and_the_morning_of_its_reminder(make_app):
     app = make_app(start="2027-01-05T08:00:00+01:00", llm="offline")
     app.say("I have a dentist appointment on 20 January")
     assert app.wait_idle()
