@@ -31,6 +31,7 @@ DIRS.append(DATA / "fresh" / "scenarios" / "dev_k")  # the ninth blind batch, it
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_l")  # the tenth blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_m")  # the eleventh blind batch, its dev half
 DIRS.append(DATA / "fresh" / "scenarios" / "dev_n")  # the twelfth blind batch, its dev half
+DIRS.append(DATA / "fresh" / "scenarios" / "dev_o")  # the thirteenth blind batch, its dev half
 # not met yet, each named with why; strict, so one that starts to pass fails until it is taken off this list
 _NEXT_MORNING = (
     "the story expects the plan for a calendar event the day it is added; Wilson triages the calendar at the daily "
@@ -64,8 +65,6 @@ NOT_YET: dict[str, str] = {
     "notary-appointment-first-flat": _CLOSED_THE_DAY_AFTER,
     "phd-defence-disputation": _CLOSED_THE_DAY_AFTER,
     # the ninth batch's dev half (tests/data/fresh/BRIEF.md, "Ninth batch")
-    "choir-tour-riga-moved-to-august": "a proposal still waiting is listed in a briefing every week; one such "
-    "morning, with the plan's tasks overdue by the moved dates, falls on the old eve of the moved tour",
     "mail-au-pair-language-course-fee": '"listo, pagué los 389 € del curso" (Spanish) is not read as the fee paid, '
     "and the week-ahead heads-up falls inside the story's quiet stretch after approving",
     "newcomer-lea-appointment-blue-card": _CLOSED_THE_DAY_AFTER,

@@ -300,6 +300,24 @@ def test_a_planned_event_moved_in_words_moves_its_topic_and_tasks_and_is_no_seco
     assert read("the wedding got pushed to november", tasks=[TRAVEL], topics=[SHOOT]).calls == []
 
 
+def test_an_event_moved_with_its_reason_and_then_its_new_days_moves_its_plan():
+    tour = {
+        "id": 3,
+        "title": "Chorreise Riga – Kammerchor Cantamus",
+        "starts": "2027-06-04",
+        "ends": "2027-06-09",
+        "status": "active",
+    }
+    passport = {"id": 9, "title": "Check passport validity", "topic_id": 3, "due": "2027-03-06"}
+    flights = {"id": 1, "title": "Book flights", "topic_id": 3, "due": "2027-04-05"}
+    said = "the Riga tour got pushed back, the concert hall was double booked 🙄 it's 13th to 18th of august now"
+    calls = read(said, tasks=[passport, flights], topics=[tour]).calls
+    assert calls[0] == ("update_topic", {"topic_id": 3, "starts": "2027-08-13", "ends": "2027-08-18"})
+    assert {args["task_id"] for name, args in calls[1:] if name == "update_task"} == {9, 1}
+    # a move with no new day said is no move to make
+    assert read("the Riga tour got pushed back, the hall was double booked", tasks=[flights], topics=[tour]).calls == []
+
+
 def test_the_calendar_moving_an_event_already_moved_in_words_changes_nothing():
     moved = dict(SHOOT, starts="2027-11-04", ends="2027-11-07")
     buffer = {"title": SHOOT["title"], "start": "2027-11-04", "end": "2027-11-07", "previous": {"start": "2027-10-14"}}

@@ -262,7 +262,9 @@ class CreateTask(BuiltinTool):
         if args.get("escalation") and args.get("due"):
             windows = parse_windows(str(args["escalation"]))
             ahead = [w for w in windows if w not in ("due", "overdue")]
-            if ahead:
+            if ahead == ["1d"] and "due" not in windows:
+                due += ", followed up the day before only"
+            elif ahead:
                 due += f", followed up at {', '.join(ahead)}"
             elif "due" in windows:
                 due += ", not followed up before its day"

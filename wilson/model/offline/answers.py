@@ -46,13 +46,16 @@ _PLEASED = (
 _NO = (
     r"(?:no|nope|nah|reject|rejected|no thanks|don'?t|do not|not now|forget it|"
     # "nee lass mal", "lass gut sein", "brauch ich nicht"
-    r"nee|nein|nö|lass mal|lass (?:es|das|gut sein)|brauch(?:e)? ich nicht|nicht nötig)"
+    r"nee|nein|nö|lass mal|lass (?:es|das|gut sein)|brauch(?:e)? ich nicht|nicht nötig|"
+    # and in the other languages people here write in: "nie, dzięki", "non merci"
+    r"nie|non)"
 )
 _FILL = (
     # "yes all 3", "yep both of them": every item, counted
     r"(?:(?:to\s+)?all\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten)(?:\s+of\s+them)?|both(?:\s+of\s+them)?|"
     r"alle\s+(?:\d+|zwei|drei|vier|fünf|sechs)|alle|beide|"
-    r"please|thanks|thank you|danke|all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
+    r"please|thanks|thank you|danke|merci|dzięki|dziękuję|grazie|bedankt|gracias|obrigad[oa]|"
+    r"all of it|all of them|to all|all|everything|it|them|that|this|proposal|the plan|wilson|"
     r"to me|for me|by me)"  # "sounds good to me"
 )
 # German pleased words after the yes too: "ja klingt gut, mach mal" (an English "ok cool" said later is no yes)
@@ -72,7 +75,10 @@ YES_AGAIN = (
     r"do it|go for it|add it|passt|(?:klingt\s+)?gut|mach(?:\s+(?:ne|eine|das|es|mal|bitte|draus|daraus|aufgabe|termin))*"
     r"(?:\s+für\s+(?:den|die|das)\s+[\w-]+)?|"  # "mach bitte ne Aufgabe draus für den Wartungsvertrag"
     # "sí, hazme una tarea para la GEMA – pero …": the yes said again in Spanish, with what it is for
-    r"hazme\s+una\s+tarea(?:\s+para\s+(?:la\s+|el\s+)?[\w-]+)?|perfecto|vale|dale|claro)"
+    r"hazme\s+una\s+tarea(?:\s+para\s+(?:la\s+|el\s+)?[\w-]+)?|perfecto|vale|dale|claro|"
+    # and in French, Polish and Dutch: "oui, fais-en une tâche stp – mais …", "tak, zrób z tego zadanie, ale …"
+    r"fais(?:-en|\s+en)?\s+une\s+t[âa]che|stp|svp|s'il\s+te\s+pla[iî]t|merci|zrób\s+z\s+tego\s+zadanie|proszę|"
+    r"dzięki|graag|dank\s+je)"
 )
 # a yes, then more said in the same breath ("ja, gerne! ferry + kids stuff, you know the drill"): intents.py reads the
 # rest on its own
@@ -404,6 +410,11 @@ def modify(proposal: dict | None, request: str, now: datetime, tz) -> Reply:
     items again; a day set with "nerv mich vorher nicht damit" is also the first the task is followed up on
     (wilson/model/offline/holds.py)."""
     reply = _modified(proposal, request, now, tz)
+    if holds.only_the_day_before(request):
+        items = [i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)]
+        calls = reply.calls or [(i.get("tool"), dict(i.get("args") or {})) for i in items]
+        if any(name == "create_task" and args.get("due") for name, args in calls):
+            return Reply(reply.text, holds.day_before_only(calls), "followed up only the day before its day")
     if reply.calls and holds.before_then(request):
         items = [i for i in (proposal or {}).get("items") or [] if isinstance(i, dict)]
         before = {str((i.get("args") or {}).get("title")): (i.get("args") or {}).get("due") for i in items}

@@ -222,7 +222,7 @@ _RATHER_RE = lazy_regex(r"\b(?:rather|instead|prefer|better|make it|do it)\b", r
 # "yes but make it 9 instead", "ok, but at 10", "sure, just change it to Friday", "ja, mach ne Aufgabe draus – aber
 # für Freitag den 5.": a yes (and what says yes again) that changes something
 _YES_BUT_RE = lazy_regex(
-    rf"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+{YES_AGAIN})*[\s,;:.!–—-]*(?:but|just|only|aber|nur|pero|mas|mais|ma)\s+(?P<change>.*\S.*)$",
+    rf"^(?P<yes>[^\W\d_]+)\b(?:[\s,;:.!–—-]+{YES_AGAIN})*[\s,;:.!–—-]*(?:but|just|only|aber|nur|pero|mas|mais|ma|ale|maar)\s+(?P<change>.*\S.*)$",
     re.I,
 )
 # the yes said as what to do with the proposal, its "ok" already taken off as courtesy: "mach bitte ne Aufgabe draus für

@@ -56,6 +56,7 @@ GLOSS = {
     "kuchen": ("cake",),
     "torte": ("cake",),
     "flug": ("flight",),
+    "flüge": ("flight",),  # the plural's umlaut no ending takes off
     "zugticket": ("train", "ticket"),
     "fahrkarte": ("ticket",),
     "unterkunft": ("accommodation",),
@@ -107,6 +108,8 @@ def english(word: str) -> tuple[str, ...]:
     word = word.lower()
     if word in GLOSS:
         return GLOSS[word]
+    if word + "s" in GLOSS:  # a word's stem without its last s: "führungszeugni" of "Führungszeugnis"
+        return GLOSS[word + "s"]
     for ending in _ENDINGS:
         if word.endswith(ending) and word[: -len(ending)] in GLOSS:
             return GLOSS[word[: -len(ending)]]

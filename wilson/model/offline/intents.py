@@ -21,6 +21,7 @@ from wilson.model.offline import (
     anchored,
     asked_about,
     dates,
+    deeds_in_passing,
     done_in_words,
     due_by,
     finished,
@@ -267,6 +268,9 @@ def answer(chat: Chat) -> Reply:
         reply = _the_one_asked(chat, body, asked)
     reply = reply or (
         (_letter_asks(chat, body) if letter else None)
+        # "Drei Dinge für meine Liste: …, die Praxis-Haftpflicht, 312 €, bis 15.4.": each item with its day, before
+        # any one item's sum or office reads the whole as a bill or a plan
+        or _list_with_days(chat, chat.text)
         or _referred(chat)
         or anchored.before_told(chat, chat.text)
         or _yes_then_said(chat, chat.text)
@@ -278,7 +282,6 @@ def answer(chat: Chat) -> Reply:
         or _run_on(chat, chat.text)
         or (_buried(chat, chat.text) if len(chat.text) > 150 and len(sentences.split(chat.text)) == 1 else None)
         or _numbered(chat, chat.text)
-        or _list_with_days(chat, chat.text)
         or _german_must(chat, chat.text)
         or _two_dated_acts(chat, chat.text)
         or _dated_steps(chat, chat.text)
@@ -306,6 +309,7 @@ def answer(chat: Chat) -> Reply:
             or _thing_due(chat, chat.text)
             or looks.topic_unknown(chat, chat.text)
             or _buried(chat, chat.text)
+            or deeds_in_passing.deed_in_passing(chat, chat.text)
             or _musing(chat.text)
             or _statement(" ".join(parts) or chat.text)
             or asked_about.answered(chat, chat.text)
@@ -316,6 +320,8 @@ def answer(chat: Chat) -> Reply:
                 "no offline rule understood the message",
             )
         )
+    if not reply.calls and reply.rule in WORD_BACK:
+        reply = _asked_after_news(chat, chat.text) or reply
     if chat.first_contact:
         reply.text = f"{INTRO}\n\n{reply.text}" if reply.text else INTRO if reply.calls else f"{INTRO}\n\n{TRY}"
     reply.text = _once(reply.text)
@@ -522,6 +528,18 @@ def _one_task(reply: Reply | None) -> Reply | None:
     return Reply("", [("create_task", {"title": f"Pay {topic['title']}", "due": topic.get("starts")})], reply.rule)
 
 
+_WEEKDAY_COMMA_RE = lazy_regex(
+    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)"
+    r",?\s*(?=\d{1,2}\.)",
+    re.I,
+)
+
+
+_ITEMS_OWN_RE = lazy_regex(
+    r"^(?:\d[\d.,]*\s*(?:€|eur|euro|euros|usd|chf|zł|pln)(?!\w)|(?:bis|by|until|till|spätestens|before|vor)\s)", re.I
+)
+
+
 def _list_with_days(chat: Chat, text: str) -> Reply | None:
     """Things to add after a colon, apart by commas, each with its own day: one task each. None unless there are two
     or more and each reads alone as a task or reminder with its day."""
@@ -532,8 +550,14 @@ def _list_with_days(chat: Chat, text: str) -> Reply | None:
     if _DASHED_RE.match(said):  # one item a line after its dash: what follows a comma is the item's own
         items = [i.strip(" .") for i in _DASHED_RE.split(said) if i.strip()]
     else:
-        # a comma between digits is a decimal one: "338,42 €"
+        # a comma between digits is a decimal one: "338,42 €"; a weekday before its date says the date again ("bis
+        # Mittwoch, 24. Januar"): the date alone is the day, and no comma of it splits the items
+        said = _WEEKDAY_COMMA_RE.sub("", said)
         items = [i for i in re.split(r"\s*(?:(?<!\d),|,(?!\d)|;)\s*(?:(?:und|and)\s+)?", said) if i.strip()]
+        # "die Praxis-Haftpflicht, 312 €, bis 15.4.": a sum or a day after a comma is the item's own
+        for i in range(len(items) - 1, 0, -1):
+            if _ITEMS_OWN_RE.match(items[i]):
+                items[i - 1 : i + 1] = [f"{items[i - 1]}, {items[i]}"]
     if len(items) < 2:
         return None
     replies = [_one_task(_read(chat, request_of(f"add {item}", chat.now, chat.tz))) for item in items]
@@ -789,6 +813,28 @@ def _read(chat: Chat, text: str) -> Reply | None:
     return reply
 
 
+# a sentence's end, lower case after it too, but not a German day's dot ("am Samstag, 4. August")
+_STOP_RE = lazy_regex(r"(?<=[^\d\s][.!?])\s+")
+
+
+def _asked_after_news(chat: Chat, text: str) -> Reply | None:
+    """What a message read whole as news asks in a sentence of its own ("und noch was: die Schultüte bastel ich mit
+    Oma Gerda. erinner mich am Samstag, 4. August um 10, Pappe zu kaufen"); None when no sentence asks anything."""
+    parts = [part for part in _STOP_RE.split(text.strip()) if part]
+    if len(parts) < 2:
+        return None
+    asked = [reply for reply in _asked(chat, parts) if reply.calls and all(_names_something(c) for c in reply.calls)]
+    return _merged(asked) if asked else None
+
+
+def _names_something(call: tuple[str, dict]) -> bool:
+    """Whether a call read from one sentence names its own thing: "ping me again monday" alone is about what the
+    sentences before it named ("the parking permit"), no reminder of "again"."""
+    name, args = call
+    said = args.get("text") if name == "remind" else args.get("title") if name == "create_task" else None
+    return said is None or bool(words(str(said)) - {"again", "nochmal", "wieder", "it", "that", "this", "das", "es"})
+
+
 def _asked(chat: Chat, parts: list[str]) -> list[Reply]:
     """Each sentence read alone: what they ask for, or a word back when no sentence asks for anything."""
     replies = [r for part in parts if (r := _read(chat, request_of(part, chat.now, chat.tz))) is not None]
@@ -806,7 +852,8 @@ _ADD_THAT_RE = lazy_regex(
     r"|^(?:please\s+|pls\s+|bitte\s+)?add(?:\s+(?:it|that|this))?(?:\s+(?:please|pls|plz|thx|thanks))?[\s.!]*$"
     r"|^(?:bitte\s+)?(?:schreib(?:'?s|\s+es|\s+das)?\s+(?:mir\s+)?(?:das\s+)?auf|notier(?:e|en)?(?:\s+(?:mir\s+)?(?:es|das))?|"
     # "Setz mir das auf die Liste", "pack das auf meine Liste"
-    r"(?:setz|setze|pack|tu|schreib)(?:'?s)?\s+(?:mir\s+)?(?:das\s+|es\s+)?(?:mit\s+)?auf\s+(?:die|meine)\s+(?:liste|to-?do-?liste))"
+    r"(?:setz|setze|pack|tu|schreib)(?:'?s)?\s+(?:mir\s+)?(?:das\s+|es\s+)?(?:bitte\s+)?(?:mit\s+)?auf\s+(?:die|meine)\s+"
+    r"(?:liste|to-?do-?liste))"
     r"(?:\s+bitte)?[\s.!]*$",
     re.I,
 )
@@ -906,6 +953,9 @@ def _yes_then_said(chat: Chat, text: str) -> Reply | None:
     if _ON_THE_LIST_RE.match(found.group("rest").strip()):
         return Reply("", decided.calls, "yes to a proposal, said on")  # "yes pls, put the ARGE stuff on my list"
     more = _read(chat, request_of(found.group("rest"), chat.now, chat.tz))
+    if more is None or more.rule in WORD_BACK:
+        # "ja, 18:30 in der Bibliothek passt mir. remind me tomorrow at 16:45 to …": a sentence of its own asks
+        more = _asked_after_news(chat, found.group("rest")) or more
     extra = [
         call for call in (more.calls if more is not None and more.rule not in WORD_BACK else []) if call[0] != "decide"
     ]
@@ -1703,7 +1753,12 @@ _DONT_BUG_RE = lazy_regex(
     r"(?:before|until|till?)\s+(?P<when>[^,;.!?]+).*$",
     re.I | re.S,
 )
-_ABOUT_IT_RE = lazy_regex(r"\s*[,;–—-]+\s*(?=(?:it|they|which|that|this|she|he)\b)", re.I)
+# "…, it has to be at the Elterngeldstelle by the 26th", "die HU für den Wagen ist fällig – bis 31.5. muss …": what
+# the thing does meanwhile, or that it is due
+_ABOUT_IT_RE = lazy_regex(
+    r"\s*[,;–—-]+\s*(?=(?:it|they|which|that|this|she|he)\b)|\s+(?:ist|sind|wird|werden)\s+(?:jetzt\s+|bald\s+)?fällig\b",
+    re.I,
+)
 # a need said of the user's own ("I have to get my residence permit extended"): with a hold, what to be reminded of
 _MY_NEED_RE = lazy_regex(
     r"^\s*(?:i\s+(?:have\s+to|need\s+to|must|have\s+got\s+to|'ve\s+got\s+to|gotta)|i\s*['’]?ll\s+have\s+to)\s+"
@@ -2610,6 +2665,9 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
         # "a new passport before we fly in April": the trip only dates what the message is about
         matched = recognise_message(chat.playbook, main) or matched
     sum_to_pay = payments.amount_of(text) is not None and chat.playbook.of_kind("bill") is not None
+    if matched and matched[0].name == "bill" and matched[1] is not None and not sum_to_pay:
+        if matched[1].group(0).lower() in ("fällig", "due"):
+            matched = None  # "die HU für unseren Leichenwagen ist fällig": a thing due, no sum, is no bill
     if asked and sum_to_pay and (matched is None or matched[0].name == "official"):
         # "get me ready for the car insurance renewal? 890 euros due 1 March": a sum to put aside, the bill's plan
         matched = (chat.playbook.of_kind("bill"), None)
@@ -2687,6 +2745,8 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             title = _title(POSSESSIVE_RE.sub("", what))
     start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
     start_day = dates.local_date(start.value, chat.tz)
+    if not asked and start_day <= chat.today and deeds_in_passing.tells_deed(text):
+        return None  # "Ayşe war heute für mich beim Bezirksamt, die Genehmigung ist verlängert": done, nothing to plan
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
     calls = plan_calls(
         event,
@@ -2791,6 +2851,7 @@ def _owed(chat: Chat, text: str) -> bool:
         EXPLICIT_ADD_RE.match(text)  # "add: pay for the school trip, 185 €, by 29 January" names its own task
         or ADD_RE.match(text)
         or payments.not_to_pay(text)
+        or deeds_in_passing.paid_already(text)
         or _someone_elses(chat, text)
         or re.search(r"\bowes?\s+(?:me|us)\b", text, re.I)  # money coming in is no bill
         or places.find_place(None, text) is not None

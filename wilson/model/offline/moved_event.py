@@ -74,6 +74,14 @@ _MOVED_RE = lazy_regex(
     r"(?P<what2>(?:the|my|our)\s+[^,.;!?]+?)\s+(?:to|till|until)\s+(?P<when2>[^.;!?–—]+)",
     re.I,
 )
+# moved, and the new days said after a reason: "the Riga tour got pushed back, the concert hall was double booked 🙄
+# it's 13th to 18th of august now", "die Lesung wurde verschoben, neu: 12. März"
+_MOVED_THEN_SAID_RE = lazy_regex(
+    r"^(?P<what>[^,.;!?]+?)\s+(?:got|has\s+been|have\s+been|was|were|is|are|wurde|wurden|ist|sind)\s+"
+    r"(?:pushed\s+back|pushed|moved|postponed|rescheduled|verschoben|verlegt)\b.*?"
+    r"(?:\bit'?s|\bnow|\bjetzt|\bneu:?|\bnew\s+dates?:?)\s+(?P<when>(?:the\s+|den\s+)?\d[^.;!?]*)",
+    re.I,
+)
 # a span of days said without its month, which the move names: "4th to 7th now", "vom 4. bis 7."
 _DAY_SPAN_RE = lazy_regex(
     r"\b(?:vom\s+)?(?P<first>\d{1,2})(?:st|nd|rd|th|\.)?\s*(?:to|-|–|bis(?:\s+zum)?|until)\s*"
@@ -94,8 +102,8 @@ _DAY_FIRST_RE = lazy_regex(
 )
 # words that name the kind of event, never which one: "the wedding got pushed" must name more than that
 _KIND_WORDS = {
-    "wedding", "trip", "party", "event", "exam", "appointment", "conference", "hochzeit", "reise", "feier", "termin",
-    "prüfung", "got", "has", "been", "the", "our", "my",
+    "wedding", "trip", "tour", "party", "event", "exam", "appointment", "conference", "hochzeit", "reise", "feier",
+    "termin", "prüfung", "got", "has", "been", "the", "our", "my",
 }  # fmt: skip
 
 
@@ -104,7 +112,9 @@ def moved_in_words(chat: Chat, text: str) -> Reply | None:
     name exactly one open topic by a word of its own and say a new day."""
     found = _MOVED_RE.search(text.strip())
     if found is None or found.group("what") is None and found.group("what2") is None:
-        return None
+        found = _MOVED_THEN_SAID_RE.search(text.strip())
+        if found is None:
+            return None
     what, when = (
         (found.group("what"), found.group("when"))
         if found.group("what")

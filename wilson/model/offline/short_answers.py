@@ -64,6 +64,9 @@ _ELSEWHERE = {
     "sì": "yes",
     "certo": "yes",
     "ouais": "yes",
+    # Polish, as Berlin writes it: "nie, dzięki", "tak, dziękuję"
+    "tak": "yes",
+    "nie": "no",
 }
 # real words one edit from an answer that say something else
 _OTHER_WORDS = frozenset(
@@ -222,9 +225,12 @@ _NO_FILL = frozenset({"leave", "skip", "forget", "drop", "it", "that", "this", "
 
 def _fill(word: str) -> bool:
     """A word of courtesy, typed loosely too: "ahed" for "ahead", "pleas" for "please" (five letters or more, one
-    edit away, so that no short word becomes another)."""
+    edit away, so that no short word becomes another), "dreii" for "drei"."""
     return (
         word in _FILL
+        or len(word) >= 3
+        and word[-1] == word[-2]
+        and word[:-1] in _FILL  # a last letter held: "alle dreii"
         or len(word) >= 4
         and any(len(known) >= 5 and known[0] == word[0] and distance(word, known, cutoff=1) <= 1 for known in _FILL)
     )
