@@ -96,6 +96,26 @@ NOT_YET: dict[str, str] = {
     "in Spanish, so the fee's heads-ups come before the 19th the user asked for",
     "student-from-mexico-testdaf-earlier-permit-papers-later": "two changes in one message (the TestDaF pulled "
     "forward, the papers pushed back) become one, and the week-ahead heads-ups fall in the story's quiet stretch",
+    # the thirteenth batch's dev half (tests/data/fresh/BRIEF.md, "Thirteenth batch")
+    "ceramicist-residency-jingdezhen": '"trag die Anzahlung bitte ein" is not read as a yes to the deposit\'s '
+    "proposal, so the deposit is not told with its amount nor raised before it is paid",
+    "foster-mother-school-start-yes-but-after-school-care": "a child's school start (eingeschult) is no kind the "
+    "playbook knows: its plan is named after the school's square, and \"der Hortgutschein … muss bis 31. Mai "
+    'beantragt sein" after the yes adds no step',
+    "funeral-director-hearse-inspection-after-whitsun": '"Leichenwagen war heute beim TÜV, neue Plakette" says the '
+    "inspection done with no word of done",
+    "mail-diplomat-talk-moved-to-library-tomorrow": "the mail moving a talk to tomorrow in another place becomes a "
+    "task to confirm it, not a word with the new time and place",
+    "mail-florist-pavement-permit-earlier-date": '"mais pour le mardi 6 mars": a French day the rules cannot read, '
+    "so the yes stands with the mail's own date",
+    "mail-surveyor-liability-premium-only-the-day-before": "a bill's mail is proposed as a task but not told with its "
+    "amount and date, which the story wants first",
+    "optician-calibration-moved-seminar-dropped": '"die Kalibrierung also bitte auf den 2.2. schieben. Und das '
+    'Seminar … kannst du streichen": of the two changes in one message only the drop is made',
+    "vet-whats-left-before-easter": '"Röntgenkurs ist gebucht" names the course task ("Anmeldung zum Röntgen-'
+    'Aktualisierungskurs") in none of its words, and "aus der Anmeldung" names both tasks',
+    "wind-technician-offshore-rotation-borkum": "a rotation offshore asked for in Polish, German and English in one "
+    "message is not understood, so nothing of it is planned",
 }
 PATHS = [
     pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))

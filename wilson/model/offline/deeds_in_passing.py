@@ -111,8 +111,15 @@ def paid_already(text: str) -> bool:
     return "?" not in text and any(act == "pay" for act, _ in _deeds(text))
 
 
-def _title_verbs(task: dict) -> set[str]:
-    return {w.lower().strip(":,") for w in str(task.get("title") or "").split()[:1]}
+_ANY_VERB = frozenset(verb for verbs in _VERBS.values() for verb in verbs)
+
+
+def _title_verbs(task: dict) -> set[str] | None:
+    """The verbs a task's title is written with: its first word, or its last in German ("Genehmigung fürs Ladenschild
+    verlängern"); None when it names no act ("Fortbildungsnachweis an die Tierärztekammer"), which any deed may finish."""
+    said = [w.lower().strip(":,.") for w in str(task.get("title") or "").split()]
+    verbs = {said[0], said[-1]} if said else set()
+    return verbs if verbs & _ANY_VERB else None
 
 
 def deed_in_passing(chat: Chat, text: str) -> Reply | None:
@@ -132,7 +139,7 @@ def deed_in_passing(chat: Chat, text: str) -> Reply | None:
         if task.get("status", "open") not in ("open", "snoozed"):
             continue
         verbs = _title_verbs(task)
-        if acts and not any(verbs & _VERBS[act] for act in acts):
+        if acts and verbs is not None and not any(verbs & _VERBS[act] for act in acts):
             continue  # "paid" finishes a task to pay, not one to book
         # the task's own thing must be named ("the concert hall was double booked" names no flight to book); its
         # topic's words tell two such tasks apart
