@@ -315,12 +315,14 @@ def gather_day(now: datetime, tz, config, fresh: set[int] | frozenset = frozense
             day.overdue.append(_task_line(task, tz, overdue=True) + f": {escalation.CHOICES.format(n=task.id)}")
             day.task_ids.append(task.id)
         elif task.due_is_date:
-            # a heads-up ("due in 7 days") whose follow-up would come later today is said now instead
+            # a heads-up ("due in 7 days") whose follow-up would come later today is said now instead; only the one
+            # the task's follow-ups are planned for (one left out just after approving stays out here too)
             later = [
                 name
                 for name, moment in window_times(task.due, True, windows, tz)
                 if name not in ("due", "overdue")
                 and name not in fired
+                and task.next_window in (None, name)
                 and moment > now
                 and moment.astimezone(tz).date() == today
             ]

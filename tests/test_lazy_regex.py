@@ -71,3 +71,10 @@ def test_importing_the_offline_rules_compiles_none_of_their_patterns_and_each_of
     made, early, broken = map(int, out[0].split())
     assert made > 300, out  # the rules' patterns are made lazily (about 370 of them)
     assert early == 0 and broken == 0, out[1:]
+
+
+def test_the_change_filler_words_written_out_are_what_words_reads():
+    from wilson.model.offline.answers import FILLER
+    from wilson.model.offline.words import words
+
+    assert words("für erst bis zum den auf besser mach machs draus daraus") <= FILLER

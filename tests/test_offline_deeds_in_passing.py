@@ -44,6 +44,28 @@ def test_a_deed_of_another_act_or_of_no_tasks_thing_finishes_nothing():
     assert deed_in_passing(chat, "Riga ist gebucht") is None
 
 
+def test_someone_elses_own_deed_a_call_to_the_user_or_a_deed_beside_a_need_finishes_nothing():
+    dentist = {"id": 6, "title": "Call the dentist", "due": "2027-01-20"}
+    fee = {"id": 7, "title": "Pay the course fee", "due": "2027-01-20"}
+    gift = {"id": 8, "title": "Geschenk für Mama", "due": "2027-01-20"}
+    tax = {"id": 9, "title": "Steuererklärung", "due": "2027-05-31"}
+    book = {"id": 10, "title": "Return the library book", "due": "2027-01-20"}
+    chat = Chat(text="", now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=[FLIGHTS, dentist, fee, gift, tax, book])
+    for said in (
+        "Anna booked her flights to Riga",
+        "My sister paid her course fee",
+        "the dentist called",
+        "Mama hat angerufen",
+        "das Finanzamt hat wegen der Steuererklärung angerufen",
+        "I called Anna today, still need to call the dentist",
+        "Steuerberater hat die Steuererklärung geprüft, ich muss sie noch abschicken",
+        "the library booked the room for the reading",
+    ):
+        assert deed_in_passing(chat, said) is None, said
+    # a title naming no act is finished by a word of done that names none either
+    assert deed_in_passing(chat, "Steuererklärung erledigt ✅").calls == [("complete_task", {"task_id": 9})]
+
+
 def test_a_deed_asked_denied_or_promised_is_none():
     chat = Chat(text="", now=NOW, tz=BERLIN, playbook=PLAYBOOK, tasks=[FLIGHTS, CERTIFICATE])
     for said in (
@@ -53,6 +75,12 @@ def test_a_deed_asked_denied_or_promised_is_none():
         "can you check the flights are booked",
         "I will have the flights booked by Friday",
         "Flüge bitte bis Freitag buchen, sind dann gebucht",
+        "I haven't booked the flights",
+        "the flights aren't booked",
+        "I almost booked the flights",
+        "Hopefully the flights are booked",
+        "Anna said the flights are booked",
+        "the flights are booked out",
     ):
         assert deed_in_passing(chat, said) is None, said
 
@@ -60,4 +88,5 @@ def test_a_deed_asked_denied_or_promised_is_none():
 def test_a_sum_told_paid_is_no_bill_to_plan():
     said = "war heute im Kundenzentrum am Alex, Ticket gezeigt, 7 € bezahlt – erledigt"
     assert paid_already(said) and not paid_already("7 € noch nicht bezahlt, bis Freitag")
+    assert not paid_already("Paid 40 € for the school trip, another 120 € due by 1 March")
     assert not [name for name, _ in done(said) if name in ("create_topic", "create_task")]

@@ -314,6 +314,12 @@ def test_an_event_moved_with_its_reason_and_then_its_new_days_moves_its_plan():
     calls = read(said, tasks=[passport, flights], topics=[tour]).calls
     assert calls[0] == ("update_topic", {"topic_id": 3, "starts": "2027-08-13", "ends": "2027-08-18"})
     assert {args["task_id"] for name, args in calls[1:] if name == "update_task"} == {9, 1}
+    # a span of time is no new day, nor is a day before the old one after "pushed back"
+    for said in (
+        "the Riga tour got pushed back, it's 2 weeks later now",
+        "the Riga tour was moved, it's 3 hours by bus now",
+    ):
+        assert read(said, tasks=[passport], topics=[tour]).calls == [], said
     # a move with no new day said is no move to make
     assert read("the Riga tour got pushed back, the hall was double booked", tasks=[flights], topics=[tour]).calls == []
 

@@ -26,6 +26,10 @@ def test_a_yes_said_as_pleased_words_in_german_french_or_polish():
         "tak, dziękuję",
     ):
         assert read(said, pending=[REMINDER]).calls == [("decide", {"proposal": 4, "action": "approve"})], said
+    # plain words alone, a question, or thanks alone are no yes
+    for said in ("Aus!", "Das", "so so", "Passt das so?", "Gut?", "Mach das aus", "Merci", "Danke dir"):
+        assert read(said, pending=[REMINDER]).calls == [], said
+    assert short_answer("ja lass") is None and short_answer("yes off") is None
     assert short_answer("jepp alle dreii") == "yes"
     # with nothing just asked, pleased words change nothing
     assert read("sieht gut aus").calls == []
@@ -47,6 +51,11 @@ def test_a_list_with_a_weekday_before_each_date_and_a_sum_after_a_comma_is_a_tas
         ("Anmeldung zum Röntgen-Aktualisierungskurs", "2029-03-28"),
         ("Praxis-Haftpflicht", "2029-04-15"),
     ]
+    # a sum or a day after a comma is an item of its own when the item before it has its day already
+    assert [args["title"] for _, args in read("add: pay 50 € to Tom by Friday, 20 € to Anna by Monday").calls] == [
+        "Pay 50 € to Tom",
+        "20 € to Anna",
+    ]
     said = "3 Sachen für die Liste bitte: die Kalibrierung bis Mittwoch, 24. Januar, und das Seminar bis 2. Februar"
     assert [args["due"] for _, args in answer(said, datetime(2029, 1, 8, 18, 30, tzinfo=BERLIN)).calls] == [
         "2029-01-24",
@@ -62,6 +71,8 @@ def test_a_request_after_a_sentence_of_news_is_read():
     (call,) = answer(said, datetime(2029, 7, 2, 18, 40, tzinfo=BERLIN)).calls
     assert call == ("remind", {"text": "Pappe und Krepppapier zu kaufen", "at": "2029-08-04T10:00:00+02:00"})
     assert read("Long day at work. Anna is going to Rome on Friday.").calls == []
+    # a sentence that does not begin as a request is more news, typed in lower case or not
+    assert read("the boss is on holiday. team lunch friday at 12.").calls == []
     # a sentence that names nothing of its own ("ping me again") is about what was said before it: no reminder "again"
     assert read("ugh the parking permit, not this weekend. ping me again monday").calls == []
 
@@ -101,10 +112,18 @@ def test_a_yes_with_remind_me_only_the_day_before_keeps_the_day_and_drops_the_ea
         assert reply.calls == [
             (
                 "create_task",
-                {"title": "Pay the bill from Ingenieur-Haftpflicht VVaG", "due": "2029-05-31", "escalation": "1d"},
+                {
+                    "title": "Pay the bill from Ingenieur-Haftpflicht VVaG",
+                    "due": "2029-05-31",
+                    "escalation": "1d,overdue",
+                },
             )
         ], said
     assert answers.modify(bill, "move it to 30 may", now, BERLIN).calls[0][1].get("escalation") is None
+    # more said than the day before is no such quiet time
+    for said in ("remind me only the day before, and on the day itself", "just the day before is fine"):
+        calls = answers.modify(bill, said, now, BERLIN).calls
+        assert not calls or calls[0][1].get("escalation") is None, said
 
 
 def test_a_yes_then_a_request_in_a_sentence_of_its_own_is_both():

@@ -231,3 +231,17 @@ def test_a_task_whose_only_windows_are_heads_ups_keeps_the_last_one_after_approv
     plan_task(task, now, ["3d", "1d"], app.config.timezone, seen=True)  # 1d: today 09:00, an hour from now
     # its last heads-up, an hour from now, is kept: left out, no follow-up would ever come (09:00 Berlin, 08:00 UTC)
     assert (task.next_window, task.next_fire_at.hour) == ("1d", 8)
+
+
+def test_a_morning_briefing_does_not_say_the_week_ahead_heads_up_left_out_after_approving(make_app):
+    app = make_app(start="2027-04-13T22:00:00+02:00")  # Tuesday night
+    app.say("add pay the course fee by 22 april")
+    app.wait_idle()
+    approve_latest(app)
+    app.say("add call the plumber by 15 april")  # due on Thursday: its morning brings a briefing
+    app.wait_idle()
+    approve_latest(app)
+    app.advance(timedelta(days=1, hours=11))  # Thursday 09:00
+    mornings = [d["text"] for d in app.user_deliveries() if d["text"].startswith("Good morning")]
+    assert mornings, "the plumber's day brings a briefing"
+    assert not any("course fee" in text and "in 7 days" in text for text in mornings), mornings

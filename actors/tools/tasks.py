@@ -263,7 +263,7 @@ class CreateTask(BuiltinTool):
             windows = parse_windows(str(args["escalation"]))
             ahead = [w for w in windows if w not in ("due", "overdue")]
             if ahead == ["1d"] and "due" not in windows:
-                due += ", followed up the day before only"
+                due += ", followed up only the day before (and once late)"
             elif ahead:
                 due += f", followed up at {', '.join(ahead)}"
             elif "due" in windows:

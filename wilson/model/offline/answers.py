@@ -494,9 +494,9 @@ HOUR_SAID_RE = lazy_regex(
 FILLER = {"actually", "oh", "wait", "sorry", "hmm", "okay", "ok", "then", "no", "yes", "make", "change", "set", "und"}
 FILLER |= {"hmmm", "maybe", "rather", "instead", "better", "please", "lieber", "doch", "how", "about", "what"}
 FILLER |= {"same", "time"}  # "actually the 13th, same time": the hour kept
-FILLER |= words(
-    "für erst bis zum den auf besser mach machs draus daraus"
-)  # "aber für Freitag den 5.", as words() reads it
+# "aber für Freitag den 5.": "für erst bis zum den auf besser mach machs draus daraus" as words() stems them (written
+# out: reading them at import would build words()' pattern before any message needs it)
+FILLER |= {"auf", "besser", "bis", "darau", "den", "drau", "erst", "für", "mach", "zum"}
 # a time of day said alone ("9am", "at 9:30", "noon"): the item keeps its day
 TIME_ONLY = lazy_regex(
     r"^(?:at\s+)?(?:(?:(?:half|quarter)\s+(?:past|to)\s+|half\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|h|uhr|"

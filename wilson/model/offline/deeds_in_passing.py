@@ -1,15 +1,19 @@
 """A deed told in passing that no rule before it read: a word of done in one of the languages people write to
-Wilson in ("Flüge nach Riga sind gebucht", "scanned it and sent it to Priya", "listo, pagué los 389 € del curso",
-"fotos biométricas feitas hoje"), said of the one open task its other words name.
+Wilson in ("Führungszeugnis ist gekommen, scanned it and sent it to Priya", "listo, pagué los 389 € del curso",
+"Ayşe war heute für mich beim Bezirksamt – die Genehmigung fürs Ladenschild ist bis 2031 verlängert"), said of the one
+open task the same clause names.
 
 The last reading before Wilson answers that it did not understand or that it was only told something: left
 unread, a deed is followed up as if undone, days of reminders about what the user already did. It is careful
 because it reads loosely:
 
-- the word of done must stand in a clause that asks nothing, promises nothing and denies nothing ("noch nicht
-  bezahlt", "will send it tomorrow", "can you book …?");
-- the task's title must share a word with the message (or the English of a German one), and its verb must be
-  the deed's when the deed has one ("paid" finishes "Pay the course fee", not "Book the course");
+- the word of done must stand in a clause that asks nothing and promises, hedges or denies nothing ("noch nicht
+  bezahlt", "I haven't booked", "will send it tomorrow", "hopefully the flights are booked", "can you book …?");
+- someone else's own thing is theirs ("Anna booked her flights"), and a call made to the user is no call the user
+  made ("the dentist called", "Mama hat angerufen");
+- the task's title must share a word with that clause (or the English of a German one), and its verb (its first word,
+  or a German infinitive last) must be the deed's; a title naming no act ("Fortbildungsnachweis an die Kammer") is
+  finished only by a word of done that names none either ("erledigt", ✅);
 - exactly one open task may fit best; two alike are left for the user to name.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from wilson.model.offline import places
 from wilson.model.offline.phrases import Chat, Reply
 from wilson.model.offline.words import glossed, words
 from wilson.kernel.lazy_regex import lazy_regex
@@ -25,7 +30,7 @@ from wilson.kernel.lazy_regex import lazy_regex
 _DONE: dict[str, str | None] = {}
 for _act, _said in {
     None: "done erledigt gemacht fertig listo hecho hecha feito feita feitos feitas fatto gedaan zrobione "
-    "załatwione tamamlandı hallettim ✅ ✔️ ☑️",
+    "załatwione tamamlandı hallettim ✅ ✔️ ✔ ☑️ ☑",
     "pay": "paid bezahlt überwiesen pagué pagado pagada paguei pago pagato payé betaald zapłacone zapłaciłem "
     "zapłaciłam ödedim ödendi",
     "send": "sent posted mailed emailed e-mailed abgeschickt verschickt geschickt gemailt versendet enviado enviada "
@@ -50,7 +55,7 @@ for _act, _said in {
     for _word in _said.split():
         _DONE[_word] = _act
 
-# the verbs a task of each act is written with (its title's first word, English or German)
+# the verbs a task of each act is written with, English or German
 _VERBS = {
     "pay": {"pay", "transfer", "settle", "bezahlen", "überweisen", "zahlen"},
     "send": {"send", "mail", "email", "post", "submit", "return", "forward", "schicken", "senden", "abschicken"},
@@ -70,26 +75,41 @@ _VERBS = {
     "check": {"check", "read", "review", "prüfen", "lesen"},
     "scan": {"scan", "send", "scannen"},
 }
+_ANY_VERB = frozenset(verb for verbs in _VERBS.values() for verb in verbs)
 
-# a clause that promises, denies or hopes tells nothing done
+# a clause that promises, hedges or denies tells nothing done ("n't" has no word boundary before it: "haven't")
 _NOT_DONE_RE = lazy_regex(
-    r"\b(?:not|n't|never|yet|still|will|gonna|going\s+to|need|needs|must|have\s+to|has\s+to|should|then|later|"
-    r"tomorrow|nicht|nie|noch|kein|keine|muss|müssen|soll|werde|wird|dann|später|morgen|todavía|aún|tengo\s+que|"
-    r"hay\s+que|mañana|ainda|amanhã|pas|demain|nog|jeszcze|jutro|henüz|değil|yarın)\b",
+    r"n't\b|\b(?:not|never|yet|still|will|gonna|going\s+to|need|needs|must|have\s+to|has\s+to|should|then|later|"
+    r"tomorrow|almost|nearly|hopefully|hope|wish|if|maybe|perhaps|thought|said|says|out|being|getting|to\s+be|no|não|"
+    r"nicht|nie|noch|kein|keine|"
+    r"muss|müssen|soll|werde|wird|dann|später|morgen|fast|hoffentlich|vielleicht|wenn|falls|dachte|todavía|aún|"
+    r"tengo\s+que|hay\s+que|mañana|ainda|amanhã|pas|demain|nog|jeszcze|jutro|henüz|değil|yarın)\b",
     re.I,
 )
+# an English word of done is the user's when said with "I" or "we", or with no one before it ("sent it to Priya");
+# "Anna paid", "Tom called", "Anna sent me an email" are someone else's doing
+_ENGLISH = frozenset(
+    "done paid sent posted mailed emailed e-mailed booked reserved submitted filed ordered bought signed confirmed "
+    "registered enrolled applied cancelled canceled renewed extended packed collected called phoned checked "
+    "scanned".split()
+)
+# someone else's own thing ("Anna booked her flights"); who made a call ("Mum called" is a call to the user)
+_THEIRS_RE = lazy_regex(r"\b(?:her|his|their|ihr|ihre|ihren|sein|seine|seinen)\b", re.I)
+_FIRST_PERSON_RE = lazy_regex(r"\b(?:i|i've|we|we've|ich|wir|hab|habe|haben)\b", re.I)
 # a message that asks for something is a request, whatever it also tells
 _ASKS_RE = lazy_regex(
     r"\b(?:please|pls|plz|remind|can\s+you|could\s+you|would\s+you|bitte|erinner\w*|kannst|könntest|por\s+favor|"
     r"porfa|recuérdame|proszę|lütfen)\b",
     re.I,
 )
+# a sum still owed beside the one paid: "Paid 40 € for the school trip, another 120 € due by 1 March"
+_STILL_DUE_RE = lazy_regex(r"\b(?:due|by|until|bis|fällig|spätestens)\b", re.I)
 _CLAUSE_RE = lazy_regex(r"[,;:.!?]+\s+|\s+[–—-]\s+|\s+(?:and|und|y|e|et|en|i|ve|but|aber|pero)\s+", re.I)
 _TOKEN_RE = lazy_regex(r"[^\W\d_][\w'-]*|✅|✔️?|☑️?")
 
 
-def _deeds(text: str) -> list[tuple[str | None, str]]:
-    """(act, word of done) of each clause that tells something done."""
+def _deeds(text: str) -> list[tuple[str | None, str, str]]:
+    """(act, word of done, its clause) of each clause that tells something done."""
     found = []
     for clause in _CLAUSE_RE.split(text):
         if not clause or _NOT_DONE_RE.search(clause):
@@ -97,8 +117,27 @@ def _deeds(text: str) -> list[tuple[str | None, str]]:
         for token in _TOKEN_RE.findall(clause):
             token = token.lower()
             if token in _DONE:
-                found.append((_DONE[token], token))
+                found.append((_DONE[token], token, clause))
     return found
+
+
+_IT_RE = lazy_regex(r"\b(?:it|them|es|ihn|das|lo|la)\b", re.I)
+
+
+def _told_clauses(text: str) -> list[str]:
+    """The clauses that neither promise, hedge nor deny: what a deed's "it" may name."""
+    return [clause for clause in _CLAUSE_RE.split(text) if clause and not _NOT_DONE_RE.search(clause)]
+
+
+_LEADING = frozenset({"just", "already", "finally", "also", "and", "so", "ok", "okay"})
+
+
+def _said_first(clause: str, word: str) -> bool:
+    """Whether the word of done leads its clause, no one named before it ("just sent it to Priya")."""
+    tokens = [token.lower() for token in _TOKEN_RE.findall(clause)]
+    while tokens and tokens[0] in _LEADING:
+        tokens.pop(0)
+    return bool(tokens) and tokens[0] == word
 
 
 def tells_deed(text: str) -> bool:
@@ -107,18 +146,18 @@ def tells_deed(text: str) -> bool:
 
 
 def paid_already(text: str) -> bool:
-    """Whether a message tells a payment made ("Ticket gezeigt, 7 € bezahlt – erledigt"): its sum is no bill."""
-    return "?" not in text and any(act == "pay" for act, _ in _deeds(text))
-
-
-_ANY_VERB = frozenset(verb for verbs in _VERBS.values() for verb in verbs)
+    """Whether a message tells a payment made and owes nothing more ("Ticket gezeigt, 7 € bezahlt – erledigt"): its
+    sum is no bill."""
+    return "?" not in text and not _STILL_DUE_RE.search(text) and any(act == "pay" for act, _, _ in _deeds(text))
 
 
 def _title_verbs(task: dict) -> set[str] | None:
-    """The verbs a task's title is written with: its first word, or its last in German ("Genehmigung fürs Ladenschild
-    verlängern"); None when it names no act ("Fortbildungsnachweis an die Tierärztekammer"), which any deed may finish."""
+    """The verbs a task's title is written with: its first word, or a German infinitive last ("Genehmigung fürs
+    Ladenschild verlängern"); None when it names no act ("Fortbildungsnachweis an die Tierärztekammer")."""
     said = [w.lower().strip(":,.") for w in str(task.get("title") or "").split()]
-    verbs = {said[0], said[-1]} if said else set()
+    if not said:
+        return None
+    verbs = {said[0]} | ({said[-1]} if said[-1].endswith("n") else set())  # "einreichen", "verlängern"
     return verbs if verbs & _ANY_VERB else None
 
 
@@ -127,29 +166,33 @@ def deed_in_passing(chat: Chat, text: str) -> Reply | None:
     deed or no single task fits it."""
     if text.rstrip().endswith("?") or _ASKS_RE.search(text):
         return None
-    deeds = _deeds(text)
-    if not deeds:
-        return None
-    # a deed with its act ("bezahlt") says which tasks it can finish; one without ("erledigt", ✅) any
-    acts = {act for act, _ in deeds if act is not None}
-    done_words = {word for _, word in deeds}
-    said = glossed(words(" ".join(w for w in re.split(r"\s+", text) if w.lower().strip(".,!;:") not in done_words)))
-    scored = []
-    for task in chat.tasks:
-        if task.get("status", "open") not in ("open", "snoozed"):
-            continue
-        verbs = _title_verbs(task)
-        if acts and verbs is not None and not any(verbs & _VERBS[act] for act in acts):
-            continue  # "paid" finishes a task to pay, not one to book
-        # the task's own thing must be named ("the concert hall was double booked" names no flight to book); its
-        # topic's words tell two such tasks apart
-        named = len(said & glossed(words(str(task.get("title") or ""))))
-        if named:
-            scored.append((named + len(said & glossed(words(str(task.get("topic") or "")))) / 2, task))
-    if not scored:
-        return None
-    scored.sort(key=lambda pair: -pair[0])
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        return None  # two tasks alike: the user names which
-    task = scored[0][1]
-    return Reply("", [("complete_task", {"task_id": task.get("id")})], "a deed told in passing")
+    scored: dict[object, tuple[float, dict]] = {}
+    for act, word, clause in _deeds(text):
+        if _THEIRS_RE.search(clause) or act == "call" and not _FIRST_PERSON_RE.search(clause):
+            continue  # "Anna booked her flights", "the dentist called"
+        if word in _ENGLISH and not _FIRST_PERSON_RE.search(clause) and not _said_first(clause, word):
+            continue  # "Anna paid", "Tom called": theirs
+        place = places.find_place(None, clause)
+        # "Führungszeugnis ist gekommen, scanned it and sent it to Priya": "it" is what a clause before it named
+        told = " ".join(_told_clauses(text)) if _IT_RE.search(clause) else clause
+        said = glossed(words(" ".join(w for w in told.split() if w.lower().strip(".,!;:") != word)))
+        for task in chat.tasks:
+            if task.get("status", "open") not in ("open", "snoozed"):
+                continue
+            verbs = _title_verbs(task)
+            if (verbs is None) != (act is None) or act is not None and verbs is not None and not verbs & _VERBS[act]:
+                continue  # "paid" finishes a task to pay, not one to book; "erledigt" one that names no act
+            # the task's own thing must be named in the clause ("the concert hall was double booked" names no flight
+            # to book); its topic's words tell two such tasks apart
+            own = f"{task.get('title') or ''} {task.get('topic') or ''}".lower()
+            if place is not None and place.name.lower() not in own:
+                continue  # "booked the flights to Porto" is another trip's flights
+            named = len(said & glossed(words(str(task.get("title") or ""))))
+            if named:
+                score = named + len(said & glossed(words(str(task.get("topic") or "")))) / 2
+                if score > scored.get(task.get("id"), (0.0, task))[0]:
+                    scored[task.get("id")] = (score, task)
+    ranked = sorted(scored.values(), key=lambda pair: -pair[0])
+    if not ranked or len(ranked) > 1 and ranked[1][0] == ranked[0][0]:
+        return None  # no task named, or two alike: the user names which
+    return Reply("", [("complete_task", {"task_id": ranked[0][1].get("id")})], "a deed told in passing")

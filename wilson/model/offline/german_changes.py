@@ -86,6 +86,7 @@ _NOT_DONE_RE = lazy_regex(
     r"\b(?:nicht|noch\s+nicht|nie|kein\w*|wird|werden|morgen|übermorgen|bald|gleich|später|sobald|erst)\b|^(?:ich|wir|du|er|sie|es)$",
     re.I,
 )
+_DENIED_RE = lazy_regex(r"\b(?:nicht|nie|kein\w*)\b", re.I)
 _MOVE_RE = lazy_regex(
     _LEAD + r"(?P<what>[\w-]+)\b.*?\bauf\s+(?:den\s+|die\s+|das\s+)?(?P<when>[^,;!?]+?)\s+"
     r"(?:verschieben|schieben|verlegen|legen)\s*[.!]*$",
@@ -183,8 +184,8 @@ def _finished(chat: Chat, found: re.Match) -> dict | None:
     words (or, for a payment or papers handed in, its verb alone); never when the words say it is not done yet
     ("Noch nicht bezahlt", "Morgen bezahlt")."""
     what = found.group("what")
-    if _NOT_DONE_RE.search(what):
-        return None
+    if _NOT_DONE_RE.search(what) or _DENIED_RE.search(found.group(0)):
+        return None  # "Flüge habe ich noch nicht gebucht": the denial stands between the thing and its deed
     where = found.groupdict().get("where")
     named = _named(chat, what) or (where and _named(chat, where))
     deed = found.group("deed").lower()

@@ -2,7 +2,7 @@
 not before the 19th, don't remind me before then". The task is due that day and followed up only from it: its
 heads-ups ahead of the day are left out (the task's own escalation, "due,overdue"), since the user has said when
 they want to hear of it. Said without a day ("aber erinner mich erst am Tag vorher dran"), the task keeps its day and
-is followed up the day before only ("1d").
+is followed up the day before, and once late, only ("1d,overdue").
 
 Pure: reads words, writes nothing.
 """
@@ -33,7 +33,11 @@ ONLY_THE_DAY_BEFORE_RE = lazy_regex(
     r"\brecu[ée]rd(?:a|ame|amelo)\w*\s+(?:solo|sólo)\s+el\s+d[ií]a\s+(?:antes|anterior)\b",
     re.I,
 )
-DAY_BEFORE_ONLY = "1d"  # the task's own follow-up: the day before its day
+DAY_BEFORE_ONLY = "1d,overdue"  # the task's own follow-ups: the day before its day, and once it is late
+# more said than the day before ("… and on the day itself", "… at 8pm"): a change the rules leave to the user to say
+_MORE_THAN_THE_DAY_BEFORE_RE = lazy_regex(
+    r"\d|\b(?:and|und|also|auch|y)\s+(?:on|am|el)\s+(?:the\s+)?(?:day|tag|d[ií]a)\b|\bis\s+fine\b", re.I
+)
 
 
 # a reminder asked for before the day after all: "…, erinner mich am 18.", "remind me on the 18th"
@@ -47,7 +51,7 @@ def before_then(text: str) -> bool:
 
 def only_the_day_before(text: str) -> bool:
     """Whether the words ask to hear of the thing only the day before its day."""
-    return bool(ONLY_THE_DAY_BEFORE_RE.search(text or ""))
+    return bool(ONLY_THE_DAY_BEFORE_RE.search(text or "")) and not _MORE_THAN_THE_DAY_BEFORE_RE.search(text or "")
 
 
 def day_before_only(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:

@@ -82,7 +82,9 @@ from wilson.model.offline.phrases import (
     COURTESY_RE,
     THANKS_RE,
     NOTE_RE,
+    PLEASED_PHRASE_RE,
     PLEASED_WORDS,
+    THANK_WORDS,
     TOPICISH,
     TRY,
     UNWELL_RE,
@@ -536,7 +538,9 @@ _WEEKDAY_COMMA_RE = lazy_regex(
 
 
 _ITEMS_OWN_RE = lazy_regex(
-    r"^(?:\d[\d.,]*\s*(?:€|eur|euro|euros|usd|chf|zł|pln)(?!\w)|(?:bis|by|until|till|spätestens|before|vor)\s)", re.I
+    r"^(?:\d[\d.,]*\s*(?:€|eur|euro|euros|usd|chf|zł|pln)(?!\w)(?:,\s*(?:bis|by|until|till|spätestens)\s+[^,]+)?|"
+    r"(?:bis|by|until|till|spätestens|before|vor)\s+[^,]+)\s*$",
+    re.I,
 )
 
 
@@ -554,9 +558,10 @@ def _list_with_days(chat: Chat, text: str) -> Reply | None:
         # Mittwoch, 24. Januar"): the date alone is the day, and no comma of it splits the items
         said = _WEEKDAY_COMMA_RE.sub("", said)
         items = [i for i in re.split(r"\s*(?:(?<!\d),|,(?!\d)|;)\s*(?:(?:und|and)\s+)?", said) if i.strip()]
-        # "die Praxis-Haftpflicht, 312 €, bis 15.4.": a sum or a day after a comma is the item's own
+        # "die Praxis-Haftpflicht, 312 €, bis 15.4.": a sum alone or a day alone after a comma is the item's own,
+        # when the item before it has no day yet ("50 € to Tom by Friday, 20 € to Anna by Monday" are two)
         for i in range(len(items) - 1, 0, -1):
-            if _ITEMS_OWN_RE.match(items[i]):
+            if _ITEMS_OWN_RE.match(items[i]) and not dates.search(items[i - 1], chat.now, chat.tz):
                 items[i - 1 : i + 1] = [f"{items[i - 1]}, {items[i]}"]
     if len(items) < 2:
         return None
@@ -813,6 +818,11 @@ def _read(chat: Chat, text: str) -> Reply | None:
     return reply
 
 
+_REQUEST_START_RE = lazy_regex(
+    r"^\W*(?:(?:please|pls|bitte|and|und|also|auch)\s+)*(?:remind|add|put|note|book|erinner\w*|setz\w*|notier\w*|"
+    r"schreib\w*|trag\w*|recuérdame|añade|apunta|rappelle|ajoute|przypomnij|dodaj|wrzuć)\b",
+    re.I,
+)
 # a sentence's end, lower case after it too, but not a German day's dot ("am Samstag, 4. August")
 _STOP_RE = lazy_regex(r"(?<=[^\d\s][.!?])\s+")
 
@@ -823,6 +833,8 @@ def _asked_after_news(chat: Chat, text: str) -> Reply | None:
     parts = [part for part in _STOP_RE.split(text.strip()) if part]
     if len(parts) < 2:
         return None
+    # only a sentence that begins as a request asks ("team lunch friday at 12." after news is more news)
+    parts = [part for part in parts if _REQUEST_START_RE.match(part)]
     asked = [reply for reply in _asked(chat, parts) if reply.calls and all(_names_something(c) for c in reply.calls)]
     return _merged(asked) if asked else None
 
@@ -1529,9 +1541,14 @@ def _done_plainly(chat: Chat, text: str) -> Reply | None:
     return reply if reply is not None and reply.calls else None
 
 
+_DENIED_RE = lazy_regex(r"n't\b|\b(?:not|never|nicht|noch|kein|keine|nie)\b", re.I)
+
+
 def _done_said(chat: Chat, text: str) -> Reply | None:
     for pattern in DONE_RES:
         found = pattern.match(text)
+        if found and _DENIED_RE.search(found.group("what")):
+            return None  # "Flüge sind nicht gebucht", "Flüge habe ich noch nicht gebucht": not done
         if found:
             what = found.group("what")
             # a German compound joined by a hyphen names its parts: "Kita-Antrag" is the Kita application
@@ -2204,8 +2221,14 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     if GREETING_RE.match(text):
         return Reply("" if chat.first_contact else f"Hi! What can I do for you? {TRY}", [], "a greeting")
     said = set(normal(text).split() or ["-"])
-    # "great, thanks" is pleased (a yes right after a proposal); "thanks" alone is thanks
-    pleased = ACK_RE.match(text) or said <= PLEASED_WORDS and bool(said - {"thanks", "thank", "you", "danke"})
+    # "great, thanks" is pleased (a yes right after a proposal); "thanks" or "merci" alone is thanks; asked ("Passt das
+    # so?", "Gut?") it is a question, never a yes
+    pleased = "?" not in text and (
+        ACK_RE.match(text)
+        or said <= PLEASED_WORDS | THANK_WORDS
+        and bool(said - THANK_WORDS)
+        or PLEASED_PHRASE_RE.match(normal(text))
+    )
     if THANKS_RE.match(text) and not pleased:
         return Reply("You're welcome!", [], "thanks")
     if pleased:
@@ -2745,7 +2768,11 @@ def _life_event(chat: Chat, text: str, asked: bool = False) -> Reply | None:
             title = _title(POSSESSIVE_RE.sub("", what))
     start = (_day_and_hour(found, chat.tz) or (found[0],))[0]
     start_day = dates.local_date(start.value, chat.tz)
-    if not asked and start_day <= chat.today and deeds_in_passing.tells_deed(text):
+    if (
+        not asked
+        and all(dates.local_date(f.value, chat.tz) <= chat.today for f in found)
+        and deeds_in_passing.tells_deed(text)
+    ):
         return None  # "Ayşe war heute für mich beim Bezirksamt, die Genehmigung ist verlängert": done, nothing to plan
     notes = f"From your message: {text}"  # how the date was read is the proposal's reason, not the topic's notes
     calls = plan_calls(

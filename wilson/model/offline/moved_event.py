@@ -79,9 +79,13 @@ _MOVED_RE = lazy_regex(
 _MOVED_THEN_SAID_RE = lazy_regex(
     r"^(?P<what>[^,.;!?]+?)\s+(?:got|has\s+been|have\s+been|was|were|is|are|wurde|wurden|ist|sind)\s+"
     r"(?:pushed\s+back|pushed|moved|postponed|rescheduled|verschoben|verlegt)\b.*?"
-    r"(?:\bit'?s|\bnow|\bjetzt|\bneu:?|\bnew\s+dates?:?)\s+(?P<when>(?:the\s+|den\s+)?\d[^.;!?]*)",
+    # the new days are days of a month ("13th to 18th of august", "12. März", "12.3."), not a span of time ("2 weeks")
+    r"(?:\bit'?s|\bnow|\bjetzt|\bneu:?|\bnew\s+dates?:?)\s+(?P<when>(?:the\s+|den\s+)?\d{1,2}(?:st|nd|rd|th|\.)?"
+    r"(?:\s*(?:to|-|–|bis)\s*\d{1,2}(?:st|nd|rd|th|\.)?)?\s*(?:of\s+)?(?:\d{1,2}\b|jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec|mär|mai|okt|dez)[^.;!?]*)",
     re.I,
 )
+_LATER_RE = lazy_regex(r"\b(?:pushed\s+back|postponed|verschoben)\b", re.I)
 # a span of days said without its month, which the move names: "4th to 7th now", "vom 4. bis 7."
 _DAY_SPAN_RE = lazy_regex(
     r"\b(?:vom\s+)?(?P<first>\d{1,2})(?:st|nd|rd|th|\.)?\s*(?:to|-|–|bis(?:\s+zum)?|until)\s*"
@@ -137,6 +141,8 @@ def moved_in_words(chat: Chat, text: str) -> Reply | None:
     if old is None or span is None:
         return None
     start, end = span
+    if _LATER_RE.search(text) and dates.local_date(start, chat.tz) <= dates.local_date(old, chat.tz):
+        return None  # "pushed back" to a day before it was: a misreading, not a move
     old_end = dates.parse_moment(topic.get("ends"), chat.tz)
     if end is None and old_end is not None:  # its length kept: "the offsite got pushed to 3 May" ends as long after
         shift = dates.local_date(start, chat.tz) - dates.local_date(old, chat.tz)

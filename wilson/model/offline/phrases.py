@@ -112,20 +112,14 @@ PLEASED_WORDS = frozenset(
         "you",
         "that's",
         "very",
-        # and in German: "perfekt danke", "super, danke", "sieht gut aus, mach so, danke dir", "klingt gut", "passt so"
+        # and in German: "perfekt danke", "super, danke", "passt, danke"; phrases of plain words ("sieht gut aus, mach
+        # so") are PLEASED_PHRASE_RE's, so that "Das", "Aus!" or "so so" alone stay what they are
         "perfekt",
         "prima",
         "toll",
         "danke",
-        "dir",
-        "sieht",
         "gut",
-        "aus",
-        "klingt",
         "passt",
-        "so",
-        "mach",
-        "das",
         "schön",
         "klasse",
         "top",
@@ -133,23 +127,26 @@ PLEASED_WORDS = frozenset(
         "wunderbar",
         # and in the other languages people here write in: "parfait, merci", "świetnie, dzięki", "perfecto gracias"
         "parfait",
-        "merci",
-        "très",
-        "bien",
         "świetnie",
-        "dzięki",
-        "dziękuję",
         "idealnie",
-        "bedankt",
         "goed",
         "perfecto",
-        "gracias",
         "perfetto",
-        "grazie",
         "ótimo",
-        "obrigado",
-        "obrigada",
     }
+)
+# thanks alone, in the languages people here write in: "merci" is thanks, never a yes
+THANK_WORDS = frozenset(
+    {"thanks", "thank", "you", "danke", "dir", "merci", "gracias", "grazie", "dzięki", "dziękuję", "bedankt"}
+    | {"obrigado", "obrigada"}  # fmt: skip
+)
+# pleased, said in German plain words (after `normal`): "sieht gut aus, mach so 🏺 danke dir", "klingt gut", "das passt
+# so", "mach das so"; whole, and never asked ("Passt das so?" is a question, not a yes)
+PLEASED_PHRASE_RE = lazy_regex(
+    r"^(?:(?:ja|jo|ok|okay|super|perfekt|prima)\s+)*"
+    r"(?:sieht\s+(?:gut|super|top|prima)\s+aus|klingt\s+(?:gut|super|prima)|(?:das\s+)?passt(?:\s+(?:so|mir))?|"
+    r"mach\s+(?:das\s+)?so|gut\s+so)"
+    r"(?:\s+(?:mach\s+(?:das\s+)?so|danke(?:\s+dir)?|super|perfekt|prima|sieht\s+gut\s+aus|klingt\s+gut))*$"
 )
 ABILITIES_RE = lazy_regex(
     rf"^(?:what can you do|what do you do|what are you|who are you|how does this work|"

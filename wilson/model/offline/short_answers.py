@@ -228,9 +228,9 @@ def _fill(word: str) -> bool:
     edit away, so that no short word becomes another), "dreii" for "drei"."""
     return (
         word in _FILL
-        or len(word) >= 3
+        or len(word) >= 5  # a last letter held on a longer word: "alle dreii" ("too" is no "to", "off" no "of")
         and word[-1] == word[-2]
-        and word[:-1] in _FILL  # a last letter held: "alle dreii"
+        and word[:-1] in _FILL
         or len(word) >= 4
         and any(len(known) >= 5 and known[0] == word[0] and distance(word, known, cutoff=1) <= 1 for known in _FILL)
     )
