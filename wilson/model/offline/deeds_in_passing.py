@@ -86,8 +86,7 @@ _NOT_DONE_RE = lazy_regex(
     r"tengo\s+que|hay\s+que|mañana|ainda|amanhã|pas|demain|nog|jeszcze|jutro|henüz|değil|yarın)\b",
     re.I,
 )
-# an English word of done is the user's when said with "I" or "we", or with no one before it ("sent it to Priya");
-# "Anna paid", "Tom called", "Anna sent me an email" are someone else's doing
+# an English word of done said to the user ("sent me") is no deed of theirs
 _ENGLISH = frozenset(
     "done paid sent posted mailed emailed e-mailed booked reserved submitted filed ordered bought signed confirmed "
     "registered enrolled applied cancelled canceled renewed extended packed collected called phoned checked "
@@ -132,12 +131,13 @@ def _told_clauses(text: str) -> list[str]:
 _LEADING = frozenset({"just", "already", "finally", "also", "and", "so", "ok", "okay"})
 
 
-def _said_first(clause: str, word: str) -> bool:
-    """Whether the word of done leads its clause, no one named before it ("just sent it to Priya")."""
-    tokens = [token.lower() for token in _TOKEN_RE.findall(clause)]
-    while tokens and tokens[0] in _LEADING:
-        tokens.pop(0)
-    return bool(tokens) and tokens[0] == word
+def _doer(clause: str, word: str) -> str | None:
+    """Who the clause says did it, when a name stands right before its word of done ("Anna paid" → "anna")."""
+    tokens = _TOKEN_RE.findall(clause)
+    lowered = [token.lower() for token in tokens]
+    at = lowered.index(word) if word in lowered else 0
+    before = [t for t in tokens[:at] if t.lower() not in _LEADING | {"has", "have", "hat", "had"}]
+    return before[-1].lower() if len(before) == 1 and before[-1][:1].isupper() else None
 
 
 def tells_deed(text: str) -> bool:
@@ -170,8 +170,9 @@ def deed_in_passing(chat: Chat, text: str) -> Reply | None:
     for act, word, clause in _deeds(text):
         if _THEIRS_RE.search(clause) or act == "call" and not _FIRST_PERSON_RE.search(clause):
             continue  # "Anna booked her flights", "the dentist called"
-        if word in _ENGLISH and not _FIRST_PERSON_RE.search(clause) and not _said_first(clause, word):
-            continue  # "Anna paid", "Tom called": theirs
+        if word in _ENGLISH and re.search(rf"\b{re.escape(word)}\s+(?:me|us)\b", clause, re.I):
+            continue  # "Anna sent me an email about the invoice": done to the user, not by them
+        doer = _doer(clause, word) if word in _ENGLISH else None  # a German noun is capitalised: no one by that
         place = places.find_place(None, clause)
         # "Führungszeugnis ist gekommen, scanned it and sent it to Priya": "it" is what a clause before it named
         told = " ".join(_told_clauses(text)) if _IT_RE.search(clause) else clause
@@ -185,6 +186,8 @@ def deed_in_passing(chat: Chat, text: str) -> Reply | None:
             # the task's own thing must be named in the clause ("the concert hall was double booked" names no flight
             # to book); its topic's words tell two such tasks apart
             own = f"{task.get('title') or ''} {task.get('topic') or ''}".lower()
+            if doer and doer in own.split():
+                continue  # "Anna paid" is Anna paying, not "Pay Anna" done
             if place is not None and place.name.lower() not in own:
                 continue  # "booked the flights to Porto" is another trip's flights
             named = len(said & glossed(words(str(task.get("title") or ""))))
