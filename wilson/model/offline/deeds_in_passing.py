@@ -183,13 +183,13 @@ def deed_in_passing(chat: Chat, text: str) -> Reply | None:
             verbs = _title_verbs(task)
             if (verbs is None) != (act is None) or act is not None and verbs is not None and not verbs & _VERBS[act]:
                 continue  # "paid" finishes a task to pay, not one to book; "erledigt" one that names no act
-            # the task's own thing must be named in the clause ("the concert hall was double booked" names no flight
-            # to book); its topic's words tell two such tasks apart
             own = f"{task.get('title') or ''} {task.get('topic') or ''}".lower()
             if doer and doer in own.split():
                 continue  # "Anna paid" is Anna paying, not "Pay Anna" done
             if place is not None and place.name.lower() not in own:
                 continue  # "booked the flights to Porto" is another trip's flights
+            # the task's own thing must be named in the clause ("the concert hall was double booked" names no flight
+            # to book); its topic's words tell two such tasks apart
             named = len(said & glossed(words(str(task.get("title") or ""))))
             if named:
                 score = named + len(said & glossed(words(str(task.get("topic") or "")))) / 2

@@ -82,8 +82,8 @@ from wilson.model.offline.phrases import (
     COURTESY_RE,
     THANKS_RE,
     NOTE_RE,
+    PLEASED_OR_THANKS,
     PLEASED_PHRASE_RE,
-    PLEASED_WORDS,
     THANK_WORDS,
     TOPICISH,
     TRY,
@@ -301,7 +301,7 @@ def answer(chat: Chat) -> Reply:
             reply = _merged(asked)
     if reply is not None and reply.rule == TWO_REQUESTS:
         # sentences typed without capitals ("… in cash. please remind me …") are sentences still
-        said = parts if len(parts) > 1 else [p for p in re.split(r"(?<=[.!?])\s+", chat.text.strip()) if p]
+        said = parts if len(parts) > 1 else [p for p in _AFTER_STOP_RE.split(chat.text.strip()) if p]
         reply = (_asked_last(chat, said) if len(said) > 1 else None) or reply
     if reply is None:
         reply = (
@@ -823,7 +823,8 @@ _REQUEST_START_RE = lazy_regex(
     r"schreib\w*|trag\w*|recuérdame|añade|apunta|rappelle|ajoute|przypomnij|dodaj|wrzuć)\b",
     re.I,
 )
-# a sentence's end, lower case after it too, but not a German day's dot ("am Samstag, 4. August")
+# a sentence's end, lower case after it too, but not a German day's dot ("am Samstag, 4. August"): `_AFTER_STOP_RE`
+# less the stop after a digit
 _STOP_RE = lazy_regex(r"(?<=[^\d\s][.!?])\s+")
 
 
@@ -2225,7 +2226,7 @@ def _small_talk(chat: Chat, text: str) -> Reply | None:
     # so?", "Gut?") it is a question, never a yes
     pleased = "?" not in text and (
         ACK_RE.match(text)
-        or said <= PLEASED_WORDS | THANK_WORDS
+        or said <= PLEASED_OR_THANKS
         and bool(said - THANK_WORDS)
         or PLEASED_PHRASE_RE.match(normal(text))
     )

@@ -137,9 +137,10 @@ PLEASED_WORDS = frozenset(
 )
 # thanks alone, in the languages people here write in: "merci" is thanks, never a yes
 THANK_WORDS = frozenset(
-    {"thanks", "thank", "you", "danke", "dir", "merci", "gracias", "grazie", "dzięki", "dziękuję", "bedankt"}
-    | {"obrigado", "obrigada"}  # fmt: skip
+    "thanks thank you danke dir merci gracias grazie dzięki dziękuję bedankt obrigado obrigada".split()
 )
+# what a pleased message may be made of: pleased words and thanks, at least one of them pleased
+PLEASED_OR_THANKS = PLEASED_WORDS | THANK_WORDS
 # pleased, said in German plain words (after `normal`): "sieht gut aus, mach so 🏺 danke dir", "klingt gut", "das passt
 # so", "mach das so"; whole, and never asked ("Passt das so?" is a question, not a yes)
 PLEASED_PHRASE_RE = lazy_regex(
